@@ -1,0 +1,95 @@
+// The sparse non-negative regression at the heart of coreset construction:
+//
+//     minimise f(w) = ||y - Phi w||^2   subject to  ||w||_0 <= k,  w >= 0,
+//
+// with Phi S x n (column i = datapoint i's centred, scaled log-likelihood projection) and
+// y = Phi 1 by default. Algorithms and their conventions: ../../README.md, "Algorithms".
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "coreset/matrix.hpp"
+#include "coreset/types.hpp"
+
+namespace coreset {
+
+enum class Algorithm {
+  iht,    ///< vanilla IHT (Algorithm 1 of the A-IHT papers) with the safe step 1/L
+  aiht,   ///< accelerated IHT (Algorithm 2): subspace expansion, line search, momentum
+  aiht2,  ///< accelerated IHT II (Algorithm 3): Algorithm 2 plus a de-bias step; the default
+};
+
+/// The papers disagree with their authors' code on the step lengths (spec 7, A1 and A2).
+enum class StepRule {
+  exact,      ///< both the gradient step and the momentum are the true line-search minimisers
+  reference,  ///< the authors' code: half the exact gradient step, the exact momentum
+  paper,      ///< the formulas as printed: the exact gradient step, half the exact momentum
+};
+
+enum class StopReason {
+  tolerance,       ///< ||w_t - w_{t-1}|| <= tol * ||w_t||
+  stationary,      ///< the gradient vanished: no step can change w
+  max_iterations,  ///< the iteration cap was reached first
+};
+
+struct SolverOptions {
+  Algorithm algorithm = Algorithm::aiht2;
+  index_t k = 0;             ///< sparsity budget, >= 1; k >= n makes the problem plain NNLS
+  int max_iterations = 300;  ///< >= 1
+  double tolerance = 1e-5;   ///< relative change that counts as converged, >= 0
+  StepRule step_rule = StepRule::exact;
+  std::uint64_t seed = 0;  ///< seeds the power iteration of `iht` (no other algorithm is random)
+  int threads = 0;         ///< CPU threads for the dense passes; 0 = every core
+};
+
+/// A weighted subset of the datapoints: ascending indices, strictly positive weights.
+struct Coreset {
+  std::vector<index_t> indices;
+  std::vector<double> weights;
+
+  index_t size() const noexcept { return static_cast<index_t>(indices.size()); }
+};
+
+struct SolveResult {
+  Coreset coreset;
+  Algorithm algorithm = Algorithm::aiht2;
+  StepRule step_rule = StepRule::exact;
+  index_t k = 0;  ///< the budget actually used: min(k, n)
+  int iterations = 0;
+  bool converged = false;  ///< true unless the iteration cap stopped the solver
+  StopReason stop_reason = StopReason::max_iterations;
+  double objective = 0.0;       ///< f(w) = ||y - Phi w||^2
+  double relative_error = 0.0;  ///< ||y - Phi w|| / ||y|| (0 when y = 0)
+  double target_norm = 0.0;     ///< ||y||
+  double seconds = 0.0;         ///< wall time of the solve, validation included
+  /// f(w_t) after every iteration t = 1..iterations.
+  std::vector<double> objective_history;
+  /// `iht` only: the Lipschitz bound L >= 2 lambda_max(Phi^T Phi) whose inverse is the step.
+  double lipschitz = 0.0;
+};
+
+/// Solves the sparse non-negative regression on the CPU.
+///
+/// `phi` is S x n column-major; `y` points to S values, or is null for y = Phi 1. Every entry of
+/// Phi and y must be finite. Throws InvalidArgument for bad options or non-finite data (the
+/// message names the first bad entry). Thread-safe for distinct arguments; uses
+/// `options.threads` threads for the dense passes.
+SolveResult solve(MatrixView<double> phi, const double* y, const SolverOptions& options);
+/// The same in single precision: Phi, y and the iterates are float, scalars accumulate in double.
+SolveResult solve(MatrixView<float> phi, const float* y, const SolverOptions& options);
+
+/// f(w) = ||y - Phi w||^2 for any coreset, in double precision (y null: y = Phi 1).
+double objective(MatrixView<double> phi, const double* y, const Coreset& coreset);
+double objective(MatrixView<float> phi, const float* y, const Coreset& coreset);
+
+/// Names used on the command line and in reports ("iht", "a-iht", "a-iht-2"; "exact", ...).
+std::string to_string(Algorithm algorithm);
+std::string to_string(StepRule rule);
+std::string to_string(StopReason reason);
+/// Inverse of to_string; throws InvalidArgument listing the accepted names.
+Algorithm parse_algorithm(const std::string& name);
+StepRule parse_step_rule(const std::string& name);
+
+}  // namespace coreset

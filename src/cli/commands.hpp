@@ -1,0 +1,15 @@
+// The subcommands of `coreset`. Each registers its options on the parser and runs after
+// parsing; errors propagate as coreset exceptions, which main() maps to exit codes.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace coreset::cli {
+
+/// Adds `solve` to `app`; the returned action runs it once the command line is parsed.
+std::function<int()> add_solve_command(CLI::App& app);
+/// Adds `info` to `app`.
+std::function<int()> add_info_command(CLI::App& app);
+
+}  // namespace coreset::cli

@@ -1,0 +1,39 @@
+// `coreset info`: what this binary is and what it can run on.
+#include <cstdio>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "coreset/version.hpp"
+
+namespace coreset::cli {
+
+std::function<int()> add_info_command(CLI::App& app) {
+  app.add_subcommand("info", "Print the version, build options and the GPUs found");
+  return [] {
+    const BuildInfo build = build_info();
+    std::printf("coreset %s\n", build.version.c_str());
+    std::printf("  compiler:      %s\n", build.compiler.c_str());
+    std::printf("  build type:    %s\n", build.build_type.c_str());
+    std::printf("  OpenMP:        %s (%d threads available)\n", build.openmp ? "yes" : "no",
+                build.threads);
+    std::printf("  CUDA support:  %s\n",
+                build.cuda ? ("compiled in (runtime " + build.cuda_runtime_version + ")").c_str()
+                           : "not compiled in");
+    std::string why_none;
+    const auto devices = list_devices(&why_none);
+    if (devices.empty()) {
+      std::printf("  GPUs:          none (%s)\n", why_none.c_str());
+    }
+    for (const DeviceInfo& device : devices) {
+      std::printf("  GPU %d:         %s, %.1f GiB, compute capability %d.%d\n", device.ordinal,
+                  device.name.c_str(),
+                  static_cast<double>(device.total_memory_bytes) / (1024.0 * 1024.0 * 1024.0),
+                  device.compute_major, device.compute_minor);
+    }
+    std::printf("  solvers:       CPU (iht, a-iht, a-iht-2)\n");
+    return static_cast<int>(kSuccess);
+  };
+}
+
+}  // namespace coreset::cli

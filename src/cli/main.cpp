@@ -1,0 +1,47 @@
+// `coreset`: command-line front end of libcoreset. Parses, dispatches, maps errors to exit codes.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <exception>
+#include <new>
+
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "coreset/error.hpp"
+#include "coreset/version.hpp"
+
+int main(int argc, char** argv) {
+  using namespace coreset::cli;
+  CLI::App app{"coreset: Bayesian coresets by sparse non-negative regression (A-IHT)"};
+  app.set_version_flag("--version", std::string("coreset ") + coreset::version());
+  app.require_subcommand(1);
+  const auto solve = add_solve_command(app);
+  const auto info = add_info_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    const int code = app.exit(error);
+    return code == 0 ? kSuccess : kUsageError;
+  }
+  try {
+    if (app.got_subcommand("solve")) {
+      return solve();
+    }
+    return info();
+  } catch (const coreset::InvalidArgument& error) {
+    std::fprintf(stderr, "coreset: error: %s\n", error.what());
+    return kUsageError;
+  } catch (const coreset::InputError& error) {
+    std::fprintf(stderr, "coreset: input error: %s\n", error.what());
+    return kInputError;
+  } catch (const coreset::OutputError& error) {
+    std::fprintf(stderr, "coreset: output error: %s\n", error.what());
+    return kOutputError;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr,
+                 "coreset: out of memory: the problem does not fit in this machine's RAM\n");
+    return kOutOfMemory;
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "coreset: internal error: %s\n", error.what());
+    return kInternalError;
+  }
+}

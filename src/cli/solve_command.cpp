@@ -1,0 +1,124 @@
+// `coreset solve`: Phi (and optionally y) from files, a coreset and a report out.
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/report.hpp"
+#include "coreset/error.hpp"
+#include "coreset/io.hpp"
+#include "coreset/solver.hpp"
+
+namespace coreset::cli {
+namespace {
+
+struct SolveArguments {
+  std::string phi_path;
+  std::string y_path;
+  std::string out_path;
+  std::string report_path;
+  std::string algorithm = "a-iht-2";
+  std::string step_rule = "exact";
+  std::string precision = "double";
+  SolverOptions options;
+};
+
+// Fails before the expensive work when an output could never be written.
+void check_writable_destination(const std::string& path, const char* option) {
+  if (path.empty()) {
+    return;
+  }
+  const std::filesystem::path target(path);
+  const std::filesystem::path folder =
+      target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
+  std::error_code error;
+  if (!std::filesystem::is_directory(folder, error)) {
+    throw OutputError(std::string(option) + " " + path + ": folder '" + folder.string() +
+                      "' does not exist");
+  }
+  if (std::filesystem::is_directory(target, error)) {
+    throw OutputError(std::string(option) + " " + path + ": is a folder, expected a file path");
+  }
+}
+
+template <class T>
+int run_solve(const SolveArguments& args) {
+  SolveInputs inputs;
+  inputs.phi_path = args.phi_path;
+  inputs.y_path = args.y_path;
+  inputs.precision = args.precision;
+  inputs.options = args.options;
+  inputs.options.algorithm = parse_algorithm(args.algorithm);
+  inputs.options.step_rule = parse_step_rule(args.step_rule);
+  check_writable_destination(args.out_path, "--out");
+  check_writable_destination(args.report_path, "--report");
+
+  const Matrix<T> phi = io::read_matrix<T>(args.phi_path);
+  inputs.rows = phi.rows();
+  inputs.cols = phi.cols();
+  std::vector<T> y;
+  if (!args.y_path.empty()) {
+    y = io::read_vector<T>(args.y_path);
+    if (static_cast<index_t>(y.size()) != phi.rows()) {
+      throw InputError(args.y_path, "y has " + std::to_string(y.size()) + " entries but Phi (" +
+                                        args.phi_path + ") has " + std::to_string(phi.rows()) +
+                                        " rows");
+    }
+  }
+  const SolveResult result = solve(phi.view(), y.empty() ? nullptr : y.data(), inputs.options);
+
+  // Render everything first so that a formatting failure cannot leave one file written.
+  const std::string report =
+      args.report_path.empty() ? std::string() : render_json_report(inputs, result);
+  if (!args.out_path.empty()) {
+    io::write_coreset_csv(args.out_path, result.coreset);
+  }
+  if (!args.report_path.empty()) {
+    io::write_file_atomic(args.report_path, report);
+  }
+  const std::string summary = render_summary(inputs, result, args.out_path.empty());
+  std::fputs(summary.c_str(), stdout);
+  return kSuccess;
+}
+
+}  // namespace
+
+std::function<int()> add_solve_command(CLI::App& app) {
+  auto args = std::make_shared<SolveArguments>();
+  CLI::App* command = app.add_subcommand(
+      "solve", "Solve min ||y - Phi w||^2 s.t. ||w||_0 <= k, w >= 0 for a given Phi");
+  command->add_option("--phi", args->phi_path, "Phi, S x n: .npy (float32/64) or CSV (S lines)")
+      ->required();
+  command->add_option("--y", args->y_path, "target y, S values (.npy or CSV); default Phi 1");
+  command->add_option("-k,--k", args->options.k, "coreset size budget, >= 1 (k >= n: NNLS)")
+      ->required();
+  command->add_option("--algorithm", args->algorithm, "iht, a-iht or a-iht-2")
+      ->capture_default_str();
+  command->add_option("--max-iter", args->options.max_iterations, "iteration cap")
+      ->capture_default_str();
+  command
+      ->add_option("--tol", args->options.tolerance, "stop when ||w_t - w_{t-1}|| <= tol ||w_t||")
+      ->capture_default_str();
+  command
+      ->add_option("--step-rule", args->step_rule,
+                   "exact (line-search minimisers), reference (authors' code: half gradient "
+                   "step) or paper (as printed: half momentum)")
+      ->capture_default_str();
+  command->add_option("--seed", args->options.seed, "seed of the power iteration (iht)")
+      ->capture_default_str();
+  command->add_option("--precision", args->precision, "double or float")
+      ->check(CLI::IsMember({"double", "float"}))
+      ->capture_default_str();
+  command->add_option("--threads", args->options.threads, "CPU threads, 0 = every core")
+      ->capture_default_str();
+  command->add_option("--out", args->out_path, "write the coreset here as CSV (index,weight)");
+  command->add_option("--report", args->report_path, "write a JSON report here");
+  return [args] {
+    return args->precision == "float" ? run_solve<float>(*args) : run_solve<double>(*args);
+  };
+}
+
+}  // namespace coreset::cli

@@ -1,0 +1,178 @@
+// The IHT family (IHT, A-IHT, A-IHT II; spec 2.2-2.5) written once against a backend's
+// primitives, so the CPU backend and later device backends run the same algorithm.
+//
+// Backend requirements (see cpu/cpu_backend.hpp for the reference implementation):
+//   types   Short (S-vector), Dense (n-vector), Sparse (sorted index/value n-vector),
+//           Scalar (a number that may live on the device; read() brings it to the host)
+//   sizes   rows(), cols(), make_short(), make_dense()
+//   passes  phi_t_times(r, dense)       the dense pass Phi^T r, the only O(nS) step per iteration
+//           phi_times(sparse, short)     Phi v over the support of v
+//           phi_t_times_on(sparse, r, sparse)  (Phi^T r) restricted to a support
+//   select  select_top_k(dense, k, rule, exclude, sparse), gather, restrict_to_union
+//   steps   projected_step, clamped_step, extrapolate, subtract, dot, squared_norm,
+//           squared_distance, line_search, constant, read
+//
+// Per iteration the driver keeps Phi w and Phi z as S-vectors, so every residual costs O(S) and
+// every product other than the dense pass touches at most 3k columns.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <utility>
+
+#include "core/line_search.hpp"
+#include "core/power_iteration.hpp"
+#include "core/selection_rule.hpp"
+#include "coreset/solver.hpp"
+
+namespace coreset::core {
+
+template <class Backend>
+class IhtDriver {
+ public:
+  using Short = typename Backend::Short;
+  using Dense = typename Backend::Dense;
+  using Sparse = typename Backend::Sparse;
+  using Scalar = typename Backend::Scalar;
+
+  IhtDriver(Backend& backend, const Short& y, const SolverOptions& options)
+      : be_(backend),
+        y_(y),
+        options_(options),
+        k_(std::min<index_t>(options.k, backend.cols())),
+        phi_w_(backend.make_short()),
+        phi_w_next_(backend.make_short()),
+        phi_z_(backend.make_short()),
+        phi_step_(backend.make_short()),
+        residual_(backend.make_short()),
+        gradient_(backend.make_dense()) {}
+
+  /// Runs to convergence or the cap; returns w and the trace. Timing is the caller's.
+  SolveResult run() {
+    SolveResult result;
+    result.algorithm = options_.algorithm;
+    result.step_rule = options_.step_rule;
+    result.k = k_;
+    result.target_norm = std::sqrt(be_.read(be_.dot(y_, y_)));
+
+    if (options_.algorithm == Algorithm::iht) {
+      // mu = 1/L with L = 2 lambda_max(Phi^T Phi); in terms of Phi^T r = -grad f / 2 the step
+      // along Phi^T r is 2 mu = 1 / lambda_max.
+      const double lambda = estimate_lambda_max(be_, options_.seed);
+      result.lipschitz = 2.0 * lambda;
+      iht_step_ = lambda > 0.0 ? 1.0 / lambda : 0.0;
+    }
+
+    double objective = be_.read(be_.dot(y_, y_));  // f(w_0) = f(0)
+    bool z_equals_w = true;                        // z_0 = w_0 = 0
+    for (int t = 1; t <= options_.max_iterations; ++t) {
+      iterate();
+      // The only values the host needs per iteration, read together.
+      const std::array<double, 3> host =
+          be_.read_all(be_.dot(residual_, residual_), be_.squared_distance(w_next_, w_),
+                       be_.squared_norm(w_next_));
+      objective = host[0];
+      const double change = std::sqrt(host[1]);
+      const double size = std::sqrt(host[2]);
+      result.objective_history.push_back(objective);
+      result.iterations = t;
+      std::swap(w_, w_next_);
+      std::swap(phi_w_, phi_w_next_);
+      if (change == 0.0 && z_equals_w) {
+        // The iteration started from z_t = w_t and returned w_t: a fixed point, every later
+        // iteration would repeat it.
+        result.stop_reason = StopReason::stationary;
+        result.converged = true;
+        break;
+      }
+      // z_{t+1} = w_{t+1} + tau (w_{t+1} - w_t) equals w_{t+1} when w did not move.
+      z_equals_w = change == 0.0 || options_.algorithm == Algorithm::iht;
+      // From the second iteration on: the first step always moves by all of w_1.
+      if (t >= 2 && change <= options_.tolerance * size) {
+        result.stop_reason = StopReason::tolerance;
+        result.converged = true;
+        break;
+      }
+    }
+    if (!result.converged) {
+      result.stop_reason = StopReason::max_iterations;
+    }
+    result.objective = objective;
+    result.relative_error =
+        result.target_norm > 0.0 ? std::sqrt(objective) / result.target_norm : 0.0;
+    result.coreset = be_.to_coreset(w_);
+    return result;
+  }
+
+ private:
+  // One iteration: from (w_t, z_t) to w_{t+1} in w_next_, with z_{t+1}, Phi w_{t+1} and the
+  // residual y - Phi w_{t+1} in residual_.
+  void iterate() {
+    const Algorithm algorithm = options_.algorithm;
+    const StepRule rule = options_.step_rule;
+    // IHT has no momentum: its gradient is taken at w itself, which z_ then mirrors.
+    be_.subtract(y_, phi_z_, residual_);
+    be_.phi_t_times(residual_, gradient_);  // Phi^T (y - Phi z) = -grad f(z) / 2
+
+    Scalar step;
+    if (algorithm == Algorithm::iht) {
+      step = be_.constant(iht_step_);
+    } else {
+      // Active subspace expansion: S = supp(z) united with the k largest |gradient| entries
+      // outside supp(z); the exact line search along the gradient restricted to S.
+      be_.select_top_k(gradient_, k_, SelectionRule::largest_magnitude, z_, expansion_);
+      be_.restrict_to_union(gradient_, z_, expansion_, gradient_on_s_);
+      be_.phi_times(gradient_on_s_, phi_step_);
+      step = be_.line_search(be_.squared_norm(gradient_on_s_), be_.dot(phi_step_, phi_step_),
+                             gradient_step_factor(rule));
+    }
+
+    // x = Pi_{C_k and R+}(z + step * gradient): the k largest positive entries. Outside supp(z)
+    // they are the largest positive gradient entries (step >= 0 keeps their order).
+    be_.select_top_k(gradient_, k_, SelectionRule::largest_positive, z_, candidates_);
+    be_.gather(gradient_, z_, gradient_on_z_);
+    Sparse& x = algorithm == Algorithm::aiht2 ? x_ : w_next_;
+    be_.projected_step(z_, gradient_on_z_, candidates_, step, k_, x);
+
+    if (algorithm == Algorithm::aiht2) {
+      // De-bias: an exact line search along the gradient at x restricted to supp(x), then
+      // clipping to w >= 0 (spec 2.4, lines 8-10). Touches k columns.
+      be_.phi_times(x_, phi_w_next_);
+      be_.subtract(y_, phi_w_next_, residual_);
+      be_.phi_t_times_on(x_, residual_, gradient_on_x_);
+      be_.phi_times(gradient_on_x_, phi_step_);
+      const Scalar debias_step =
+          be_.line_search(be_.squared_norm(gradient_on_x_), be_.dot(phi_step_, phi_step_),
+                          gradient_step_factor(rule));
+      be_.clamped_step(x_, debias_step, gradient_on_x_, w_next_);
+    }
+    be_.phi_times(w_next_, phi_w_next_);
+    be_.subtract(y_, phi_w_next_, residual_);
+
+    if (algorithm == Algorithm::iht) {
+      be_.copy(w_next_, z_);
+      be_.copy(phi_w_next_, phi_z_);
+      return;
+    }
+    // Momentum: tau = argmin f(w_{t+1} + tau d), d = w_{t+1} - w_t, then z = w_{t+1} + tau d.
+    be_.subtract(phi_w_next_, phi_w_, phi_step_);  // Phi d
+    const Scalar tau = be_.line_search(be_.dot(residual_, phi_step_), be_.dot(phi_step_, phi_step_),
+                                       momentum_factor(rule));
+    be_.extrapolate(w_next_, w_, tau, z_);
+    be_.extrapolate(phi_w_next_, phi_w_, tau, phi_z_);
+  }
+
+  Backend& be_;
+  const Short& y_;
+  SolverOptions options_;
+  index_t k_;
+  double iht_step_ = 0.0;
+
+  Sparse w_, w_next_, z_, x_;
+  Sparse expansion_, candidates_, gradient_on_s_, gradient_on_z_, gradient_on_x_;
+  Short phi_w_, phi_w_next_, phi_z_, phi_step_, residual_;
+  Dense gradient_;
+};
+
+}  // namespace coreset::core

@@ -1,0 +1,73 @@
+// The one table of user-facing names for the solver's enums.
+#include <array>
+#include <string>
+#include <utility>
+
+#include "coreset/error.hpp"
+#include "coreset/solver.hpp"
+
+namespace coreset {
+namespace {
+
+template <class Enum, std::size_t N>
+using NameTable = std::array<std::pair<Enum, const char*>, N>;
+
+constexpr NameTable<Algorithm, 3> kAlgorithms{{
+    {Algorithm::iht, "iht"},
+    {Algorithm::aiht, "a-iht"},
+    {Algorithm::aiht2, "a-iht-2"},
+}};
+constexpr NameTable<StepRule, 3> kStepRules{{
+    {StepRule::exact, "exact"},
+    {StepRule::reference, "reference"},
+    {StepRule::paper, "paper"},
+}};
+constexpr NameTable<StopReason, 3> kStopReasons{{
+    {StopReason::tolerance, "tolerance"},
+    {StopReason::stationary, "stationary"},
+    {StopReason::max_iterations, "max_iterations"},
+}};
+
+template <class Enum, std::size_t N>
+std::string name_of(const NameTable<Enum, N>& table, Enum value) {
+  for (const auto& [key, name] : table) {
+    if (key == value) {
+      return name;
+    }
+  }
+  return "unknown";
+}
+
+template <class Enum, std::size_t N>
+Enum parse(const NameTable<Enum, N>& table, const std::string& text, const char* what) {
+  std::string accepted;
+  for (const auto& [key, name] : table) {
+    if (text == name) {
+      return key;
+    }
+    accepted += accepted.empty() ? "" : ", ";
+    accepted += name;
+  }
+  throw InvalidArgument("unknown " + std::string(what) + " '" + text +
+                        "' (expected one of: " + accepted + ")");
+}
+
+}  // namespace
+
+std::string to_string(Algorithm algorithm) {
+  return name_of(kAlgorithms, algorithm);
+}
+std::string to_string(StepRule rule) {
+  return name_of(kStepRules, rule);
+}
+std::string to_string(StopReason reason) {
+  return name_of(kStopReasons, reason);
+}
+Algorithm parse_algorithm(const std::string& name) {
+  return parse(kAlgorithms, name, "algorithm");
+}
+StepRule parse_step_rule(const std::string& name) {
+  return parse(kStepRules, name, "step rule");
+}
+
+}  // namespace coreset

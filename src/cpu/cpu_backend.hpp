@@ -1,0 +1,299 @@
+// The CPU backend: the solver primitives of core/iht_driver.hpp on host memory, with Eigen for
+// the vector kernels and OpenMP over columns for the dense passes. It is the reference every
+// other backend is tested against, so it favours plain, checkable code over cleverness.
+#pragma once
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "core/line_search.hpp"
+#include "core/selection_rule.hpp"
+#include "core/sparse_vector.hpp"
+#include "coreset/matrix.hpp"
+#include "coreset/solver.hpp"
+#include "cpu/select_top_k.hpp"
+
+namespace coreset::cpu {
+
+template <class T>
+class CpuBackend {
+ public:
+  using Short = std::vector<T>;  // S-vector
+  using Dense = std::vector<T>;  // n-vector
+  using Sparse = core::SparseVector<T>;
+  using Scalar = double;  // scalars accumulate in double even for float data
+
+  CpuBackend(MatrixView<T> phi, int threads) : phi_(phi), threads_(std::max(1, threads)) {}
+
+  index_t rows() const noexcept { return phi_.rows; }
+  index_t cols() const noexcept { return phi_.cols; }
+  int threads() const noexcept { return threads_; }
+  Short make_short() const { return Short(static_cast<std::size_t>(rows()), T(0)); }
+  Dense make_dense() const { return Dense(static_cast<std::size_t>(cols()), T(0)); }
+
+  // ---- dense passes: O(nS) ----
+
+  /// out = Phi^T r: one read of Phi, columns split over the threads.
+  void phi_t_times(const Short& r, Dense& out) const {
+    const auto residual = map(r);
+    const index_t n = cols();
+#pragma omp parallel for num_threads(threads_) schedule(static) if (worth_threads())
+    for (index_t j = 0; j < n; ++j) {
+      out[static_cast<std::size_t>(j)] = column(j).dot(residual);
+    }
+  }
+
+  /// out = Phi v for a dense v. Columns are summed in fixed blocks whose partial sums are added
+  /// in block order, so the rounding, and hence every result built on y = Phi 1, does not depend
+  /// on the thread count.
+  void phi_times_dense(const Dense& v, Short& out) const {
+    constexpr index_t kBlock = 2048;
+    const index_t n = cols();
+    const index_t blocks = (n + kBlock - 1) / kBlock;
+    Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic> partial(rows(), blocks);
+#pragma omp parallel for num_threads(threads_) schedule(static) if (worth_threads())
+    for (index_t b = 0; b < blocks; ++b) {
+      auto sum = partial.col(b);
+      sum.setZero();
+      const index_t end = std::min(n, (b + 1) * kBlock);
+      for (index_t j = b * kBlock; j < end; ++j) {
+        sum += v[static_cast<std::size_t>(j)] * column(j);
+      }
+    }
+    map(out) = partial.rowwise().sum();
+  }
+
+  /// out = Phi 1, the default target y.
+  void column_sums(Short& out) const {
+    phi_times_dense(Dense(static_cast<std::size_t>(cols()), T(1)), out);
+  }
+
+  // ---- sparse products: O(|supp| S) ----
+
+  /// out = Phi v over the support of v.
+  void phi_times(const Sparse& v, Short& out) const {
+    auto result = map(out);
+    result.setZero();
+    for (index_t p = 0; p < v.size(); ++p) {
+      result += v.value[static_cast<std::size_t>(p)] * column(v.index[static_cast<std::size_t>(p)]);
+    }
+  }
+
+  /// out = (Phi^T r) restricted to supp(support).
+  void phi_t_times_on(const Sparse& support, const Short& r, Sparse& out) const {
+    const auto residual = map(r);
+    out.index = support.index;
+    out.value.resize(support.index.size());
+    for (std::size_t p = 0; p < support.index.size(); ++p) {
+      out.value[p] = column(support.index[p]).dot(residual);
+    }
+  }
+
+  // ---- selection: O(n) ----
+
+  void select_top_k(const Dense& v, index_t k, core::SelectionRule rule, const Sparse& exclude,
+                    Sparse& out) const {
+    cpu::select_top_k(v.data(), cols(), k, rule, exclude.index, out.index, threads_);
+    gather_values(v, out);
+  }
+
+  /// out = v restricted to supp(at).
+  void gather(const Dense& v, const Sparse& at, Sparse& out) const {
+    out.index = at.index;
+    gather_values(v, out);
+  }
+
+  /// out = v restricted to supp(a) united with supp(b).
+  void restrict_to_union(const Dense& v, const Sparse& a, const Sparse& b, Sparse& out) const {
+    out.index.clear();
+    std::set_union(a.index.begin(), a.index.end(), b.index.begin(), b.index.end(),
+                   std::back_inserter(out.index));
+    gather_values(v, out);
+  }
+
+  // ---- small sparse steps: O(k) ----
+
+  /// x = Pi_{C_k and R+}(z + step * g). `g_on_z` holds g on supp(z); `g_outside_z` holds the
+  /// largest positive entries of g outside supp(z), which are the only other candidates.
+  void projected_step(const Sparse& z, const Sparse& g_on_z, const Sparse& g_outside_z, Scalar step,
+                      index_t k, Sparse& x) const {
+    Sparse candidates;
+    std::size_t a = 0;
+    std::size_t b = 0;
+    while (a < z.index.size() || b < g_outside_z.index.size()) {
+      const bool take_z = b == g_outside_z.index.size() ||
+                          (a < z.index.size() && z.index[a] < g_outside_z.index[b]);
+      if (take_z) {
+        candidates.push_back(z.index[a], static_cast<T>(z.value[a] + step * g_on_z.value[a]));
+        ++a;
+      } else {
+        candidates.push_back(g_outside_z.index[b], static_cast<T>(step * g_outside_z.value[b]));
+        ++b;
+      }
+    }
+    // Candidates are in index order, so ranking their positions breaks ties by index too.
+    std::vector<index_t> kept;
+    cpu::select_top_k(candidates.value.data(), candidates.size(), k,
+                      core::SelectionRule::largest_positive, {}, kept, 1);
+    x.clear();
+    for (const index_t position : kept) {
+      x.push_back(candidates.index[static_cast<std::size_t>(position)],
+                  candidates.value[static_cast<std::size_t>(position)]);
+    }
+  }
+
+  /// out = Pi_{R+}(x + step * g) on supp(x) (g shares x's support); zeros leave the support.
+  void clamped_step(const Sparse& x, Scalar step, const Sparse& g, Sparse& out) const {
+    out.clear();
+    for (std::size_t p = 0; p < x.index.size(); ++p) {
+      const T value = static_cast<T>(x.value[p] + step * g.value[p]);
+      if (value > T(0)) {
+        out.push_back(x.index[p], value);
+      }
+    }
+  }
+
+  /// out = next + tau (next - prev) over the union of supports; exact zeros leave the support.
+  void extrapolate(const Sparse& next, const Sparse& prev, Scalar tau, Sparse& out) const {
+    out.clear();
+    merge(next, prev, [&](index_t i, T a, T b) {
+      const T value = static_cast<T>(a + tau * (static_cast<double>(a) - b));
+      if (value != T(0)) {
+        out.push_back(i, value);
+      }
+    });
+  }
+
+  void extrapolate(const Short& next, const Short& prev, Scalar tau, Short& out) const {
+    for (std::size_t i = 0; i < next.size(); ++i) {
+      out[i] = static_cast<T>(next[i] + tau * (static_cast<double>(next[i]) - prev[i]));
+    }
+  }
+
+  void subtract(const Short& a, const Short& b, Short& out) const {
+    map(out) = map(a) - map(b);
+  }
+  void copy(const Sparse& from, Sparse& to) const {
+    to = from;
+  }
+  void copy(const Short& from, Short& to) const {
+    to = from;
+  }
+  void scale(double c, const Dense& in, Dense& out) const {
+    map(out) = map(in) * static_cast<T>(c);
+  }
+
+  // ---- scalars ----
+
+  Scalar dot(const Short& a, const Short& b) const {
+    return map(a).template cast<double>().dot(map(b).template cast<double>());
+  }
+  Scalar squared_norm(const Sparse& v) const {
+    double sum = 0.0;
+    for (const T value : v.value) {
+      sum += static_cast<double>(value) * value;
+    }
+    return sum;
+  }
+  Scalar squared_distance(const Sparse& a, const Sparse& b) const {
+    double sum = 0.0;
+    merge(a, b, [&](index_t, T x, T y) {
+      const double d = static_cast<double>(x) - y;
+      sum += d * d;
+    });
+    return sum;
+  }
+  Scalar line_search(Scalar numerator, Scalar denominator, double factor) const {
+    return core::guarded_step(numerator, denominator, factor);
+  }
+  Scalar constant(double c) const {
+    return c;
+  }
+  double read(Scalar s) const {
+    return s;
+  }
+  template <class... S>
+  std::array<double, sizeof...(S)> read_all(S... s) const {
+    return {static_cast<double>(s)...};
+  }
+
+  // ---- setup and results ----
+
+  /// A unit vector of Gaussian entries from a seeded generator (the power iteration's start).
+  void fill_unit_random(Dense& v, std::uint64_t seed) const {
+    std::mt19937_64 generator(seed);
+    std::normal_distribution<double> normal;
+    double norm_sq = 0.0;
+    for (T& value : v) {
+      value = static_cast<T>(normal(generator));
+      norm_sq += static_cast<double>(value) * value;
+    }
+    scale(1.0 / std::sqrt(norm_sq), v, v);
+  }
+
+  Coreset to_coreset(const Sparse& w) const {
+    Coreset coreset;
+    for (std::size_t p = 0; p < w.index.size(); ++p) {
+      if (w.value[p] > T(0)) {
+        coreset.indices.push_back(w.index[p]);
+        coreset.weights.push_back(static_cast<double>(w.value[p]));
+      }
+    }
+    return coreset;
+  }
+
+ private:
+  using Vector = Eigen::Matrix<T, Eigen::Dynamic, 1>;
+
+  Eigen::Map<const Vector> column(index_t j) const {
+    return {phi_.column(j), phi_.rows};
+  }
+  static Eigen::Map<const Vector> map(const std::vector<T>& v) {
+    return {v.data(), static_cast<Eigen::Index>(v.size())};
+  }
+  static Eigen::Map<Vector> map(std::vector<T>& v) {
+    return {v.data(), static_cast<Eigen::Index>(v.size())};
+  }
+
+  // Waking a thread team costs microseconds; below about a million entries of Phi one thread
+  // finishes a pass sooner (and oversubscribed test runs stay fast).
+  bool worth_threads() const noexcept {
+    return threads_ > 1 && phi_.rows * phi_.cols >= (index_t{1} << 20);
+  }
+
+  static void gather_values(const Dense& v, Sparse& out) {
+    out.value.resize(out.index.size());
+    for (std::size_t p = 0; p < out.index.size(); ++p) {
+      out.value[p] = v[static_cast<std::size_t>(out.index[p])];
+    }
+  }
+
+  // Visits the union of two supports in index order with both values (0 where absent).
+  template <class Visit>
+  static void merge(const Sparse& a, const Sparse& b, Visit&& visit) {
+    std::size_t p = 0;
+    std::size_t q = 0;
+    while (p < a.index.size() || q < b.index.size()) {
+      if (q == b.index.size() || (p < a.index.size() && a.index[p] < b.index[q])) {
+        visit(a.index[p], a.value[p], T(0));
+        ++p;
+      } else if (p == a.index.size() || b.index[q] < a.index[p]) {
+        visit(b.index[q], T(0), b.value[q]);
+        ++q;
+      } else {
+        visit(a.index[p], a.value[p], b.value[q]);
+        ++p;
+        ++q;
+      }
+    }
+  }
+
+  MatrixView<T> phi_;
+  int threads_;
+};
+
+}  // namespace coreset::cpu

@@ -1,0 +1,50 @@
+#include "cpu/solve_cpu.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "core/iht_driver.hpp"
+#include "cpu/cpu_backend.hpp"
+
+namespace coreset::cpu {
+
+template <class T>
+SolveResult solve_iht_family(MatrixView<T> phi, const T* y, const SolverOptions& options,
+                             int threads) {
+  CpuBackend<T> backend(phi, threads);
+  auto target = backend.make_short();
+  if (y != nullptr) {
+    target.assign(y, y + phi.rows);
+  } else {
+    backend.column_sums(target);
+  }
+  core::IhtDriver<CpuBackend<T>> driver(backend, target, options);
+  return driver.run();
+}
+
+template <class T>
+index_t find_non_finite(MatrixView<T> phi, int threads) {
+  index_t first = std::numeric_limits<index_t>::max();
+#pragma omp parallel for num_threads(threads) schedule(static) \
+    reduction(min                                              \
+              : first) if (phi.rows * phi.cols >= (index_t{1} << 20))
+  for (index_t j = 0; j < phi.cols; ++j) {
+    const T* column = phi.column(j);
+    for (index_t i = 0; i < phi.rows; ++i) {
+      if (!std::isfinite(column[i])) {
+        first = std::min(first, j * phi.rows + i);
+        break;
+      }
+    }
+  }
+  return first == std::numeric_limits<index_t>::max() ? -1 : first;
+}
+
+template SolveResult solve_iht_family<float>(MatrixView<float>, const float*, const SolverOptions&,
+                                             int);
+template SolveResult solve_iht_family<double>(MatrixView<double>, const double*,
+                                              const SolverOptions&, int);
+template index_t find_non_finite<float>(MatrixView<float>, int);
+template index_t find_non_finite<double>(MatrixView<double>, int);
+
+}  // namespace coreset::cpu

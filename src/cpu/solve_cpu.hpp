@@ -1,0 +1,18 @@
+// The IHT family on the CPU backend. Inputs are assumed validated (core/solve.cpp does that).
+#pragma once
+
+#include "coreset/matrix.hpp"
+#include "coreset/solver.hpp"
+
+namespace coreset::cpu {
+
+/// `y` null means y = Phi 1. `threads` >= 1.
+template <class T>
+SolveResult solve_iht_family(MatrixView<T> phi, const T* y, const SolverOptions& options,
+                             int threads);
+
+/// Index of the first non-finite entry in column-major order, or -1 when all are finite.
+template <class T>
+index_t find_non_finite(MatrixView<T> phi, int threads);
+
+}  // namespace coreset::cpu

@@ -1,0 +1,93 @@
+// Random regression problems with known answers, shared by the solver tests.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "coreset/matrix.hpp"
+#include "coreset/solver.hpp"
+
+namespace coreset::test {
+
+/// Phi with i.i.d. N(0, 1/S) entries: near-isometric on sparse vectors when S >> k.
+template <class T = double>
+Matrix<T> gaussian_matrix(index_t rows, index_t cols, std::uint64_t seed) {
+  std::mt19937_64 generator(seed);
+  std::normal_distribution<double> normal(0.0, 1.0 / std::sqrt(static_cast<double>(rows)));
+  Matrix<T> phi(rows, cols);
+  for (index_t j = 0; j < cols; ++j) {
+    for (index_t i = 0; i < rows; ++i) {
+      phi(i, j) = static_cast<T>(normal(generator));
+    }
+  }
+  return phi;
+}
+
+/// A k-sparse non-negative w* (weights in [1, 2], well away from 0) and y = Phi w*.
+struct PlantedProblem {
+  Matrix<double> phi;
+  std::vector<double> y;
+  std::vector<index_t> support;  // ascending
+  std::vector<double> weights;   // on `support`
+};
+
+inline PlantedProblem planted_problem(index_t rows, index_t cols, index_t k, std::uint64_t seed) {
+  PlantedProblem problem{gaussian_matrix(rows, cols, seed), {}, {}, {}};
+  std::mt19937_64 generator(seed + 1);
+  std::vector<index_t> all(static_cast<std::size_t>(cols));
+  std::iota(all.begin(), all.end(), index_t{0});
+  std::shuffle(all.begin(), all.end(), generator);
+  problem.support.assign(all.begin(), all.begin() + k);
+  std::sort(problem.support.begin(), problem.support.end());
+  std::uniform_real_distribution<double> uniform(1.0, 2.0);
+  problem.y.assign(static_cast<std::size_t>(rows), 0.0);
+  for (const index_t j : problem.support) {
+    const double weight = uniform(generator);
+    problem.weights.push_back(weight);
+    for (index_t i = 0; i < rows; ++i) {
+      problem.y[static_cast<std::size_t>(i)] += weight * problem.phi(i, j);
+    }
+  }
+  return problem;
+}
+
+template <class T>
+double squared_norm(const std::vector<T>& v) {
+  double sum = 0.0;
+  for (const T value : v) {
+    sum += static_cast<double>(value) * value;
+  }
+  return sum;
+}
+
+/// ||a - b|| for two coresets, as sparse vectors.
+inline double coreset_distance(const Coreset& a, const Coreset& b) {
+  std::vector<std::pair<index_t, double>> entries;
+  for (std::size_t p = 0; p < a.indices.size(); ++p) {
+    entries.emplace_back(a.indices[p], a.weights[p]);
+  }
+  for (std::size_t p = 0; p < b.indices.size(); ++p) {
+    entries.emplace_back(b.indices[p], -b.weights[p]);
+  }
+  std::sort(entries.begin(), entries.end(),
+            [](const auto& x, const auto& y) { return x.first < y.first; });
+  double sum = 0.0;
+  for (std::size_t p = 0; p < entries.size();) {
+    double value = 0.0;
+    const index_t index = entries[p].first;
+    for (; p < entries.size() && entries[p].first == index; ++p) {
+      value += entries[p].second;
+    }
+    sum += value * value;
+  }
+  return std::sqrt(sum);
+}
+
+inline double coreset_norm(const Coreset& c) {
+  return std::sqrt(squared_norm(c.weights));
+}
+
+}  // namespace coreset::test
