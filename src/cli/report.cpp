@@ -23,13 +23,13 @@ std::string format(const char* pattern, ...) {
 }  // namespace
 
 std::string render_json_report(const SolveInputs& inputs, const SolveResult& result) {
-  nlohmann::json report;
+  nlohmann::ordered_json report;
   report["tool"] = "coreset";
   report["version"] = version();
   report["command"] = "solve";
   report["input"] = {
       {"phi", inputs.phi_path},
-      {"y", inputs.y_path.empty() ? nlohmann::json(nullptr) : nlohmann::json(inputs.y_path)},
+      {"y", inputs.y_path.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(inputs.y_path)},
       {"rows", inputs.rows},
       {"cols", inputs.cols},
       {"precision", inputs.precision}};
