@@ -13,8 +13,8 @@
 
 namespace coreset::io {
 
-/// Reads an S x n matrix from a NumPy .npy file (float32 or float64, either byte order, C or
-/// Fortran order, format versions 1-3; 2-D shape (S, n)) or from CSV (S lines of n numbers, comma
+/// Reads an S x n matrix from a NumPy .npy file (float32 or float64, also int32/int64 converted;
+/// either byte order, C or Fortran order, format versions 1-3; 2-D shape (S, n)) or from CSV (S lines of n numbers, comma
 /// separated, no header). The format is chosen by the ".npy" extension. Values are converted to T.
 /// Non-finite values are rejected with their position.
 template <class T>
@@ -26,13 +26,17 @@ template <class T>
 std::vector<T> read_vector(const std::string& path);
 
 /// Writes a .npy file (format 1.0, little-endian) of the given 1-D or 2-D shape. `data` is in
-/// Fortran (column-major) order when `fortran_order`, else C order.
+/// Fortran (column-major) order when `fortran_order`, else C order. Throws InvalidArgument for a
+/// shape that is not 1-D or 2-D, a negative dimension or null data; OutputError when the file
+/// cannot be written.
 template <class T>
 void write_npy(const std::string& path, const T* data, const std::vector<index_t>& shape,
                bool fortran_order);
 
 /// Writes `index,weight` CSV: a header line, then one line per datapoint, ascending index,
-/// weights printed so that they read back bit-exactly.
+/// weights printed so that they read back bit-exactly. Throws InvalidArgument unless the
+/// indices are non-negative and strictly ascending and every weight is finite and >= 0, so every
+/// file it writes reads back with read_coreset_csv.
 void write_coreset_csv(const std::string& path, const Coreset& coreset);
 
 /// Reads a coreset CSV written by write_coreset_csv (or by hand): header `index,weight`, then

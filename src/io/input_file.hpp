@@ -1,0 +1,79 @@
+// Reading side of the io layer: an input file opened for large unbuffered reads, with every
+// failure reported as InputError naming the file.
+#pragma once
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "coreset/error.hpp"
+
+namespace coreset::io::detail {
+
+class InputFile {
+ public:
+  explicit InputFile(const std::string& path) : path_(path) {
+    file_ = std::fopen(path.c_str(), "rb");
+    if (file_ == nullptr) {
+      const int error_number = errno;
+      throw InputError(path_, std::string("cannot open file: ") + std::strerror(error_number));
+    }
+    struct stat info {};
+    if (::fstat(::fileno(file_), &info) != 0) {
+      const int error_number = errno;
+      std::fclose(file_);
+      throw InputError(path_, std::string("cannot open file: ") + std::strerror(error_number));
+    }
+    if (S_ISDIR(info.st_mode)) {
+      std::fclose(file_);
+      throw InputError(path_, std::string("cannot open file: ") + std::strerror(EISDIR));
+    }
+    size_ = S_ISREG(info.st_mode) ? static_cast<std::int64_t>(info.st_size) : -1;
+    // Every read is large; stdio's buffer would only add a copy.
+    std::setvbuf(file_, nullptr, _IONBF, 0);
+  }
+  ~InputFile() { std::fclose(file_); }
+  InputFile(const InputFile&) = delete;
+  InputFile& operator=(const InputFile&) = delete;
+
+  const std::string& path() const noexcept { return path_; }
+  /// Size in bytes of a regular file; -1 for pipes and devices.
+  std::int64_t size() const noexcept { return size_; }
+
+  /// Reads up to `size` bytes from the current position; returns fewer only at end of file.
+  std::size_t read_some(void* data, std::size_t size) {
+    const std::size_t got = std::fread(data, 1, size, file_);
+    if (got < size && std::ferror(file_)) {
+      const int error_number = errno;
+      throw InputError(path_, std::string("read error: ") + std::strerror(error_number));
+    }
+    position_ += static_cast<std::int64_t>(got);
+    return got;
+  }
+
+  /// Reads exactly `size` bytes at byte `offset`.
+  void read_at(std::int64_t offset, void* data, std::size_t size) {
+    if (offset != position_) {
+      if (::fseeko(file_, static_cast<off_t>(offset), SEEK_SET) != 0) {
+        const int error_number = errno;
+        throw InputError(path_, std::string("seek error: ") + std::strerror(error_number));
+      }
+      position_ = offset;
+    }
+    if (read_some(data, size) != size) {
+      throw InputError(path_, "unexpected end of file (was the file changed while being read?)");
+    }
+  }
+
+ private:
+  std::string path_;
+  std::FILE* file_ = nullptr;
+  std::int64_t size_ = -1;
+  std::int64_t position_ = 0;
+};
+
+}  // namespace coreset::io::detail
