@@ -37,9 +37,9 @@ enum class StopReason {
 struct SolverOptions {
   Algorithm algorithm = Algorithm::aiht2;
   index_t k = 0;             ///< sparsity budget, >= 1; k >= n makes the problem plain NNLS
-  int max_iterations = 300;  ///< >= 1
+  int max_iterations = 300;  ///< 1 ... 1e9
   double tolerance = 1e-5;   ///< relative change that counts as converged, >= 0
-  StepRule step_rule = StepRule::exact;
+  StepRule step_rule = StepRule::exact;  ///< a-iht and a-iht-2 only; iht has a fixed step
   std::uint64_t seed = 0;  ///< seeds the power iteration of `iht` (no other algorithm is random)
   int threads = 0;         ///< CPU threads for the dense passes; 0 = every core
 };
@@ -66,7 +66,8 @@ struct SolveResult {
   double seconds = 0.0;         ///< wall time of the solve, validation included
   /// f(w_t) after every iteration t = 1..iterations.
   std::vector<double> objective_history;
-  /// `iht` only: the Lipschitz bound L >= 2 lambda_max(Phi^T Phi) whose inverse is the step.
+  /// `iht` only: the L whose inverse was the final step: 2 x the power-iteration estimate of
+  /// lambda_max(Phi^T Phi), doubled for every step that had to be retaken because f rose.
   double lipschitz = 0.0;
 };
 

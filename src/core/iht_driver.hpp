@@ -9,8 +9,8 @@
 //           phi_times(sparse, short)     Phi v over the support of v
 //           phi_t_times_on(sparse, r, sparse)  (Phi^T r) restricted to a support
 //   select  select_top_k(dense, k, rule, exclude, sparse), gather, restrict_to_union
-//   steps   projected_step, clamped_step, extrapolate, subtract, dot, squared_norm,
-//           squared_distance, line_search, constant, read
+//   steps   projected_step, clamped_step, extrapolate, subtract (S-vectors and sparse), copy,
+//           dot, squared_norm, squared_distance, line_search, constant, read, read_all
 //
 // Per iteration the driver keeps Phi w and Phi z as S-vectors, so every residual costs O(S) and
 // every product other than the dense pass touches at most 3k columns.
@@ -24,6 +24,7 @@
 #include "core/line_search.hpp"
 #include "core/power_iteration.hpp"
 #include "core/selection_rule.hpp"
+#include "coreset/error.hpp"
 #include "coreset/solver.hpp"
 
 namespace coreset::core {
@@ -54,31 +55,44 @@ class IhtDriver {
     result.algorithm = options_.algorithm;
     result.step_rule = options_.step_rule;
     result.k = k_;
-    result.target_norm = std::sqrt(be_.read(be_.dot(y_, y_)));
+    double objective = be_.read(be_.dot(y_, y_));  // f(w_0) = f(0) = ||y||^2
+    throw_if_overflowed(objective);
+    result.target_norm = std::sqrt(objective);
 
-    if (options_.algorithm == Algorithm::iht) {
+    const bool iht = options_.algorithm == Algorithm::iht;
+    if (iht) {
       // mu = 1/L with L = 2 lambda_max(Phi^T Phi); in terms of Phi^T r = -grad f / 2 the step
       // along Phi^T r is 2 mu = 1 / lambda_max.
       const double lambda = estimate_lambda_max(be_, options_.seed);
-      result.lipschitz = 2.0 * lambda;
       iht_step_ = lambda > 0.0 ? 1.0 / lambda : 0.0;
     }
 
-    double objective = be_.read(be_.dot(y_, y_));  // f(w_0) = f(0)
-    bool z_equals_w = true;                        // z_0 = w_0 = 0
+    bool z_equals_w = true;  // z_0 = w_0 = 0
     for (int t = 1; t <= options_.max_iterations; ++t) {
-      iterate();
+      take_gradient_at_z();
+      step_from_gradient();
       // The only values the host needs per iteration, read together.
-      const std::array<double, 3> host =
-          be_.read_all(be_.dot(residual_, residual_), be_.squared_distance(w_next_, w_),
-                       be_.squared_norm(w_next_));
+      std::array<double, 3> host = read_progress();
+      // The power-iteration estimate is an upper bound only once its vector is dominant; if the
+      // step overshot (f rose), halve it and retake it from the same gradient. This makes IHT's
+      // descent unconditional (spec T9) at the cost of one read per rejected step.
+      for (int retry = 0; iht && host[0] > objective * (1 + kDescentSlack) && retry < 40; ++retry) {
+        iht_step_ *= 0.5;
+        step_from_gradient();
+        host = read_progress();
+      }
       objective = host[0];
+      throw_if_overflowed(objective);
       const double change = std::sqrt(host[1]);
       const double size = std::sqrt(host[2]);
       result.objective_history.push_back(objective);
       result.iterations = t;
       std::swap(w_, w_next_);
       std::swap(phi_w_, phi_w_next_);
+      if (iht) {
+        be_.copy(w_, z_);  // IHT has no momentum: its next gradient is taken at w itself
+        be_.copy(phi_w_, phi_z_);
+      }
       if (change == 0.0 && z_equals_w) {
         // The iteration started from z_t = w_t and returned w_t: a fixed point, every later
         // iteration would repeat it.
@@ -87,7 +101,7 @@ class IhtDriver {
         break;
       }
       // z_{t+1} = w_{t+1} + tau (w_{t+1} - w_t) equals w_{t+1} when w did not move.
-      z_equals_w = change == 0.0 || options_.algorithm == Algorithm::iht;
+      z_equals_w = change == 0.0 || iht;
       // From the second iteration on: the first step always moves by all of w_1.
       if (t >= 2 && change <= options_.tolerance * size) {
         result.stop_reason = StopReason::tolerance;
@@ -98,6 +112,9 @@ class IhtDriver {
     if (!result.converged) {
       result.stop_reason = StopReason::max_iterations;
     }
+    if (iht) {
+      result.lipschitz = iht_step_ > 0.0 ? 2.0 / iht_step_ : 0.0;
+    }
     result.objective = objective;
     result.relative_error =
         result.target_norm > 0.0 ? std::sqrt(objective) / result.target_norm : 0.0;
@@ -106,15 +123,34 @@ class IhtDriver {
   }
 
  private:
-  // One iteration: from (w_t, z_t) to w_{t+1} in w_next_, with z_{t+1}, Phi w_{t+1} and the
-  // residual y - Phi w_{t+1} in residual_.
-  void iterate() {
+  // Rounding may raise f by a few ulps even when the step is safe; only more counts as overshoot.
+  static constexpr double kDescentSlack = 1e-12;
+
+  // f(w_{t+1}), ||w_{t+1} - w_t||^2 and ||w_{t+1}||^2.
+  std::array<double, 3> read_progress() {
+    return be_.read_all(be_.dot(residual_, residual_), be_.squared_distance(w_next_, w_),
+                        be_.squared_norm(w_next_));
+  }
+
+  static void throw_if_overflowed(double objective) {
+    if (!std::isfinite(objective)) {
+      throw InvalidArgument(
+          "||y - Phi w||^2 overflowed: the entries of Phi and y are too large for this "
+          "precision; rescale them (every step is scale-free, so the coreset is unchanged)");
+    }
+  }
+
+  // The dense pass: gradient_ = Phi^T (y - Phi z) = -grad f(z) / 2.
+  void take_gradient_at_z() {
+    be_.subtract(y_, phi_z_, residual_);
+    be_.phi_t_times(residual_, gradient_);
+  }
+
+  // From the gradient at z_t to w_{t+1} in w_next_, with Phi w_{t+1} in phi_w_next_, the
+  // residual y - Phi w_{t+1} in residual_, and (accelerated variants) z_{t+1} and Phi z_{t+1}.
+  void step_from_gradient() {
     const Algorithm algorithm = options_.algorithm;
     const StepRule rule = options_.step_rule;
-    // IHT has no momentum: its gradient is taken at w itself, which z_ then mirrors.
-    be_.subtract(y_, phi_z_, residual_);
-    be_.phi_t_times(residual_, gradient_);  // Phi^T (y - Phi z) = -grad f(z) / 2
-
     Scalar step;
     if (algorithm == Algorithm::iht) {
       step = be_.constant(iht_step_);
@@ -149,18 +185,20 @@ class IhtDriver {
     }
     be_.phi_times(w_next_, phi_w_next_);
     be_.subtract(y_, phi_w_next_, residual_);
-
     if (algorithm == Algorithm::iht) {
-      be_.copy(w_next_, z_);
-      be_.copy(phi_w_next_, phi_z_);
       return;
     }
+
     // Momentum: tau = argmin f(w_{t+1} + tau d), d = w_{t+1} - w_t, then z = w_{t+1} + tau d.
-    be_.subtract(phi_w_next_, phi_w_, phi_step_);  // Phi d
+    // Phi d and Phi z are products over their own supports (<= 2k columns), never differences
+    // of products: near convergence Phi w_{t+1} - Phi w_t is rounding noise, and a tau computed
+    // from it explodes.
+    be_.subtract(w_next_, w_, move_);
+    be_.phi_times(move_, phi_step_);
     const Scalar tau = be_.line_search(be_.dot(residual_, phi_step_), be_.dot(phi_step_, phi_step_),
                                        momentum_factor(rule));
     be_.extrapolate(w_next_, w_, tau, z_);
-    be_.extrapolate(phi_w_next_, phi_w_, tau, phi_z_);
+    be_.phi_times(z_, phi_z_);
   }
 
   Backend& be_;
@@ -169,7 +207,7 @@ class IhtDriver {
   index_t k_;
   double iht_step_ = 0.0;
 
-  Sparse w_, w_next_, z_, x_;
+  Sparse w_, w_next_, z_, x_, move_;
   Sparse expansion_, candidates_, gradient_on_s_, gradient_on_z_, gradient_on_x_;
   Short phi_w_, phi_w_next_, phi_z_, phi_step_, residual_;
   Dense gradient_;

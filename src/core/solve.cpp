@@ -16,8 +16,8 @@ void validate_options(const SolverOptions& options) {
   if (options.k < 1) {
     throw InvalidArgument("k must be at least 1 (got " + std::to_string(options.k) + ")");
   }
-  if (options.max_iterations < 1) {
-    throw InvalidArgument("max_iterations must be at least 1 (got " +
+  if (options.max_iterations < 1 || options.max_iterations > 1'000'000'000) {
+    throw InvalidArgument("max_iterations must be between 1 and 1e9 (got " +
                           std::to_string(options.max_iterations) + ")");
   }
   if (!(options.tolerance >= 0.0) || !std::isfinite(options.tolerance)) {
@@ -76,15 +76,18 @@ double objective_any(MatrixView<T> phi, const T* y, const Coreset& coreset) {
     throw InvalidArgument("coreset has " + std::to_string(coreset.indices.size()) +
                           " indices but " + std::to_string(coreset.weights.size()) + " weights");
   }
+  if (phi.data == nullptr || phi.rows < 1 || phi.cols < 1 || phi.ld < phi.rows) {
+    throw InvalidArgument("objective: Phi must be a non-empty matrix with ld >= rows");
+  }
+  // Column by column, in Phi's storage order; y = Phi 1 when no target is given.
   std::vector<double> residual(static_cast<std::size_t>(phi.rows), 0.0);
-  for (index_t i = 0; i < phi.rows; ++i) {
-    if (y != nullptr) {
-      residual[static_cast<std::size_t>(i)] = y[i];
-    } else {
-      for (index_t j = 0; j < phi.cols; ++j) {
-        residual[static_cast<std::size_t>(i)] += phi(i, j);
-      }
+  for (index_t j = 0; j < (y == nullptr ? phi.cols : 0); ++j) {
+    for (index_t i = 0; i < phi.rows; ++i) {
+      residual[static_cast<std::size_t>(i)] += phi(i, j);
     }
+  }
+  for (index_t i = 0; i < (y == nullptr ? 0 : phi.rows); ++i) {
+    residual[static_cast<std::size_t>(i)] = y[i];
   }
   for (std::size_t p = 0; p < coreset.indices.size(); ++p) {
     const index_t j = coreset.indices[p];

@@ -6,6 +6,7 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <array>
+#include <cassert>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -168,15 +169,20 @@ class CpuBackend {
     });
   }
 
-  void extrapolate(const Short& next, const Short& prev, Scalar tau, Short& out) const {
-    for (std::size_t i = 0; i < next.size(); ++i) {
-      out[i] = static_cast<T>(next[i] + tau * (static_cast<double>(next[i]) - prev[i]));
-    }
-  }
-
   void subtract(const Short& a, const Short& b, Short& out) const {
     map(out) = map(a) - map(b);
   }
+  /// out = a - b over the union of supports; exact zeros leave the support.
+  void subtract(const Sparse& a, const Sparse& b, Sparse& out) const {
+    out.clear();
+    merge(a, b, [&](index_t i, T x, T y) {
+      const T value = x - y;
+      if (value != T(0)) {
+        out.push_back(i, value);
+      }
+    });
+  }
+
   void copy(const Sparse& from, Sparse& to) const {
     to = from;
   }

@@ -34,7 +34,7 @@ void scan(const T* values, index_t lo, index_t hi, index_t k, core::SelectionRul
           const std::vector<index_t>& exclude, std::vector<Candidate<T>>& buffer) {
   const std::size_t capacity = static_cast<std::size_t>(2 * k);
   buffer.clear();
-  buffer.reserve(capacity);
+  buffer.reserve(static_cast<std::size_t>(std::min(2 * k, hi - lo)));
   T threshold = T(0);  // a key must exceed it: zero, -0.0 and NaN never do
   auto next_excluded = std::lower_bound(exclude.begin(), exclude.end(), lo);
   const bool by_magnitude = rule == core::SelectionRule::largest_magnitude;

@@ -109,7 +109,7 @@ TEST_P(EveryAlgorithm, DuplicateColumnsEndCleanly) {
   // still end cleanly. With k = n the three distinct columns span y and f reaches 0.
   const SolveResult sparse = solve(phi.view(), nullptr, options_for(GetParam(), 3));
   expect_finite(sparse);
-  EXPECT_LE(sparse.relative_error, 1.0);
+  EXPECT_LT(sparse.relative_error, 0.9);  // still far better than the empty coreset
   SolverOptions options = options_for(GetParam(), 12);
   options.tolerance = 1e-12;
   const SolveResult full = solve(phi.view(), nullptr, options);
@@ -127,6 +127,7 @@ TEST_P(EveryAlgorithm, SingleColumnAndSingleRowProblems) {
   const SolveResult wide = solve(row.view(), nullptr, options_for(GetParam(), 2));
   expect_finite(wide);
   EXPECT_LE(wide.coreset.size(), 2);
+  EXPECT_LT(wide.relative_error, 1.0);
 }
 
 INSTANTIATE_TEST_SUITE_P(All, EveryAlgorithm,
@@ -159,6 +160,8 @@ TEST(Validation, RejectsOptionsOutsideTheirDomain) {
   EXPECT_NE(with([](SolverOptions& o) { o.k = -3; }).find("k must be at least 1"),
             std::string::npos);
   EXPECT_NE(with([](SolverOptions& o) { o.max_iterations = 0; }).find("max_iterations"),
+            std::string::npos);
+  EXPECT_NE(with([](SolverOptions& o) { o.max_iterations = 2'000'000'000; }).find("1e9"),
             std::string::npos);
   EXPECT_NE(with([](SolverOptions& o) { o.tolerance = -1e-3; }).find("tolerance"),
             std::string::npos);

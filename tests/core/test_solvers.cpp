@@ -147,6 +147,17 @@ TEST(Solvers, StopsAtTheFirstIterationWhoseRelativeChangeIsWithinTolerance) {
   }
 }
 
+// The first iteration always moves by all of w_1 (w_0 = 0), so even a huge tolerance is only
+// tested from the second iteration on.
+TEST(Solvers, ToleranceIsTestedFromTheSecondIteration) {
+  const auto problem = test::planted_problem(100, 400, 10, 8);
+  SolverOptions options = options_for(Algorithm::aiht2, 10);
+  options.tolerance = 10.0;
+  const SolveResult result = solve(problem.phi.view(), problem.y.data(), options);
+  EXPECT_EQ(result.iterations, 2);
+  EXPECT_EQ(result.stop_reason, StopReason::tolerance);
+}
+
 TEST(Solvers, IterationCapIsReportedAsNotConverged) {
   const auto problem = test::planted_problem(100, 400, 10, 9);
   SolverOptions options = options_for(Algorithm::aiht2, 10);
@@ -219,7 +230,8 @@ TEST(Solvers, KAtLeastNSolvesNonNegativeLeastSquares) {
 }
 
 TEST(Solvers, ResultsDoNotDependOnTheThreadCount) {
-  const Matrix<double> phi = test::gaussian_matrix(50, 22000, 14);  // above the threading threshold
+  // Above the threading thresholds of both the dense pass and the selection.
+  const Matrix<double> phi = test::gaussian_matrix(20, 70000, 14);
   SolverOptions options = options_for(Algorithm::aiht2, 25);
   options.max_iterations = 40;
   options.threads = 1;
