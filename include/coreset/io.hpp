@@ -14,9 +14,9 @@
 namespace coreset::io {
 
 /// Reads an S x n matrix from a NumPy .npy file (float32 or float64, also int32/int64 converted;
-/// either byte order, C or Fortran order, format versions 1-3; 2-D shape (S, n)) or from CSV (S lines of n numbers, comma
-/// separated, no header). The format is chosen by the ".npy" extension. Values are converted to T.
-/// Non-finite values are rejected with their position.
+/// either byte order, C or Fortran order, format versions 1-3; 2-D shape (S, n)) or from CSV (S
+/// lines of n numbers, comma separated, no header). The format is chosen by the ".npy" extension.
+/// Values are converted to T. Non-finite values are rejected with their position.
 template <class T>
 Matrix<T> read_matrix(const std::string& path);
 

@@ -27,12 +27,12 @@ std::string render_json_report(const SolveInputs& inputs, const SolveResult& res
   report["tool"] = "coreset";
   report["version"] = version();
   report["command"] = "solve";
-  report["input"] = {
-      {"phi", inputs.phi_path},
-      {"y", inputs.y_path.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(inputs.y_path)},
-      {"rows", inputs.rows},
-      {"cols", inputs.cols},
-      {"precision", inputs.precision}};
+  report["input"] = {{"phi", inputs.phi_path},
+                     {"y", inputs.y_path.empty() ? nlohmann::ordered_json(nullptr)
+                                                 : nlohmann::ordered_json(inputs.y_path)},
+                     {"rows", inputs.rows},
+                     {"cols", inputs.cols},
+                     {"precision", inputs.precision}};
   report["algorithm"] = to_string(result.algorithm);
   report["step_rule"] = to_string(result.step_rule);
   report["k_requested"] = inputs.options.k;
