@@ -7,6 +7,7 @@
 
 #include "coreset/solver.hpp"
 #include "support/random_problem.hpp"
+#include "support/solver_cases.hpp"
 
 namespace coreset {
 namespace {
@@ -36,12 +37,7 @@ void expect_valid_coreset(const SolveResult& result, index_t k, index_t n) {
   EXPECT_EQ(static_cast<int>(result.objective_history.size()), result.iterations);
 }
 
-struct Case {
-  Algorithm algorithm;
-  StepRule rule;
-};
-
-class PlantedRecovery : public ::testing::TestWithParam<Case> {};
+class PlantedRecovery : public ::testing::TestWithParam<test::SolverCase> {};
 
 // S >> k and y = Phi w* exactly: the solver must find w* (T5).
 TEST_P(PlantedRecovery, RecoversThePlantedSupportAndWeights) {
@@ -63,20 +59,8 @@ TEST_P(PlantedRecovery, RecoversThePlantedSupportAndWeights) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryAlgorithmAndRule, PlantedRecovery,
-                         ::testing::Values(Case{Algorithm::aiht2, StepRule::exact},
-                                           Case{Algorithm::aiht2, StepRule::reference},
-                                           Case{Algorithm::aiht2, StepRule::paper},
-                                           Case{Algorithm::aiht, StepRule::exact},
-                                           Case{Algorithm::aiht, StepRule::reference},
-                                           Case{Algorithm::aiht, StepRule::paper},
-                                           Case{Algorithm::iht, StepRule::exact}),
-                         [](const auto& info) {
-                           std::string name =
-                               to_string(info.param.algorithm) + "_" + to_string(info.param.rule);
-                           std::replace(name.begin(), name.end(), '-', '_');
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(EveryAlgorithmAndRule, PlantedRecovery, test::every_solver_case(),
+                         test::solver_case_name);
 
 TEST(Solvers, SinglePrecisionRecoversThePlantedProblemToFloatAccuracy) {
   const auto problem = test::planted_problem(300, 800, 8, 21);

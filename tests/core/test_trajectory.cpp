@@ -14,6 +14,7 @@
 #include "coreset/solver.hpp"
 #include "cpu/cpu_backend.hpp"
 #include "support/random_problem.hpp"
+#include "support/solver_cases.hpp"
 
 namespace coreset {
 namespace {
@@ -110,12 +111,7 @@ VectorXd dense(const Coreset& c, index_t n) {
   return w;
 }
 
-struct Case {
-  Algorithm algorithm;
-  StepRule rule;
-};
-
-class Trajectory : public ::testing::TestWithParam<Case> {};
+class Trajectory : public ::testing::TestWithParam<test::SolverCase> {};
 
 TEST_P(Trajectory, IteratesMatchTheSpecTranscription) {
   const auto [algorithm, rule] = GetParam();
@@ -158,20 +154,8 @@ TEST_P(Trajectory, IteratesMatchTheSpecTranscription) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryAlgorithmAndRule, Trajectory,
-                         ::testing::Values(Case{Algorithm::iht, StepRule::exact},
-                                           Case{Algorithm::aiht, StepRule::exact},
-                                           Case{Algorithm::aiht, StepRule::reference},
-                                           Case{Algorithm::aiht, StepRule::paper},
-                                           Case{Algorithm::aiht2, StepRule::exact},
-                                           Case{Algorithm::aiht2, StepRule::reference},
-                                           Case{Algorithm::aiht2, StepRule::paper}),
-                         [](const auto& info) {
-                           std::string name =
-                               to_string(info.param.algorithm) + "_" + to_string(info.param.rule);
-                           std::replace(name.begin(), name.end(), '-', '_');
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(EveryAlgorithmAndRule, Trajectory, test::every_solver_case(),
+                         test::solver_case_name);
 
 // Forwards to the CPU backend and records what the driver asks of it.
 class SpyBackend : public cpu::CpuBackend<double> {

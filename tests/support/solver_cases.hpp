@@ -1,0 +1,35 @@
+// Every (algorithm, step rule) pair, for parameterised solver tests.
+#pragma once
+
+#include <algorithm>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "coreset/solver.hpp"
+
+namespace coreset::test {
+
+struct SolverCase {
+  Algorithm algorithm;
+  StepRule rule;
+};
+
+/// iht (whose step is fixed) once, the accelerated variants under each rule.
+inline auto every_solver_case() {
+  return ::testing::Values(
+      SolverCase{Algorithm::iht, StepRule::exact}, SolverCase{Algorithm::aiht, StepRule::exact},
+      SolverCase{Algorithm::aiht, StepRule::reference},
+      SolverCase{Algorithm::aiht, StepRule::paper}, SolverCase{Algorithm::aiht2, StepRule::exact},
+      SolverCase{Algorithm::aiht2, StepRule::reference},
+      SolverCase{Algorithm::aiht2, StepRule::paper});
+}
+
+/// Test-name suffix such as "a_iht_2_exact".
+inline std::string solver_case_name(const ::testing::TestParamInfo<SolverCase>& info) {
+  std::string name = to_string(info.param.algorithm) + "_" + to_string(info.param.rule);
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
+}
+
+}  // namespace coreset::test
