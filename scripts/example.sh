@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
-# README's first command: set up, build, and compute a coreset for the built-in example
-# (a Gaussian mean model with N = 5000 datapoints, S = 200 posterior samples).
+# README's first command: set up, build, and build a coreset for the built-in example (the
+# papers' synthetic logistic-regression problem, N = 10,000; spec 3.6), with a quality report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
 mkdir -p build/example
-./build/gaussian_mean_phi build/example/phi.npy 5000 20 200 1
-./build/coreset solve --phi build/example/phi.npy -k 30 \
+./build/coreset build --model logistic -k 100 --max-iter 1000 \
   --out build/example/coreset.csv --report build/example/report.json
 echo "coreset written to build/example/coreset.csv, report to build/example/report.json"

@@ -39,6 +39,13 @@ class InputError : public Error {
   index_t column_;
 };
 
+/// A numerical procedure failed on valid input (e.g. the Laplace fit did not converge); the
+/// message says which and why.
+class NumericalError : public Error {
+ public:
+  using Error::Error;
+};
+
 /// An output file could not be written. No partial file is left behind.
 class OutputError : public Error {
  public:

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "coreset/dataset.hpp"
 #include "coreset/matrix.hpp"
 #include "coreset/solver.hpp"
 #include "coreset/types.hpp"
@@ -24,6 +25,15 @@ Matrix<T> read_matrix(const std::string& path);
 /// all on one line.
 template <class T>
 std::vector<T> read_vector(const std::string& path);
+
+/// Reads a dataset from CSV with a header row: comma-separated, one row per datapoint, every cell
+/// numeric and finite. The response is the column named `response` (empty: the last column);
+/// with `has_response` false every column is a covariate. The result records the file and the
+/// line and column of each row, so later validation can point at a bad cell. Throws InputError
+/// (file, line, column) for an empty file, a header with a duplicate or empty name, an unknown
+/// response name, a ragged row, a non-numeric cell, NaN or Inf.
+Dataset read_dataset_csv(const std::string& path, const std::string& response = "",
+                         bool has_response = true);
 
 /// Writes a .npy file (format 1.0, little-endian) of the given 1-D or 2-D shape. `data` is in
 /// Fortran (column-major) order when `fortran_order`, else C order. Throws InvalidArgument for a

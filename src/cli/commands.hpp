@@ -9,6 +9,10 @@ namespace coreset::cli {
 
 /// Adds `solve` to `app`; the returned action runs it once the command line is parsed.
 std::function<int()> add_solve_command(CLI::App& app);
+/// Adds `build` to `app`.
+std::function<int()> add_build_command(CLI::App& app);
+/// Adds `evaluate` to `app`.
+std::function<int()> add_evaluate_command(CLI::App& app);
 /// Adds `info` to `app`.
 std::function<int()> add_info_command(CLI::App& app);
 

@@ -5,11 +5,12 @@ namespace coreset::cli {
 
 enum ExitCode : int {
   kSuccess = 0,
-  kInternalError = 1,  // a bug or an unexpected system failure
-  kUsageError = 2,     // bad command line: unknown option, missing or out-of-range value
-  kInputError = 3,     // an input file is missing, unreadable, malformed or out of domain
-  kOutputError = 4,    // an output file could not be written (nothing partial is left)
-  kOutOfMemory = 5,    // the problem does not fit in memory
+  kInternalError = 1,   // a bug or an unexpected system failure
+  kUsageError = 2,      // bad command line: unknown option, missing or out-of-range value
+  kInputError = 3,      // an input file is missing, unreadable, malformed or out of domain
+  kOutputError = 4,     // an output file could not be written (nothing partial is left)
+  kOutOfMemory = 5,     // the problem does not fit in memory
+  kNumericalError = 6,  // a numerical procedure failed (e.g. the Laplace fit did not converge)
 };
 
 }  // namespace coreset::cli

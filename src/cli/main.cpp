@@ -14,6 +14,8 @@ int main(int argc, char** argv) {
   CLI::App app{"coreset: Bayesian coresets by sparse non-negative regression (A-IHT)"};
   app.set_version_flag("--version", std::string("coreset ") + coreset::version());
   app.require_subcommand(1);
+  const auto build = add_build_command(app);
+  const auto evaluate = add_evaluate_command(app);
   const auto solve = add_solve_command(app);
   const auto info = add_info_command(app);
   try {
@@ -23,6 +25,12 @@ int main(int argc, char** argv) {
     return code == 0 ? kSuccess : kUsageError;
   }
   try {
+    if (app.got_subcommand("build")) {
+      return build();
+    }
+    if (app.got_subcommand("evaluate")) {
+      return evaluate();
+    }
     if (app.got_subcommand("solve")) {
       return solve();
     }
@@ -33,6 +41,9 @@ int main(int argc, char** argv) {
   } catch (const coreset::InputError& error) {
     std::fprintf(stderr, "coreset: input error: %s\n", error.what());
     return kInputError;
+  } catch (const coreset::NumericalError& error) {
+    std::fprintf(stderr, "coreset: numerical failure: %s\n", error.what());
+    return kNumericalError;
   } catch (const coreset::OutputError& error) {
     std::fprintf(stderr, "coreset: output error: %s\n", error.what());
     return kOutputError;

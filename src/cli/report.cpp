@@ -10,6 +10,8 @@
 namespace coreset::cli {
 namespace {
 
+using Json = nlohmann::ordered_json;
+
 std::string format(const char* pattern, ...) __attribute__((format(printf, 1, 2)));
 std::string format(const char* pattern, ...) {
   char buffer[512];
@@ -20,26 +22,26 @@ std::string format(const char* pattern, ...) {
   return buffer;
 }
 
-}  // namespace
-
-std::string render_json_report(const SolveInputs& inputs, const SolveResult& result) {
-  nlohmann::ordered_json report;
+Json header(const char* command) {
+  Json report;
   report["tool"] = "coreset";
   report["version"] = version();
-  report["command"] = "solve";
-  report["input"] = {{"phi", inputs.phi_path},
-                     {"y", inputs.y_path.empty() ? nlohmann::ordered_json(nullptr)
-                                                 : nlohmann::ordered_json(inputs.y_path)},
-                     {"rows", inputs.rows},
-                     {"cols", inputs.cols},
-                     {"precision", inputs.precision}};
+  report["command"] = command;
+  return report;
+}
+
+Json path_or_null(const std::string& path) {
+  return path.empty() ? Json(nullptr) : Json(path);
+}
+
+// The solver's options and outcome: the same fields in every report that ran a solve.
+void add_solve_fields(Json& report, const SolverOptions& options, const SolveResult& result) {
   report["algorithm"] = to_string(result.algorithm);
   report["step_rule"] = to_string(result.step_rule);
-  report["k_requested"] = inputs.options.k;
+  report["k_requested"] = options.k;
   report["k"] = result.k;
-  report["max_iterations"] = inputs.options.max_iterations;
-  report["tolerance"] = inputs.options.tolerance;
-  report["seed"] = inputs.options.seed;
+  report["max_iterations"] = options.max_iterations;
+  report["tolerance"] = options.tolerance;
   report["support_size"] = result.coreset.size();
   report["iterations"] = result.iterations;
   report["converged"] = result.converged;
@@ -47,41 +49,168 @@ std::string render_json_report(const SolveInputs& inputs, const SolveResult& res
   report["objective"] = result.objective;
   report["relative_error"] = result.relative_error;
   report["target_norm"] = result.target_norm;
-  report["seconds"] = result.seconds;
   if (result.algorithm == Algorithm::iht) {
     report["lipschitz"] = result.lipschitz;
   }
   report["objective_history"] = result.objective_history;
-  report["coreset"] = {{"indices", result.coreset.indices}, {"weights", result.coreset.weights}};
+}
+
+Json quality_json(const Quality& quality) {
+  return {{"relative_projection_error", quality.relative_projection_error},
+          {"forward_kl", quality.forward_kl},
+          {"reverse_kl", quality.reverse_kl},
+          {"symmetric_kl", quality.symmetric_kl},
+          {"map_distance", quality.map_distance},
+          {"posterior_method", quality.posterior_method}};
+}
+
+Json coreset_json(const Coreset& coreset) {
+  return {{"indices", coreset.indices}, {"weights", coreset.weights}};
+}
+
+Json build_input_json(const BuildInputs& inputs) {
+  const ModelOptions& model = inputs.options.model;
+  return {{"data", inputs.data_description}, {"rows", inputs.rows},
+          {"covariates", inputs.covariates}, {"response", inputs.response_name},
+          {"model", to_string(model.kind)},  {"intercept", model.intercept},
+          {"prior_sd", model.prior_sd},      {"noise_sd", model.noise_sd},
+          {"rbf", model.rbf.enabled},        {"precision", inputs.precision}};
+}
+
+std::string total_weight(const Coreset& coreset) {
+  return format("%.6g", std::accumulate(coreset.weights.begin(), coreset.weights.end(), 0.0));
+}
+
+std::string coreset_listing(const Coreset& coreset) {
+  std::string text = "index,weight\n";
+  for (std::size_t p = 0; p < coreset.indices.size(); ++p) {
+    text += format("%lld,%.17g\n", static_cast<long long>(coreset.indices[p]), coreset.weights[p]);
+  }
+  return text;
+}
+
+std::string quality_lines(const Quality& quality) {
+  std::string text;
+  text +=
+      format("  projection:     ||y - Phi w|| / ||y|| = %.6g\n", quality.relative_projection_error);
+  text += format("  posterior (%s): KL(full || coreset) = %.6g, KL(coreset || full) = %.6g,\n",
+                 quality.posterior_method.c_str(), quality.forward_kl, quality.reverse_kl);
+  text += format("                  symmetrised %.6g; MAP distance %.6g\n", quality.symmetric_kl,
+                 quality.map_distance);
+  return text;
+}
+
+std::string stop_line(const SolveResult& result) {
+  return format("  stopped:        %s after %d iterations (%s)\n",
+                to_string(result.stop_reason).c_str(), result.iterations,
+                result.converged ? "converged" : "NOT converged: raise --max-iter");
+}
+
+}  // namespace
+
+std::string render_solve_report(const SolveInputs& inputs, const SolveResult& result) {
+  Json report = header("solve");
+  report["input"] = {{"phi", path_or_null(inputs.phi_path)},
+                     {"loglik", path_or_null(inputs.loglik_path)},
+                     {"y", path_or_null(inputs.y_path)},
+                     {"rows", inputs.rows},
+                     {"cols", inputs.cols},
+                     {"precision", inputs.precision}};
+  add_solve_fields(report, inputs.options, result);
+  report["seed"] = inputs.options.seed;
+  report["seconds"] = result.seconds;
+  report["coreset"] = coreset_json(result.coreset);
   return report.dump(2) + "\n";
 }
 
-std::string render_summary(const SolveInputs& inputs, const SolveResult& result,
-                           bool list_coreset) {
-  const double total_weight =
-      std::accumulate(result.coreset.weights.begin(), result.coreset.weights.end(), 0.0);
+std::string render_solve_summary(const SolveInputs& inputs, const SolveResult& result,
+                                 bool list_coreset) {
   std::string text;
   text += format("coreset solve: %s (step rule %s), k = %lld, Phi %lld x %lld (%s)\n",
                  to_string(result.algorithm).c_str(), to_string(result.step_rule).c_str(),
                  static_cast<long long>(result.k), static_cast<long long>(inputs.rows),
                  static_cast<long long>(inputs.cols), inputs.precision.c_str());
-  text += format("  stopped:        %s after %d iterations (%s)\n",
-                 to_string(result.stop_reason).c_str(), result.iterations,
-                 result.converged ? "converged" : "NOT converged: raise --max-iter");
+  text += stop_line(result);
   text += format("  objective:      ||y - Phi w||^2 = %.6g\n", result.objective);
   text += format("  relative error: ||y - Phi w|| / ||y|| = %.6g\n", result.relative_error);
-  text += format("  coreset:        %lld of %lld datapoints, total weight %.6g\n",
+  text += format("  coreset:        %lld of %lld datapoints, total weight %s\n",
                  static_cast<long long>(result.coreset.size()), static_cast<long long>(inputs.cols),
-                 total_weight);
+                 total_weight(result.coreset).c_str());
   text += format("  time:           %.3f s\n", result.seconds);
-  if (list_coreset) {
-    text += "index,weight\n";
-    for (std::size_t p = 0; p < result.coreset.indices.size(); ++p) {
-      text += format("%lld,%.17g\n", static_cast<long long>(result.coreset.indices[p]),
-                     result.coreset.weights[p]);
-    }
-  }
-  return text;
+  return list_coreset ? text + coreset_listing(result.coreset) : text;
+}
+
+std::string render_build_report(const BuildInputs& inputs, const BuildResult& result) {
+  Json report = header("build");
+  report["input"] = build_input_json(inputs);
+  report["parameters"] = result.parameters;
+  report["parameter_names"] = result.parameter_names;
+  report["pihat"] = to_string(result.pihat);
+  report["samples"] = result.samples;
+  report["seed"] = inputs.options.seed;
+  add_solve_fields(report, inputs.options.solver, result.solve);
+  report["quality"] = quality_json(result.quality);
+  const StageSeconds& s = result.seconds;
+  report["seconds"] = {{"pihat", s.pihat},
+                       {"sampling", s.sampling},
+                       {"projection", s.projection},
+                       {"solve", s.solve},
+                       {"evaluation", s.evaluation},
+                       {"total", s.pihat + s.sampling + s.projection + s.solve + s.evaluation}};
+  report["full_posterior_mean"] = result.full_posterior_mean;
+  report["coreset_posterior_mean"] = result.coreset_posterior_mean;
+  report["coreset"] = coreset_json(result.solve.coreset);
+  return report.dump(2) + "\n";
+}
+
+std::string render_build_summary(const BuildInputs& inputs, const BuildResult& result,
+                                 bool list_coreset) {
+  const SolveResult& solve = result.solve;
+  const StageSeconds& s = result.seconds;
+  std::string text;
+  text += format("coreset build: %s model on %s (%lld rows, %lld parameters)\n",
+                 to_string(inputs.options.model.kind).c_str(), inputs.data_description.c_str(),
+                 static_cast<long long>(inputs.rows), static_cast<long long>(result.parameters));
+  text += format("  pi-hat:         %s, S = %lld samples (seed %llu)\n",
+                 to_string(result.pihat).c_str(), static_cast<long long>(result.samples),
+                 static_cast<unsigned long long>(inputs.options.seed));
+  text +=
+      format("  solver:         %s (step rule %s), k = %lld\n", to_string(solve.algorithm).c_str(),
+             to_string(solve.step_rule).c_str(), static_cast<long long>(solve.k));
+  text += stop_line(solve);
+  text += format("  coreset:        %lld of %lld rows, total weight %s\n",
+                 static_cast<long long>(solve.coreset.size()), static_cast<long long>(inputs.rows),
+                 total_weight(solve.coreset).c_str());
+  text += quality_lines(result.quality);
+  text += format(
+      "  time:           %.3f s (pi-hat %.3f, sampling %.3f, projection %.3f, solve %.3f, "
+      "evaluation %.3f)\n",
+      s.pihat + s.sampling + s.projection + s.solve + s.evaluation, s.pihat, s.sampling,
+      s.projection, s.solve, s.evaluation);
+  return list_coreset ? text + coreset_listing(solve.coreset) : text;
+}
+
+std::string render_evaluate_report(const BuildInputs& inputs, const std::string& coreset_path,
+                                   const Coreset& coreset, const Quality& quality) {
+  Json report = header("evaluate");
+  report["input"] = build_input_json(inputs);
+  report["coreset_file"] = coreset_path;
+  report["support_size"] = coreset.size();
+  report["pihat"] = to_string(inputs.options.pihat);
+  report["samples"] = inputs.options.samples;
+  report["seed"] = inputs.options.seed;
+  report["quality"] = quality_json(quality);
+  return report.dump(2) + "\n";
+}
+
+std::string render_evaluate_summary(const BuildInputs& inputs, const std::string& coreset_path,
+                                    const Coreset& coreset, const Quality& quality) {
+  std::string text;
+  text += format("coreset evaluate: %s (%lld rows, total weight %s) for the %s model on %s\n",
+                 coreset_path.c_str(), static_cast<long long>(coreset.size()),
+                 total_weight(coreset).c_str(), to_string(inputs.options.model.kind).c_str(),
+                 inputs.data_description.c_str());
+  return text + quality_lines(quality);
 }
 
 }  // namespace coreset::cli

@@ -1,26 +1,45 @@
-// What `coreset solve` tells the user: the JSON report and the human-readable summary.
+// What the commands tell the user: the JSON reports and the human-readable summaries.
 #pragma once
 
 #include <string>
 
+#include "coreset/build.hpp"
 #include "coreset/solver.hpp"
 
 namespace coreset::cli {
 
-/// Where the problem came from; recorded in the report beside the result.
+/// Where a `solve` problem came from; recorded in the report beside the result.
 struct SolveInputs {
-  std::string phi_path;
-  std::string y_path;  // empty: y = Phi 1
+  std::string phi_path;     // --phi, or empty with --loglik
+  std::string loglik_path;  // --loglik, or empty
+  std::string y_path;       // empty: y = Phi 1
   index_t rows = 0;
   index_t cols = 0;
   std::string precision;
   SolverOptions options;
 };
 
-/// The --report JSON: options, result, per-iteration objective, and the coreset itself.
-std::string render_json_report(const SolveInputs& inputs, const SolveResult& result);
+/// Where a `build` or `evaluate` problem came from.
+struct BuildInputs {
+  std::string data_description;  // the path, or what the built-in dataset is
+  index_t rows = 0;
+  index_t covariates = 0;
+  std::string response_name;
+  std::string precision;
+  BuildOptions options;
+};
 
-/// The summary printed on stdout; with `list_coreset` the weights follow it.
-std::string render_summary(const SolveInputs& inputs, const SolveResult& result, bool list_coreset);
+std::string render_solve_report(const SolveInputs& inputs, const SolveResult& result);
+std::string render_solve_summary(const SolveInputs& inputs, const SolveResult& result,
+                                 bool list_coreset);
+
+std::string render_build_report(const BuildInputs& inputs, const BuildResult& result);
+std::string render_build_summary(const BuildInputs& inputs, const BuildResult& result,
+                                 bool list_coreset);
+
+std::string render_evaluate_report(const BuildInputs& inputs, const std::string& coreset_path,
+                                   const Coreset& coreset, const Quality& quality);
+std::string render_evaluate_summary(const BuildInputs& inputs, const std::string& coreset_path,
+                                    const Coreset& coreset, const Quality& quality);
 
 }  // namespace coreset::cli

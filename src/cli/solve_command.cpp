@@ -1,13 +1,14 @@
 // `coreset solve`: Phi (and optionally y) from files, a coreset and a report out.
 #include <cstdio>
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/output_paths.hpp"
 #include "cli/report.hpp"
+#include "coreset/build.hpp"
 #include "coreset/error.hpp"
 #include "coreset/io.hpp"
 #include "coreset/solver.hpp"
@@ -17,6 +18,7 @@ namespace {
 
 struct SolveArguments {
   std::string phi_path;
+  std::string loglik_path;
   std::string y_path;
   std::string out_path;
   std::string report_path;
@@ -26,28 +28,11 @@ struct SolveArguments {
   SolverOptions options;
 };
 
-// Fails before the expensive work when an output could never be written.
-void check_writable_destination(const std::string& path, const char* option) {
-  if (path.empty()) {
-    return;
-  }
-  const std::filesystem::path target(path);
-  const std::filesystem::path folder =
-      target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
-  std::error_code error;
-  if (!std::filesystem::is_directory(folder, error)) {
-    throw OutputError(std::string(option) + " " + path + ": folder '" + folder.string() +
-                      "' does not exist");
-  }
-  if (std::filesystem::is_directory(target, error)) {
-    throw OutputError(std::string(option) + " " + path + ": is a folder, expected a file path");
-  }
-}
-
 template <class T>
 int run_solve(const SolveArguments& args) {
   SolveInputs inputs;
   inputs.phi_path = args.phi_path;
+  inputs.loglik_path = args.loglik_path;
   inputs.y_path = args.y_path;
   inputs.precision = args.precision;
   inputs.options = args.options;
@@ -56,7 +41,14 @@ int run_solve(const SolveArguments& args) {
   check_writable_destination(args.out_path, "--out");
   check_writable_destination(args.report_path, "--report");
 
-  const Matrix<T> phi = io::read_matrix<T>(args.phi_path);
+  if (args.phi_path.empty() == args.loglik_path.empty()) {
+    throw InvalidArgument("give exactly one of --phi (S x n) and --loglik (n x S)");
+  }
+  // --loglik: the user's own log-likelihoods, centred and scaled here as `build` does.
+  const Matrix<T> phi = args.loglik_path.empty()
+                            ? io::read_matrix<T>(args.phi_path)
+                            : projection_from_loglik(io::read_matrix<T>(args.loglik_path));
+  const std::string& phi_source = args.loglik_path.empty() ? args.phi_path : args.loglik_path;
   inputs.rows = phi.rows();
   inputs.cols = phi.cols();
   std::vector<T> y;
@@ -64,7 +56,7 @@ int run_solve(const SolveArguments& args) {
     y = io::read_vector<T>(args.y_path);
     if (static_cast<index_t>(y.size()) != phi.rows()) {
       throw InputError(args.y_path, "y has " + std::to_string(y.size()) + " entries but Phi (" +
-                                        args.phi_path + ") has " + std::to_string(phi.rows()) +
+                                        phi_source + ") has " + std::to_string(phi.rows()) +
                                         " rows");
     }
   }
@@ -72,14 +64,14 @@ int run_solve(const SolveArguments& args) {
 
   // Render everything first so that a formatting failure cannot leave one file written.
   const std::string report =
-      args.report_path.empty() ? std::string() : render_json_report(inputs, result);
+      args.report_path.empty() ? std::string() : render_solve_report(inputs, result);
   if (!args.out_path.empty()) {
     io::write_coreset_csv(args.out_path, result.coreset);
   }
   if (!args.report_path.empty()) {
     io::write_file_atomic(args.report_path, report);
   }
-  const std::string summary = render_summary(inputs, result, args.out_path.empty());
+  const std::string summary = render_solve_summary(inputs, result, args.out_path.empty());
   std::fputs(summary.c_str(), stdout);
   return kSuccess;
 }
@@ -90,8 +82,10 @@ std::function<int()> add_solve_command(CLI::App& app) {
   auto args = std::make_shared<SolveArguments>();
   CLI::App* command = app.add_subcommand(
       "solve", "Solve min ||y - Phi w||^2 s.t. ||w||_0 <= k, w >= 0 for a given Phi");
-  command->add_option("--phi", args->phi_path, "Phi, S x n: .npy (float32/64) or CSV (S lines)")
-      ->required();
+  command->add_option("--phi", args->phi_path, "Phi, S x n: .npy (float32/64) or CSV (S lines)");
+  command->add_option("--loglik", args->loglik_path,
+                      "instead of --phi: your own log-likelihoods, n x S (row i = datapoint i at "
+                      "S posterior draws), centred and scaled by the engine");
   command->add_option("--y", args->y_path, "target y, S values (.npy or CSV); default Phi 1");
   command->add_option("-k,--k", args->options.k, "coreset size budget, >= 1 (k >= n: NNLS)")
       ->required();

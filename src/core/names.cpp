@@ -3,6 +3,7 @@
 #include <string>
 #include <utility>
 
+#include "coreset/build.hpp"
 #include "coreset/error.hpp"
 #include "coreset/solver.hpp"
 
@@ -26,6 +27,13 @@ constexpr NameTable<StopReason, 3> kStopReasons{{
     {StopReason::tolerance, "tolerance"},
     {StopReason::stationary, "stationary"},
     {StopReason::max_iterations, "max_iterations"},
+}};
+
+constexpr NameTable<Pihat, 4> kPihats{{
+    {Pihat::automatic, "auto"},
+    {Pihat::laplace, "laplace"},
+    {Pihat::exact, "exact"},
+    {Pihat::samples, "samples"},
 }};
 
 template <class Enum, std::size_t N>
@@ -68,6 +76,12 @@ Algorithm parse_algorithm(const std::string& name) {
 }
 StepRule parse_step_rule(const std::string& name) {
   return parse(kStepRules, name, "step rule");
+}
+std::string to_string(Pihat pihat) {
+  return name_of(kPihats, pihat);
+}
+Pihat parse_pihat(const std::string& name) {
+  return parse(kPihats, name, "pi-hat");
 }
 
 }  // namespace coreset

@@ -15,8 +15,6 @@ namespace coreset::io::detail {
 namespace {
 
 constexpr std::size_t kReadBlock = std::size_t{1} << 20;
-// Rows are parsed into a row-major band of about this many values, then transposed into place.
-constexpr index_t kBandElements = index_t{1} << 16;
 constexpr std::size_t kMaxQuotedCell = 40;
 
 template <class T>
@@ -48,39 +46,12 @@ bool parse_underflow(const char* first, const char* last, T& value) {
 }
 
 [[noreturn]] void throw_ragged(const std::string& path, std::string_view line, index_t line_number,
-                               index_t expected) {
+                               index_t expected, const char* shape_source) {
   const index_t fields = count_fields(line);
   throw InputError(path,
                    "row has " + std::to_string(fields) + " fields, expected " +
-                       std::to_string(expected) + " (as in line 1)",
+                       std::to_string(expected) + " (as in " + shape_source + ")",
                    line_number, std::min(fields, expected) + 1);
-}
-
-template <class T>
-void parse_row(const std::string& path, std::string_view line, index_t line_number, index_t cols,
-               T* row) {
-  std::string error;
-  index_t field = 0;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t comma = line.find(',', start);
-    const std::string_view cell = line.substr(
-        start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
-    if (field == cols) {
-      throw_ragged(path, line, line_number, cols);
-    }
-    if (!parse_real(trim(cell), row[field], error)) {
-      throw InputError(path, error, line_number, field + 1);
-    }
-    ++field;
-    if (comma == std::string_view::npos) {
-      break;
-    }
-    start = comma + 1;
-  }
-  if (field != cols) {
-    throw_ragged(path, line, line_number, cols);
-  }
 }
 
 template <class T>
@@ -97,24 +68,10 @@ Matrix<T> read_csv_table(const std::string& path, const char* empty_message) {
   const index_t rows = lines.line_count();
   const index_t cols = count_fields(line);
   Matrix<T> matrix(rows, cols);
-  const index_t band = std::clamp<index_t>(kBandElements / cols, 1, rows);
-  std::vector<T> buffer(static_cast<std::size_t>(band * cols));
-  index_t band_start = 0;
-  index_t in_band = 0;
-  do {
-    const index_t line_number = lines.line_number();
-    if (is_blank(line)) {
-      throw InputError(path, "blank line (blank lines are allowed only at the end of the file)",
-                       line_number);
-    }
-    parse_row(path, line, line_number, cols, buffer.data() + in_band * cols);
-    if (++in_band == band) {
-      transpose_into(buffer.data(), cols, in_band, cols, matrix.data() + band_start, rows);
-      band_start += in_band;
-      in_band = 0;
-    }
-  } while (lines.next(line));
-  transpose_into(buffer.data(), cols, in_band, cols, matrix.data() + band_start, rows);
+  parse_rows<T>(path, lines, line, cols, "line 1",
+                [&](const T* band, index_t band_rows, index_t first_row) {
+                  transpose_into(band, cols, band_rows, cols, matrix.data() + first_row, rows);
+                });
   return matrix;
 }
 
@@ -267,6 +224,38 @@ bool parse_index(std::string_view field, index_t& value, std::string& error) {
   }
   return true;
 }
+
+template <class T>
+void parse_row(const std::string& path, std::string_view line, index_t line_number, index_t cols,
+               const char* shape_source, T* row) {
+  std::string error;
+  index_t field = 0;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = line.find(',', start);
+    const std::string_view cell = line.substr(
+        start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    if (field == cols) {
+      throw_ragged(path, line, line_number, cols, shape_source);
+    }
+    if (!parse_real(trim(cell), row[field], error)) {
+      throw InputError(path, error, line_number, field + 1);
+    }
+    ++field;
+    if (comma == std::string_view::npos) {
+      break;
+    }
+    start = comma + 1;
+  }
+  if (field != cols) {
+    throw_ragged(path, line, line_number, cols, shape_source);
+  }
+}
+
+template void parse_row<float>(const std::string&, std::string_view, index_t, index_t, const char*,
+                               float*);
+template void parse_row<double>(const std::string&, std::string_view, index_t, index_t, const char*,
+                                double*);
 
 template <class T>
 Matrix<T> read_csv_matrix(const std::string& path) {

@@ -1,0 +1,121 @@
+#include "cli/model_options.hpp"
+
+#include "coreset/error.hpp"
+#include "coreset/io.hpp"
+
+namespace coreset::cli {
+namespace {
+
+constexpr index_t kBuiltInRows = 10000;
+
+Matrix<double> read_square(const std::string& path, const char* what) {
+  Matrix<double> matrix = io::read_matrix<double>(path);
+  if (matrix.rows() != matrix.cols()) {
+    throw InputError(path, std::string(what) + " must be square (got " +
+                               std::to_string(matrix.rows()) + " x " +
+                               std::to_string(matrix.cols()) + ")");
+  }
+  return matrix;
+}
+
+}  // namespace
+
+void add_model_options(CLI::App* command, ModelArguments& args) {
+  command->add_option("--data", args.data_path,
+                      "dataset CSV with a header row; default: the built-in synthetic logistic "
+                      "data (N = 10,000, spec 3.6)");
+  command->add_option("--response", args.response, "response column name (default: the last)");
+  command->add_option("--model", args.model, "logistic, poisson, gaussian or linear")->required();
+  command->add_flag("--no-intercept", args.no_intercept,
+                    "do not append the intercept covariate (logistic, poisson, linear)");
+  command->add_option("--prior-sd", args.prior_sd, "prior N(0, sd^2 I)")->capture_default_str();
+  command->add_option("--prior-covariance", args.prior_covariance_path,
+                      "prior covariance matrix, d x d (.npy or CSV); overrides --prior-sd");
+  command->add_option("--noise-sd", args.noise_sd, "observation noise sd (gaussian, linear)")
+      ->capture_default_str();
+  command->add_option("--noise-covariance", args.noise_covariance_path,
+                      "noise covariance, D x D (gaussian); overrides --noise-sd");
+  command->add_flag("--rbf", args.rbf, "linear: radial-basis features (spec 3.5)");
+  command->add_option("--rbf-centers", args.rbf_centers, "linear --rbf: centres per scale")
+      ->capture_default_str();
+  command->add_option("--rbf-scales", args.rbf_scales, "linear --rbf: basis scales")
+      ->delimiter(',')
+      ->capture_default_str();
+  command
+      ->add_option("--rbf-constant-scale", args.rbf_constant_scale,
+                   "linear --rbf: scale of the near-constant basis at the covariate means")
+      ->capture_default_str();
+  command
+      ->add_option("--pihat", args.pihat,
+                   "weighting distribution: auto (exact for gaussian/linear, else laplace), "
+                   "laplace, exact, or 'samples FILE' (S x d posterior draws, .npy or CSV)")
+      ->expected(1, 2);
+  command->add_option("--samples", args.samples, "S, the number of samples from pi-hat")
+      ->capture_default_str();
+  command->add_option("--seed", args.seed, "seed of the sampling and the RBF centres")
+      ->capture_default_str();
+  command->add_option("--precision", args.precision, "double or float (Phi and the solve)")
+      ->check(CLI::IsMember({"double", "float"}))
+      ->capture_default_str();
+  command->add_option("--threads", args.threads, "CPU threads, 0 = every core")
+      ->capture_default_str();
+}
+
+Dataset load_dataset(const ModelArguments& args, BuildInputs& inputs) {
+  const ModelKind kind = parse_model(args.model);
+  Dataset data;
+  if (args.data_path.empty()) {
+    if (kind != ModelKind::logistic) {
+      throw InvalidArgument("--data is required for the " + to_string(kind) +
+                            " model (the built-in dataset is for --model logistic)");
+    }
+    data = synthetic_logistic_dataset(kBuiltInRows, 0);  // fixed: the example never changes
+    inputs.data_description = "built-in synthetic logistic data";
+  } else {
+    data = io::read_dataset_csv(args.data_path, args.response, kind != ModelKind::gaussian);
+    inputs.data_description = args.data_path;
+  }
+  inputs.rows = data.rows();
+  inputs.covariates = data.dims();
+  inputs.response_name = data.response_name;
+  inputs.precision = args.precision;
+  return data;
+}
+
+BuildOptions to_build_options(const ModelArguments& args) {
+  BuildOptions options;
+  ModelOptions& model = options.model;
+  model.kind = parse_model(args.model);
+  model.intercept = !args.no_intercept;
+  model.prior_sd = args.prior_sd;
+  model.noise_sd = args.noise_sd;
+  if (!args.prior_covariance_path.empty()) {
+    model.prior_covariance = read_square(args.prior_covariance_path, "the prior covariance");
+  }
+  if (!args.noise_covariance_path.empty()) {
+    model.noise_covariance = read_square(args.noise_covariance_path, "the noise covariance");
+  }
+  model.rbf.enabled = args.rbf;
+  model.rbf.centers_per_scale = args.rbf_centers;
+  model.rbf.scales = args.rbf_scales;
+  model.rbf.near_constant_scale = args.rbf_constant_scale;
+  model.rbf.seed = args.seed;
+
+  options.pihat = parse_pihat(args.pihat.front());
+  if (options.pihat == Pihat::samples) {
+    if (args.pihat.size() != 2) {
+      throw InvalidArgument("--pihat samples needs a file: --pihat samples FILE");
+    }
+    options.user_samples = io::read_matrix<double>(args.pihat[1]);
+    options.user_samples_source = args.pihat[1];
+  } else if (args.pihat.size() != 1) {
+    throw InvalidArgument("--pihat " + args.pihat.front() + " takes no file");
+  }
+  options.samples = args.samples;
+  options.seed = args.seed;
+  options.single_precision = args.precision == "float";
+  options.solver.threads = args.threads;
+  return options;
+}
+
+}  // namespace coreset::cli

@@ -1,0 +1,42 @@
+// The options `build` and `evaluate` share: dataset, model, pi-hat and sampling.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "cli/report.hpp"
+#include "coreset/build.hpp"
+#include "coreset/dataset.hpp"
+
+namespace coreset::cli {
+
+struct ModelArguments {
+  std::string data_path;  // empty: the built-in synthetic logistic dataset
+  std::string response;   // empty: the last column
+  std::string model;
+  bool no_intercept = false;
+  double prior_sd = 1.0;
+  double noise_sd = 1.0;
+  std::string prior_covariance_path;
+  std::string noise_covariance_path;
+  bool rbf = false;
+  index_t rbf_centers = 50;
+  std::vector<double> rbf_scales = {0.2, 0.4, 0.8, 1.2, 1.6, 2.0};
+  double rbf_constant_scale = 100.0;
+  std::vector<std::string> pihat = {"auto"};  // method, and the file for "samples"
+  index_t samples = 500;
+  std::uint64_t seed = 0;
+  std::string precision = "double";
+  int threads = 0;
+};
+
+/// Registers the shared options on `command`.
+void add_model_options(CLI::App* command, ModelArguments& args);
+
+/// The dataset the arguments name (or the built-in one), and the options for the library; fills
+/// `inputs` for the report. Reads the covariance and sample files.
+Dataset load_dataset(const ModelArguments& args, BuildInputs& inputs);
+BuildOptions to_build_options(const ModelArguments& args);
+
+}  // namespace coreset::cli

@@ -1,0 +1,52 @@
+// Portable random numbers: the same seed gives the same values with every compiler and standard
+// library. std::mt19937_64's output sequence is fixed by the standard, but the distributions
+// (std::normal_distribution, std::uniform_real_distribution) are not, so we derive uniforms and
+// normals from its raw 64-bit output ourselves.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+
+namespace coreset::core {
+
+class NormalGenerator {
+ public:
+  explicit NormalGenerator(std::uint64_t seed) : engine_(seed) {}
+
+  /// A standard normal deviate (Marsaglia's polar method). It needs only log and sqrt, not sin
+  /// and cos, and sqrt is correctly rounded everywhere, which keeps results as portable as libm
+  /// allows. Each accepted pair yields two deviates; the second is kept for the next call.
+  double operator()() {
+    if (has_spare_) {
+      has_spare_ = false;
+      return spare_;
+    }
+    double u = 0.0;
+    double v = 0.0;
+    double s = 0.0;
+    do {
+      u = 2.0 * uniform() - 1.0;
+      v = 2.0 * uniform() - 1.0;
+      s = u * u + v * v;
+    } while (s >= 1.0 || s == 0.0);
+    const double factor = std::sqrt(-2.0 * std::log(s) / s);
+    spare_ = v * factor;
+    has_spare_ = true;
+    return u * factor;
+  }
+
+  /// Uniform on [0, 1): the top 53 bits of one engine output, so every value is an exact
+  /// multiple of 2^-53 and no rounding depends on the platform.
+  double uniform() { return static_cast<double>(engine_() >> 11) * 0x1.0p-53; }
+
+  /// The underlying engine, for integer draws (e.g. sampling rows without replacement).
+  std::mt19937_64& engine() { return engine_; }
+
+ private:
+  std::mt19937_64 engine_;
+  double spare_ = 0.0;
+  bool has_spare_ = false;
+};
+
+}  // namespace coreset::core

@@ -1,0 +1,150 @@
+// Reading a dataset from CSV with a header row: the header names the columns, every other line is
+// one datapoint. Rows are parsed with the CSV matrix reader's machinery (csv_parse.hpp) and
+// scattered straight into the covariate matrix and the response vector, so the file's values are
+// held once as text and once as numbers, never a third time.
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "coreset/dataset.hpp"
+#include "coreset/error.hpp"
+#include "coreset/io.hpp"
+#include "io/csv_parse.hpp"
+#include "io/transpose.hpp"
+
+namespace coreset::io {
+namespace {
+
+// An unknown response name lists the columns; beyond this many the list is cut.
+constexpr std::size_t kMaxListedColumns = 20;
+
+// The trimmed, non-empty, distinct column names of the header line (line 1).
+std::vector<std::string> parse_header(const std::string& path, std::string_view header) {
+  if (detail::is_blank(header)) {
+    throw InputError(path, "line 1 is blank (expected the header: comma-separated column names)",
+                     1);
+  }
+  std::vector<std::string> names;
+  std::unordered_map<std::string_view, index_t> column_of;  // views into `header`
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = header.find(',', start);
+    const std::string_view name = detail::trim(header.substr(
+        start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+    const index_t column = static_cast<index_t>(names.size()) + 1;
+    if (name.empty()) {
+      throw InputError(path, "empty column name in the header (every column needs a name)", 1,
+                       column);
+    }
+    const auto [previous, inserted] = column_of.emplace(name, column);
+    if (!inserted) {
+      throw InputError(path,
+                       "duplicate column name " + detail::quote_cell(name) + " (also column " +
+                           std::to_string(previous->second) + ")",
+                       1, column);
+    }
+    names.emplace_back(name);
+    if (comma == std::string_view::npos) {
+      return names;
+    }
+    start = comma + 1;
+  }
+}
+
+// "a, b, c", cut after kMaxListedColumns names.
+std::string list_columns(const std::vector<std::string>& names) {
+  std::string list;
+  for (std::size_t i = 0; i < std::min(names.size(), kMaxListedColumns); ++i) {
+    list += (i == 0 ? "" : ", ") + names[i];
+  }
+  if (names.size() > kMaxListedColumns) {
+    list += ", ... (" + std::to_string(names.size()) + " columns in all)";
+  }
+  return list;
+}
+
+// 0-based index of the response column among `names`.
+std::size_t response_index(const std::string& path, const std::vector<std::string>& names,
+                           const std::string& response) {
+  if (names.size() < 2) {
+    throw InputError(path,
+                     "the header names 1 column, but a response and at least one covariate are "
+                     "needed (at least 2 columns)",
+                     1);
+  }
+  const std::string_view wanted = detail::trim(response);
+  if (wanted.empty()) {
+    return names.size() - 1;
+  }
+  const auto found = std::find(names.begin(), names.end(), wanted);
+  if (found == names.end()) {
+    throw InputError(
+        path,
+        "no column named " + detail::quote_cell(wanted) + " (columns: " + list_columns(names) + ")",
+        1, 0);
+  }
+  return static_cast<std::size_t>(found - names.begin());
+}
+
+}  // namespace
+
+Dataset read_dataset_csv(const std::string& path, const std::string& response, bool has_response) {
+  const std::string text = detail::read_text_file(path);
+  detail::LineReader lines(text);
+  std::string_view line;
+  if (!lines.next(line)) {
+    throw InputError(path,
+                     "file is empty: expected a header line of column names, then one line of "
+                     "numbers per datapoint");
+  }
+  std::vector<std::string> names = parse_header(path, line);
+  const index_t cols = static_cast<index_t>(names.size());
+
+  Dataset data;
+  data.source = path;
+  // 0-based column of the response; without one, past the last column, so none is skipped below.
+  index_t skip = cols;
+  if (has_response) {
+    const std::size_t r = response_index(path, names, response);
+    data.response_name = std::move(names[r]);
+    names.erase(names.begin() + static_cast<std::ptrdiff_t>(r));
+    skip = static_cast<index_t>(r);
+    data.response_column = skip + 1;
+  }
+  data.covariate_names = std::move(names);
+
+  if (!lines.next(line)) {
+    throw InputError(path, "no data rows after the header");
+  }
+  data.first_data_line = lines.line_number();
+  const index_t rows = lines.line_count() - 1;
+  const index_t dims = static_cast<index_t>(data.covariate_names.size());
+  data.covariates = Matrix<double>(rows, dims);
+  if (has_response) {
+    data.response.resize(static_cast<std::size_t>(rows));
+  }
+  double* const covariates = data.covariates.data();
+  double* const labels = data.response.data();
+  detail::parse_rows<double>(path, lines, line, cols, "the header",
+                             [&](const double* band, index_t band_rows, index_t first_row) {
+                               // Columns before the response, then those after it, shifted left by
+                               // one.
+                               detail::transpose_into(band, cols, band_rows, std::min(skip, dims),
+                                                      covariates + first_row, rows);
+                               if (skip < cols) {
+                                 detail::transpose_into(band + skip + 1, cols, band_rows,
+                                                        cols - skip - 1,
+                                                        covariates + skip * rows + first_row, rows);
+                                 for (index_t i = 0; i < band_rows; ++i) {
+                                   labels[first_row + i] = band[i * cols + skip];
+                                 }
+                               }
+                             });
+  return data;
+}
+
+}  // namespace coreset::io

@@ -1,0 +1,209 @@
+// The per-datapoint log-likelihood L_n and the weighted log joint lj_w of spec 4.1, with their
+// analytic derivatives. Every model here is "scalar link of z_n . theta plus a shared quadratic",
+// so the sums over datapoints are one matrix-vector product for the linear predictors, one
+// elementwise pass through the link, and one product design^T (...) for each derivative.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "coreset/error.hpp"
+#include "models/link.hpp"
+#include "models/model.hpp"
+
+namespace coreset::models {
+namespace {
+
+std::string shape(Eigen::Index rows, Eigen::Index cols) {
+  return std::to_string(rows) + " x " + std::to_string(cols);
+}
+
+/// The shape checks are O(1) and run on every call: a model assembled by hand with, say, an
+/// offset of the wrong length would otherwise read past the end of a buffer.
+void validate_model(const Model& model, const char* caller) {
+  const Eigen::Index n = model.design.rows();
+  const Eigen::Index d = model.design.cols();
+  const std::string where = std::string(caller) + ": ";
+  if (model.response.size() != n || model.offset.size() != n) {
+    throw InvalidArgument(where + "the model has " + std::to_string(n) + " design rows but " +
+                          std::to_string(model.response.size()) + " responses and " +
+                          std::to_string(model.offset.size()) + " offsets");
+  }
+  const bool has_quadratic = model.shared_quadratic.size() != 0;
+  if (has_quadratic && (model.shared_quadratic.rows() != d || model.shared_quadratic.cols() != d)) {
+    throw InvalidArgument(where + "the shared quadratic is " +
+                          shape(model.shared_quadratic.rows(), model.shared_quadratic.cols()) +
+                          " but the model has " + std::to_string(d) + " parameters");
+  }
+  if (model.prior_precision.rows() != d || model.prior_precision.cols() != d) {
+    throw InvalidArgument(where + "the prior precision is " +
+                          shape(model.prior_precision.rows(), model.prior_precision.cols()) +
+                          " but the model has " + std::to_string(d) + " parameters");
+  }
+}
+
+void validate_theta(const Model& model, const Eigen::VectorXd& theta, const char* caller) {
+  if (theta.size() != model.dim()) {
+    throw InvalidArgument(std::string(caller) + ": theta has " + std::to_string(theta.size()) +
+                          " entries but the model has " + std::to_string(model.dim()) +
+                          " parameters");
+  }
+}
+
+/// The weighted sum over the rows of `design` (the whole design, or the coreset's rows gathered)
+/// of the link part of L_n: sum_n w_n (ell(a_n) + c_n), plus the gradient design^T (w .* ell')
+/// and the negative Hessian design^T diag(w .* -ell'') design when asked for. The shared
+/// quadratic and the prior are added by the caller, once, scaled by the total weight.
+double accumulate_link_terms(const Model& model, const Eigen::Ref<const Eigen::MatrixXd>& design,
+                             const Eigen::Ref<const Eigen::VectorXd>& response,
+                             const Eigen::Ref<const Eigen::VectorXd>& offset,
+                             const Eigen::Ref<const Eigen::VectorXd>& weights,
+                             const Eigen::VectorXd& theta, Eigen::VectorXd* gradient,
+                             Eigen::MatrixXd* negative_hessian) {
+  const Eigen::Index rows = design.rows();
+  const Eigen::VectorXd predictor = design * theta;
+  Eigen::VectorXd first(rows);
+  Eigen::VectorXd curvature(rows);  // w_n * -ell''(a_n) >= 0
+  double value = 0.0;
+  for (Eigen::Index i = 0; i < rows; ++i) {
+    const LinkTerms terms =
+        evaluate_link(model.link, predictor[i], response[i], model.noise_precision);
+    value += weights[i] * (terms.value + offset[i]);
+    first[i] = weights[i] * terms.first;
+    curvature[i] = -weights[i] * terms.second;
+  }
+  if (gradient != nullptr) {
+    gradient->noalias() += design.transpose() * first;
+  }
+  if (negative_hessian != nullptr) {
+    // A general product rather than a rank update of diag(sqrt(curvature)) design: the square
+    // root would need curvature >= 0, and the Poisson link's ell'' can round to a tiny positive
+    // number. The product is symmetric up to the summation order of the blocked GEMM, which the
+    // caller removes by symmetrising.
+    const Eigen::MatrixXd scaled = curvature.asDiagonal() * design;
+    negative_hessian->noalias() += design.transpose() * scaled;
+  }
+  return value;
+}
+
+}  // namespace
+
+double log_likelihood(const Model& model, index_t n, const Eigen::VectorXd& theta,
+                      Eigen::VectorXd* gradient, Eigen::MatrixXd* hessian) {
+  validate_model(model, "log_likelihood");
+  validate_theta(model, theta, "log_likelihood");
+  if (n < 0 || n >= model.rows()) {
+    throw InvalidArgument("log_likelihood: datapoint " + std::to_string(n) +
+                          " is out of range (the model has " + std::to_string(model.rows()) +
+                          " datapoints)");
+  }
+  const auto z = model.design.row(n).transpose();
+  const LinkTerms terms =
+      evaluate_link(model.link, z.dot(theta), model.response[n], model.noise_precision);
+  const bool has_quadratic = model.shared_quadratic.size() != 0;
+  double value = terms.value + model.offset[n];
+  Eigen::VectorXd q_theta;
+  if (has_quadratic) {
+    q_theta = model.shared_quadratic * theta;
+    value -= 0.5 * theta.dot(q_theta);
+  }
+  if (gradient != nullptr) {
+    *gradient = terms.first * z;
+    if (has_quadratic) {
+      *gradient -= q_theta;
+    }
+  }
+  if (hessian != nullptr) {
+    *hessian = terms.second * (z * z.transpose());
+    if (has_quadratic) {
+      *hessian -= model.shared_quadratic;
+    }
+    // Eigen folds the scalar into one factor of the outer product, (ell'' z_i) z_j, which
+    // differs from (ell'' z_j) z_i in the last bit; callers may rely on exact symmetry.
+    const Eigen::MatrixXd transpose = hessian->transpose();
+    *hessian = 0.5 * (*hessian + transpose);
+  }
+  return value;
+}
+
+double log_joint(const Model& model, const Coreset* weights, const Eigen::VectorXd& theta,
+                 Eigen::VectorXd* gradient, Eigen::MatrixXd* negative_hessian) {
+  validate_model(model, "log_joint");
+  validate_theta(model, theta, "log_joint");
+  const Eigen::Index d = model.dim();
+
+  // The prior: log N(theta; 0, P0^{-1}) = normaliser - theta^T P0 theta / 2.
+  const Eigen::VectorXd p0_theta = model.prior_precision * theta;
+  double value = model.prior_log_normalizer - 0.5 * theta.dot(p0_theta);
+  if (gradient != nullptr) {
+    *gradient = -p0_theta;
+  }
+  if (negative_hessian != nullptr) {
+    *negative_hessian = model.prior_precision;
+  }
+
+  double total_weight = 0.0;
+  if (weights == nullptr) {
+    total_weight = static_cast<double>(model.rows());
+    const Eigen::VectorXd ones = Eigen::VectorXd::Ones(model.rows());
+    value += accumulate_link_terms(model, model.design, model.response, model.offset, ones, theta,
+                                   gradient, negative_hessian);
+  } else {
+    if (weights->indices.size() != weights->weights.size()) {
+      throw InvalidArgument("log_joint: the coreset has " +
+                            std::to_string(weights->indices.size()) + " indices but " +
+                            std::to_string(weights->weights.size()) + " weights");
+    }
+    const Eigen::Index k = weights->size();
+    for (std::size_t p = 0; p < weights->indices.size(); ++p) {
+      const index_t index = weights->indices[p];
+      if (index < 0 || index >= model.rows()) {
+        throw InvalidArgument("log_joint: coreset index " + std::to_string(index) +
+                              " is out of range (the model has " + std::to_string(model.rows()) +
+                              " datapoints)");
+      }
+      // Negative weights would make -grad^2 lj_w indefinite and break every caller that relies
+      // on it being positive definite; zero weights are harmless.
+      if (!(weights->weights[p] >= 0.0) || !std::isfinite(weights->weights[p])) {
+        throw InvalidArgument("log_joint: coreset weight " + std::to_string(p) +
+                              " is negative or not finite");
+      }
+      total_weight += weights->weights[p];
+    }
+    // Gathering the k rows (O(k d)) lets the coreset take the same vectorised path as the full
+    // data, at O(k d^2) instead of O(n d^2).
+    Eigen::MatrixXd rows(k, d);
+    Eigen::VectorXd response(k);
+    Eigen::VectorXd offset(k);
+    const Eigen::Map<const Eigen::VectorXd> w(weights->weights.data(), k);
+    for (Eigen::Index i = 0; i < k; ++i) {
+      const index_t index = weights->indices[static_cast<std::size_t>(i)];
+      rows.row(i) = model.design.row(index);
+      response[i] = model.response[index];
+      offset[i] = model.offset[index];
+    }
+    value +=
+        accumulate_link_terms(model, rows, response, offset, w, theta, gradient, negative_hessian);
+  }
+
+  if (model.shared_quadratic.size() != 0 && total_weight != 0.0) {
+    const Eigen::VectorXd q_theta = model.shared_quadratic * theta;
+    value -= 0.5 * total_weight * theta.dot(q_theta);
+    if (gradient != nullptr) {
+      *gradient -= total_weight * q_theta;
+    }
+    if (negative_hessian != nullptr) {
+      *negative_hessian += total_weight * model.shared_quadratic;
+    }
+  }
+  if (negative_hessian != nullptr) {
+    // Exact symmetry, so that a Cholesky factorisation or a comparison with the transpose never
+    // sees the GEMM's round-off asymmetry.
+    const Eigen::MatrixXd transpose = negative_hessian->transpose();
+    *negative_hessian = 0.5 * (*negative_hessian + transpose);
+  }
+  return value;
+}
+
+}  // namespace coreset::models

@@ -1,0 +1,480 @@
+// make_model: checks a dataset against a model's domain and builds the pieces of
+//     L_n(theta) = ell(z_n . theta, y_n) - 1/2 theta^T Q theta + c_n
+// (spec 3.1, 3.5-3.7), plus the prior. Also the model names.
+#include <Eigen/Cholesky>
+#include <Eigen/Core>
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <numeric>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "coreset/error.hpp"
+#include "coreset/model.hpp"
+#include "models/model.hpp"
+
+namespace coreset {
+namespace {
+
+// Same scheme as core/names.cpp: one table, both directions, and the parse error lists it.
+constexpr std::array<std::pair<ModelKind, const char*>, 4> kModels{{
+    {ModelKind::logistic, "logistic"},
+    {ModelKind::poisson, "poisson"},
+    {ModelKind::gaussian, "gaussian"},
+    {ModelKind::linear, "linear"},
+}};
+
+}  // namespace
+
+std::string to_string(ModelKind kind) {
+  for (const auto& [key, name] : kModels) {
+    if (key == kind) {
+      return name;
+    }
+  }
+  return "unknown";
+}
+
+ModelKind parse_model(const std::string& name) {
+  std::string accepted;
+  for (const auto& [key, text] : kModels) {
+    if (name == text) {
+      return key;
+    }
+    accepted += accepted.empty() ? "" : ", ";
+    accepted += text;
+  }
+  throw InvalidArgument("unknown model '" + name + "' (expected one of: " + accepted + ")");
+}
+
+namespace models {
+namespace {
+
+constexpr double kLog2Pi = 1.8378770664093454836;  // log(2 pi)
+
+// The shortest decimal that reads back as `value`, so a message says "label 0.5" rather than
+// "label 0.500000" and never rounds a bad value into a good-looking one.
+std::string format_number(double value) {
+  if (std::isnan(value)) {
+    return "nan";
+  }
+  if (std::isinf(value)) {
+    return value > 0 ? "inf" : "-inf";
+  }
+  char buffer[32];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
+    if (std::strtod(buffer, nullptr) == value) {
+      break;
+    }
+  }
+  return buffer;
+}
+
+std::string dims_text(index_t rows, index_t cols) {
+  return std::to_string(rows) + " x " + std::to_string(cols);
+}
+
+// Locates row `row` of the dataset for an InputError: line 0 when it did not come from a file.
+index_t line_of(const Dataset& data, index_t row) {
+  return data.first_data_line > 0 ? data.first_data_line + row : 0;
+}
+
+[[noreturn]] void response_error(const Dataset& data, index_t row, const std::string& message) {
+  throw InputError(data.source, message, line_of(data, row), data.response_column);
+}
+
+void require_positive(double value, const char* option) {
+  if (!(value > 0.0) || !std::isfinite(value)) {
+    throw InvalidArgument(std::string(option) + " must be > 0 and finite (got " +
+                          format_number(value) + ")");
+  }
+}
+
+// A covariance given as a matrix: square of the expected size, finite, symmetric (to a relative
+// 1e-10, since hand-written or computed matrices are rarely symmetric to the last bit), and
+// positive definite. Returns its Cholesky factorisation of the symmetrised matrix.
+Eigen::LLT<Eigen::MatrixXd> factor_covariance(const Matrix<double>& covariance, index_t size,
+                                              const std::string& option, const std::string& what) {
+  if (covariance.rows() != size || covariance.cols() != size) {
+    throw InvalidArgument(option + " must be " + dims_text(size, size) + " (" + what + "), got " +
+                          dims_text(covariance.rows(), covariance.cols()));
+  }
+  const Eigen::Map<const Eigen::MatrixXd> matrix(covariance.data(), size, size);
+  if (!matrix.allFinite()) {
+    throw InvalidArgument(option + " has a non-finite entry");
+  }
+  const double scale = matrix.cwiseAbs().maxCoeff();
+  if ((matrix - matrix.transpose()).cwiseAbs().maxCoeff() > 1e-10 * scale) {
+    throw InvalidArgument(option + " is not symmetric");
+  }
+  Eigen::LLT<Eigen::MatrixXd> factor(0.5 * (matrix + matrix.transpose()));
+  if (factor.info() != Eigen::Success) {
+    throw InvalidArgument(option + " is not positive definite");
+  }
+  return factor;
+}
+
+// log det from a Cholesky factor: the diagonal of L squared.
+double log_determinant(const Eigen::LLT<Eigen::MatrixXd>& factor) {
+  return 2.0 * factor.matrixLLT().diagonal().array().log().sum();
+}
+
+Eigen::MatrixXd inverse(const Eigen::LLT<Eigen::MatrixXd>& factor) {
+  const index_t size = factor.rows();
+  Eigen::MatrixXd result = factor.solve(Eigen::MatrixXd::Identity(size, size));
+  // The solve is symmetric only to rounding; downstream Cholesky factorisations want exact.
+  return 0.5 * (result + result.transpose());
+}
+
+void validate_dataset(const Dataset& data) {
+  const index_t n = data.rows();
+  if (n < 1) {
+    throw InputError(data.source, "the dataset has no rows");
+  }
+  if (!data.response.empty() && static_cast<index_t>(data.response.size()) != n) {
+    throw InvalidArgument("the dataset has " + std::to_string(data.response.size()) +
+                          " responses for " + std::to_string(n) + " rows");
+  }
+  if (!data.covariate_names.empty() &&
+      static_cast<index_t>(data.covariate_names.size()) != data.dims()) {
+    throw InvalidArgument("the dataset has " + std::to_string(data.covariate_names.size()) +
+                          " covariate names for " + std::to_string(data.dims()) + " covariates");
+  }
+  // The CSV reader already rejects NaN and Inf; a dataset built in code may not have been read.
+  for (index_t c = 0; c < data.dims(); ++c) {
+    const double* column = data.covariates.column(c);
+    for (index_t i = 0; i < n; ++i) {
+      if (!std::isfinite(column[i])) {
+        const std::string name = data.covariate_names.empty()
+                                     ? "x" + std::to_string(c + 1)
+                                     : data.covariate_names[static_cast<std::size_t>(c)];
+        // The file column of a covariate is not recorded in the Dataset, so only the line is
+        // given; the name says which cell.
+        throw InputError(
+            data.source,
+            "covariate '" + name + "' is " + format_number(column[i]) + ", not a finite number",
+            line_of(data, i));
+      }
+    }
+  }
+}
+
+void require_response(const Dataset& data, ModelKind kind) {
+  if (data.response.empty()) {
+    throw InputError(data.source, "the " + to_string(kind) + " model needs a response column");
+  }
+}
+
+std::vector<std::string> covariate_names(const Dataset& data) {
+  if (!data.covariate_names.empty()) {
+    return data.covariate_names;
+  }
+  std::vector<std::string> names;
+  for (index_t c = 0; c < data.dims(); ++c) {
+    names.push_back("x" + std::to_string(c + 1));
+  }
+  return names;
+}
+
+// z_n = [x_n, 1] (or x_n without the intercept): the design of logistic, poisson and plain
+// linear regression.
+void set_covariate_design(Model& model, const Dataset& data, bool intercept) {
+  const index_t n = data.rows();
+  const index_t dims = data.dims();
+  model.design.resize(n, dims + (intercept ? 1 : 0));
+  model.design.leftCols(dims) = Eigen::Map<const Eigen::MatrixXd>(data.covariates.data(), n, dims);
+  model.parameter_names = covariate_names(data);
+  if (intercept) {
+    model.design.col(dims).setOnes();
+    model.parameter_names.push_back("intercept");
+  }
+}
+
+// Labels must all be in {-1, 1} or all in {0, 1}; the latter are mapped 0 -> -1. The encoding is
+// fixed by the first 0 or -1, so a file mixing both is reported at the first row that breaks it.
+void set_logistic_response(Model& model, const Dataset& data) {
+  const index_t n = data.rows();
+  model.response.resize(n);
+  bool encoding_known = false;
+  double negative_label = 0.0;  // 0 or -1, once a non-positive label has been seen
+  for (index_t i = 0; i < n; ++i) {
+    const double label = data.response[static_cast<std::size_t>(i)];
+    if (label == 1.0) {
+      model.response(i) = 1.0;
+      continue;
+    }
+    std::string message = "label " + format_number(label) +
+                          " is outside the logistic model's domain {-1, 1} or {0, 1}";
+    if (label != 0.0 && label != -1.0) {
+      response_error(data, i, message);
+    }
+    if (!encoding_known) {
+      encoding_known = true;
+      negative_label = label;
+    } else if (label != negative_label) {
+      message +=
+          negative_label == 0.0 ? " (earlier rows use {0, 1})" : " (earlier rows use {-1, 1})";
+      response_error(data, i, message);
+    }
+    model.response(i) = -1.0;
+  }
+}
+
+// Counts: finite non-negative integers. log(y!) goes into the offset, where it makes L_n the
+// true log probability without costing anything per sample.
+void set_poisson_response(Model& model, const Dataset& data) {
+  const index_t n = data.rows();
+  model.response.resize(n);
+  model.offset.resize(n);
+  for (index_t i = 0; i < n; ++i) {
+    const double count = data.response[static_cast<std::size_t>(i)];
+    if (!std::isfinite(count)) {
+      response_error(data, i, "count " + format_number(count) + " is not a finite number");
+    }
+    if (count < 0.0) {
+      response_error(data, i, "count " + format_number(count) + " is negative");
+    }
+    if (count != std::floor(count)) {
+      response_error(data, i, "count " + format_number(count) + " is not an integer");
+    }
+    model.response(i) = count;
+    model.offset(i) = -std::lgamma(count + 1.0);
+  }
+}
+
+void set_real_response(Model& model, const Dataset& data) {
+  const index_t n = data.rows();
+  model.response.resize(n);
+  for (index_t i = 0; i < n; ++i) {
+    const double value = data.response[static_cast<std::size_t>(i)];
+    if (!std::isfinite(value)) {
+      response_error(data, i, "response " + format_number(value) + " is not a finite number");
+    }
+    model.response(i) = value;
+  }
+}
+
+// A uniform integer in [0, range) from raw engine output by rejection: std::uniform_int_
+// distribution is implementation-defined, and the centres must not depend on the platform.
+std::uint64_t uniform_below(std::mt19937_64& engine, std::uint64_t range) {
+  // Reject the lowest (2^64 mod range) outputs so that the rest split evenly into range classes.
+  const std::uint64_t threshold = (0 - range) % range;
+  std::uint64_t x = engine();
+  while (x < threshold) {
+    x = engine();
+  }
+  return x % range;
+}
+
+void validate_rbf(const RbfOptions& rbf, index_t dims) {
+  if (dims < 1) {
+    throw InvalidArgument("radial-basis features need at least one covariate");
+  }
+  for (const double scale : rbf.scales) {
+    require_positive(scale, "every --rbf-scales value");
+  }
+  if (rbf.centers_per_scale < 0) {
+    throw InvalidArgument("--rbf-centers must be >= 0 (got " +
+                          std::to_string(rbf.centers_per_scale) + ")");
+  }
+  if (rbf.near_constant_basis) {
+    require_positive(rbf.near_constant_scale, "--rbf-constant-scale");
+  }
+  if (!rbf.near_constant_basis && (rbf.scales.empty() || rbf.centers_per_scale == 0)) {
+    throw InvalidArgument("the radial-basis options give no basis functions");
+  }
+}
+
+// Radial-basis features (spec 3.5): b_k(x) = exp(-||x - mu_k||^2 / (2 s_k^2)). For each scale,
+// centres are drawn without replacement from the data rows (a partial Fisher-Yates shuffle, one
+// engine for all scales in order); the near-constant basis sits at the covariate means, as the
+// paper says ([CODE] draws it from the data, spec A15). That basis is ~1 everywhere, so it plays
+// the intercept's role and no constant column is appended.
+void set_rbf_design(Model& model, const Dataset& data, const RbfOptions& rbf) {
+  const index_t n = data.rows();
+  const index_t dims = data.dims();
+  const Eigen::Map<const Eigen::MatrixXd> x(data.covariates.data(), n, dims);
+
+  std::vector<Eigen::RowVectorXd> centres;
+  std::vector<double> scales;
+  std::mt19937_64 engine(rbf.seed);
+  std::vector<index_t> rows(static_cast<std::size_t>(n));
+  const index_t per_scale = std::min(n, rbf.centers_per_scale);
+  for (const double scale : rbf.scales) {
+    std::iota(rows.begin(), rows.end(), index_t{0});
+    if (per_scale < n) {
+      for (index_t j = 0; j < per_scale; ++j) {
+        const auto pick =
+            j + static_cast<index_t>(uniform_below(engine, static_cast<std::uint64_t>(n - j)));
+        std::swap(rows[static_cast<std::size_t>(j)], rows[static_cast<std::size_t>(pick)]);
+      }
+    }
+    for (index_t j = 0; j < per_scale; ++j) {
+      centres.push_back(x.row(rows[static_cast<std::size_t>(j)]));
+      scales.push_back(scale);
+    }
+  }
+  if (rbf.near_constant_basis) {
+    centres.push_back(x.colwise().mean());
+    scales.push_back(rbf.near_constant_scale);
+  }
+
+  const auto features = static_cast<index_t>(centres.size());
+  model.design.resize(n, features);
+  // One column per basis; each column is independent, so the threads never share a write.
+#pragma omp parallel for schedule(static)
+  for (index_t k = 0; k < features; ++k) {
+    const double factor =
+        -0.5 / (scales[static_cast<std::size_t>(k)] * scales[static_cast<std::size_t>(k)]);
+    const Eigen::RowVectorXd& centre = centres[static_cast<std::size_t>(k)];
+    for (index_t i = 0; i < n; ++i) {
+      model.design(i, k) = std::exp(factor * (x.row(i) - centre).squaredNorm());
+    }
+  }
+  model.parameter_names.clear();
+  for (index_t k = 0; k < features; ++k) {
+    model.parameter_names.push_back("rbf" + std::to_string(k + 1));
+  }
+}
+
+// The Gaussian mean model (spec 3.1): x_n ~ N(theta, Sigma). Expanding the quadratic,
+//   L_n = x_n^T Sigma^{-1} theta - 1/2 theta^T Sigma^{-1} theta + c_n,
+// so z_n = Sigma^{-1} x_n, the identity link, Q = Sigma^{-1}, and c_n holds the rest.
+void set_gaussian_model(Model& model, const Dataset& data, const ModelOptions& options) {
+  const index_t n = data.rows();
+  const index_t dims = data.dims();
+  if (dims < 1) {
+    throw InvalidArgument("the gaussian model has no parameters (the dataset has no covariates)");
+  }
+  Matrix<double> covariance = options.noise_covariance;
+  if (covariance.rows() == 0 && covariance.cols() == 0) {
+    covariance = Matrix<double>(dims, dims);
+    for (index_t c = 0; c < dims; ++c) {
+      covariance(c, c) = options.noise_sd * options.noise_sd;
+    }
+  }
+  const auto factor =
+      factor_covariance(covariance, dims, "--noise-covariance", "one row and column per covariate");
+  const Eigen::MatrixXd precision = inverse(factor);
+  const Eigen::Map<const Eigen::MatrixXd> x(data.covariates.data(), n, dims);
+  // Row n of X Sigma^{-1} is (Sigma^{-1} x_n)^T because Sigma^{-1} is symmetric.
+  model.design = x * precision;
+  const double constant =
+      -0.5 * static_cast<double>(dims) * kLog2Pi - 0.5 * log_determinant(factor);
+  // x_n^T Sigma^{-1} x_n = x_n . z_n, from the design just computed.
+  model.offset = -0.5 * (x.cwiseProduct(model.design)).rowwise().sum().array() + constant;
+  model.shared_quadratic = precision;
+  // The mean model has no response: a response column in the file, if any, is ignored (every
+  // covariate is a coordinate of x_n), and the link takes y = 0.
+  model.response = Eigen::VectorXd::Zero(n);
+  model.parameter_names = covariate_names(data);
+}
+
+void set_prior(Model& model, const ModelOptions& options) {
+  const index_t d = model.dim();
+  if (options.prior_covariance.rows() == 0 && options.prior_covariance.cols() == 0) {
+    const double variance = options.prior_sd * options.prior_sd;
+    model.prior_precision = Eigen::MatrixXd::Identity(d, d) / variance;
+    model.prior_log_normalizer = -0.5 * static_cast<double>(d) * (kLog2Pi + std::log(variance));
+    return;
+  }
+  // Name the parameters in the error when there are few enough to read.
+  std::string what = "one row and column per parameter";
+  if (model.parameter_names.size() <= 8) {
+    for (std::size_t p = 0; p < model.parameter_names.size(); ++p) {
+      what += (p == 0 ? ": " : ", ") + model.parameter_names[p];
+    }
+  }
+  const auto factor = factor_covariance(options.prior_covariance, d, "--prior-covariance", what);
+  model.prior_precision = inverse(factor);
+  model.prior_log_normalizer =
+      -0.5 * static_cast<double>(d) * kLog2Pi - 0.5 * log_determinant(factor);
+}
+
+// A standard deviation whose square is still a positive finite double, since the model works
+// with variances and precisions.
+void require_standard_deviation(double value, const char* option) {
+  require_positive(value, option);
+  const double variance = value * value;
+  if (!(variance > 0.0) || !std::isfinite(variance) || !std::isfinite(1.0 / variance)) {
+    throw InvalidArgument(std::string(option) + " " + format_number(value) +
+                          " is out of range (its square must be a positive finite number)");
+  }
+}
+
+void validate_options(const ModelOptions& options) {
+  require_standard_deviation(options.prior_sd, "--prior-sd");
+  require_standard_deviation(options.noise_sd, "--noise-sd");
+  const bool has_noise_covariance =
+      options.noise_covariance.rows() != 0 || options.noise_covariance.cols() != 0;
+  if (has_noise_covariance && options.kind != ModelKind::gaussian) {
+    throw InvalidArgument(
+        "--noise-covariance applies only to the gaussian model (the " + to_string(options.kind) +
+        " model " + (options.kind == ModelKind::linear ? "takes --noise-sd)" : "has no noise)"));
+  }
+  if (options.rbf.enabled && options.kind != ModelKind::linear) {
+    throw InvalidArgument("radial-basis features apply only to the linear model");
+  }
+}
+
+}  // namespace
+
+Model make_model(const Dataset& data, const ModelOptions& options) {
+  validate_options(options);
+  validate_dataset(data);
+  const index_t n = data.rows();
+
+  Model model;
+  model.kind = options.kind;
+  model.offset = Eigen::VectorXd::Zero(n);
+  switch (options.kind) {
+    case ModelKind::logistic:
+      require_response(data, options.kind);
+      model.link = Link::logistic;
+      set_covariate_design(model, data, options.intercept);
+      set_logistic_response(model, data);
+      break;
+    case ModelKind::poisson:
+      require_response(data, options.kind);
+      model.link = Link::poisson;
+      set_covariate_design(model, data, options.intercept);
+      set_poisson_response(model, data);
+      break;
+    case ModelKind::gaussian:
+      model.link = Link::identity;
+      set_gaussian_model(model, data, options);
+      break;
+    case ModelKind::linear:
+    default: {
+      require_response(data, ModelKind::linear);
+      model.link = Link::gaussian;
+      if (options.rbf.enabled) {
+        validate_rbf(options.rbf, data.dims());
+        set_rbf_design(model, data, options.rbf);
+      } else {
+        set_covariate_design(model, data, options.intercept);
+      }
+      set_real_response(model, data);
+      const double variance = options.noise_sd * options.noise_sd;
+      model.noise_precision = 1.0 / variance;
+      model.offset.setConstant(-0.5 * (kLog2Pi + std::log(variance)));
+      break;
+    }
+  }
+  if (model.dim() < 1) {
+    throw InvalidArgument("the " + to_string(options.kind) +
+                          " model has no parameters (no covariates and no intercept)");
+  }
+  set_prior(model, options);
+  return model;
+}
+
+}  // namespace models
+}  // namespace coreset

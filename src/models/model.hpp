@@ -1,0 +1,54 @@
+// A model bound to a dataset: the design rows z_n, the link, and the shared quadratic, i.e.
+// everything needed to evaluate L_n(theta) = ell(z_n . theta, y_n) - 1/2 theta^T Q theta + c_n,
+// its gradient and Hessian, and the weighted log joint of spec 4.1.
+#pragma once
+
+#include <Eigen/Core>
+#include <string>
+#include <vector>
+
+#include "coreset/dataset.hpp"
+#include "coreset/model.hpp"
+#include "coreset/solver.hpp"
+#include "models/link.hpp"
+
+namespace coreset::models {
+
+struct Model {
+  ModelKind kind = ModelKind::logistic;
+  Link link = Link::logistic;
+  /// n x d: row n is z_n (covariates then intercept; RBF features; or Sigma^{-1} x_n).
+  Eigen::MatrixXd design;
+  /// n: y_n as the link takes it (logistic: -1 or 1; gaussian: unused, zeros).
+  Eigen::VectorXd response;
+  /// n: c_n, the theta-free constants (they cancel in Phi but make L_n a true log density).
+  Eigen::VectorXd offset;
+  /// Q (d x d) of the shared quadratic, or 0 x 0 when the model has none.
+  Eigen::MatrixXd shared_quadratic;
+  /// linear: 1 / sigma^2, the link's scale. 1 elsewhere.
+  double noise_precision = 1.0;
+  /// The prior N(0, P0^{-1}): P0 and log of its normalising constant.
+  Eigen::MatrixXd prior_precision;
+  double prior_log_normalizer = 0.0;
+  std::vector<std::string> parameter_names;
+
+  index_t rows() const noexcept { return design.rows(); }
+  index_t dim() const noexcept { return design.cols(); }
+};
+
+/// Checks the dataset against the model's domain and builds the design. Out-of-domain values
+/// (a label not in {-1, 1} / {0, 1}, a negative or fractional count, a missing response) throw
+/// InputError naming data.source, the line and the column; bad options throw InvalidArgument.
+Model make_model(const Dataset& data, const ModelOptions& options);
+
+/// L_n(theta); with non-null outputs also its gradient (d) and Hessian (d x d).
+double log_likelihood(const Model& model, index_t n, const Eigen::VectorXd& theta,
+                      Eigen::VectorXd* gradient = nullptr, Eigen::MatrixXd* hessian = nullptr);
+
+/// lj_w(theta) = log prior(theta) + sum_n w_n L_n(theta) (spec 4.1), with optional gradient and
+/// negative Hessian (symmetric positive definite for every model here). `weights` null: w = 1;
+/// otherwise only its indices are visited (O(k d^2) for a coreset).
+double log_joint(const Model& model, const Coreset* weights, const Eigen::VectorXd& theta,
+                 Eigen::VectorXd* gradient = nullptr, Eigen::MatrixXd* negative_hessian = nullptr);
+
+}  // namespace coreset::models

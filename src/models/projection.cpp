@@ -1,0 +1,185 @@
+// The projection Phi of spec 1.3. The log-likelihood of datapoint n at sample j is
+//     L_n(theta_j) = ell(z_n . theta_j, y_n) - 1/2 theta_j^T Q theta_j + c_n,
+// so a block of Phi's columns is one matrix product samples * design_block^T followed by one
+// elementwise pass (link, quadratic, offset) and a centring of each column.
+#include "models/projection.hpp"
+
+#include <omp.h>
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "coreset/error.hpp"
+#include "io/transpose.hpp"
+#include "models/link.hpp"
+
+namespace coreset::models {
+namespace {
+
+// Datapoints per block: the double-precision block is S x kBlock (4 MB per thread at S = 500),
+// so a float Phi never needs a second full-size double copy, and blocks are large enough that
+// the product runs at full speed.
+constexpr index_t kBlock = 1024;
+
+using ColumnMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic>;
+
+void validate(const Model& model, const Eigen::MatrixXd& samples) {
+  if (samples.rows() < 1) {
+    throw InvalidArgument("the projection needs at least one parameter sample");
+  }
+  if (samples.cols() != model.dim()) {
+    throw InvalidArgument("the parameter samples have " + std::to_string(samples.cols()) +
+                          " columns but the model has " + std::to_string(model.dim()) +
+                          " parameters");
+  }
+  if (!samples.allFinite()) {
+    throw InvalidArgument("the parameter samples contain a non-finite value");
+  }
+  if (model.response.size() != model.rows() || model.offset.size() != model.rows()) {
+    throw InvalidArgument("the model's response and offset do not match its design");
+  }
+}
+
+}  // namespace
+
+template <class T>
+void center_and_scale(T* values, index_t count) {
+  if (count < 1) {
+    return;
+  }
+  // Accumulate and subtract in double so a float column is rounded once, at the end, exactly as
+  // when a double column is centred and then converted.
+  double sum = 0.0;
+  for (index_t i = 0; i < count; ++i) {
+    sum += static_cast<double>(values[i]);
+  }
+  const double mean = sum / static_cast<double>(count);
+  const double scale = 1.0 / std::sqrt(static_cast<double>(count));
+  for (index_t i = 0; i < count; ++i) {
+    values[i] = static_cast<T>((static_cast<double>(values[i]) - mean) * scale);
+  }
+}
+
+template <class T>
+Matrix<T> projection(const Model& model, const Eigen::MatrixXd& samples, int threads) {
+  validate(model, samples);
+  const index_t s = samples.rows();
+  const index_t n = model.rows();
+  const int team = threads > 0 ? threads : omp_get_max_threads();
+
+  // 1/2 theta_j^T Q theta_j does not depend on the datapoint: once per sample.
+  Eigen::VectorXd quadratic = Eigen::VectorXd::Zero(s);
+  if (model.shared_quadratic.size() > 0) {
+    quadratic = 0.5 * (samples * model.shared_quadratic).cwiseProduct(samples).rowwise().sum();
+  }
+
+  Matrix<T> phi(s, n);
+  const index_t blocks = (n + kBlock - 1) / kBlock;
+  index_t bad = -1;  // smallest flat index of a non-finite L_n(theta_j), if any
+  // Blocks of datapoints are split over the threads; inside a parallel region Eigen runs the
+  // product single-threaded, and each block's product and centring is the same computation
+  // whatever the thread count, so Phi is bitwise independent of `threads`.
+#pragma omp parallel num_threads(team)
+  {
+    // Eigen parallelises a product itself unless it already runs in a team of several threads;
+    // with threads = 1 it would not know, so this implicit task's thread count is pinned to 1
+    // (the setting is local to the task) and every product is the single-threaded one.
+    omp_set_num_threads(1);
+    ColumnMajor buffer;  // S x block, reused across this thread's blocks
+    index_t local_bad = -1;
+#pragma omp for schedule(static)
+    for (index_t b = 0; b < blocks; ++b) {
+      const index_t first = b * kBlock;
+      const index_t width = std::min(kBlock, n - first);
+      // For a double Phi the block is Phi's own memory; for float it is the reusable buffer.
+      double* out = nullptr;
+      if constexpr (std::is_same_v<T, double>) {
+        out = phi.column(first);
+      } else {
+        buffer.resize(s, width);
+        out = buffer.data();
+      }
+      Eigen::Map<ColumnMajor> block(out, s, width);
+      block.noalias() = samples * model.design.middleRows(first, width).transpose();
+      for (index_t i = 0; i < width; ++i) {
+        const index_t row = first + i;
+        const double y = model.response(row);
+        const double offset = model.offset(row);
+        double* column = out + i * s;
+        for (index_t j = 0; j < s; ++j) {
+          column[j] = evaluate_link(model.link, column[j], y, model.noise_precision).value -
+                      quadratic(j) + offset;
+          if (!std::isfinite(column[j]) && local_bad < 0) {
+            local_bad = j + row * s;
+          }
+        }
+        center_and_scale(column, s);
+        if constexpr (!std::is_same_v<T, double>) {
+          T* target = phi.column(row);
+          for (index_t j = 0; j < s; ++j) {
+            target[j] = static_cast<T>(column[j]);
+          }
+        }
+      }
+    }
+#pragma omp critical(coreset_projection_bad)
+    if (local_bad >= 0 && (bad < 0 || local_bad < bad)) {
+      bad = local_bad;
+    }
+  }
+  if (bad >= 0) {
+    // An exception must not leave an OpenMP region, so the first offender is reported here.
+    throw NumericalError("the log-likelihood of datapoint " + std::to_string(bad / s) +
+                         " (0-based) at parameter sample " + std::to_string(bad % s) +
+                         " is not finite");
+  }
+  return phi;
+}
+
+template <class T>
+Matrix<T> projection_from_loglik(const Matrix<T>& loglik) {
+  const index_t n = loglik.rows();
+  const index_t s = loglik.cols();
+  if (n < 1 || s < 1) {
+    throw InvalidArgument(
+        "the log-likelihood matrix must have at least one row and one column (got " +
+        std::to_string(n) + " x " + std::to_string(s) + ")");
+  }
+  Matrix<T> phi(s, n);
+  // loglik is n x S column-major, i.e. S x n row-major with leading dimension n.
+  io::detail::transpose_into(loglik.data(), n, s, n, phi.data(), s);
+  index_t bad = -1;
+  for (index_t i = 0; i < n && bad < 0; ++i) {
+    const T* column = phi.column(i);
+    for (index_t j = 0; j < s; ++j) {
+      if (!std::isfinite(column[j])) {
+        bad = i + j * n;
+        break;
+      }
+    }
+  }
+  if (bad >= 0) {
+    throw InvalidArgument("the log-likelihood matrix has a non-finite entry at row " +
+                          std::to_string(bad % n) + ", column " + std::to_string(bad / n) +
+                          " (0-based)");
+  }
+#pragma omp parallel for schedule(static)
+  for (index_t i = 0; i < n; ++i) {
+    center_and_scale(phi.column(i), s);
+  }
+  return phi;
+}
+
+template void center_and_scale<float>(float*, index_t);
+template void center_and_scale<double>(double*, index_t);
+template Matrix<float> projection<float>(const Model&, const Eigen::MatrixXd&, int);
+template Matrix<double> projection<double>(const Model&, const Eigen::MatrixXd&, int);
+template Matrix<float> projection_from_loglik<float>(const Matrix<float>&);
+template Matrix<double> projection_from_loglik<double>(const Matrix<double>&);
+
+}  // namespace coreset::models

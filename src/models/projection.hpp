@@ -1,0 +1,28 @@
+// The projection Phi of spec 1.3: column n is datapoint n's log-likelihood at the S samples,
+// centred over the samples and scaled by 1/sqrt(S).
+#pragma once
+
+#include <Eigen/Core>
+
+#include "coreset/matrix.hpp"
+#include "models/model.hpp"
+
+namespace coreset::models {
+
+/// Phi (S x n, column-major) for `samples` (S x d, one sample per row): one matrix product
+/// samples * design^T, then one pass per column applying the link, the shared quadratic and
+/// offset, and the centring and scaling. Uses `threads` threads.
+template <class T>
+Matrix<T> projection(const Model& model, const Eigen::MatrixXd& samples, int threads);
+
+/// Phi from a user's own log-likelihood matrix `loglik` (n x S: row n = datapoint n at the S
+/// samples), centred and scaled exactly as projection() does.
+template <class T>
+Matrix<T> projection_from_loglik(const Matrix<T>& loglik);
+
+/// Centres `values[0..count)` on their mean and scales by 1/sqrt(count): the one place this
+/// formula lives.
+template <class T>
+void center_and_scale(T* values, index_t count);
+
+}  // namespace coreset::models

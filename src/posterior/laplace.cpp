@@ -1,0 +1,150 @@
+// The Laplace approximation of the weighted posterior (spec 4.1) by Newton's method.
+//
+// -grad^2 lj_w is positive definite for every model here (the prior's P0 plus non-negatively
+// weighted positive semidefinite terms), so lj_w is strictly concave, its maximiser is unique,
+// and Newton's method with a backtracking line search converges to it from any start. The
+// reference code uses BFGS with random restarts instead; Newton with the analytic Hessian needs a
+// handful of iterations, is deterministic, and gives the covariance at the mode for free.
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <utility>
+
+#include <Eigen/Cholesky>
+#include <Eigen/Core>
+
+#include "coreset/error.hpp"
+#include "posterior/posterior.hpp"
+
+namespace coreset::posterior {
+namespace {
+
+/// Armijo's sufficient-increase constant: accept a step s when lj rises by at least this
+/// fraction of the increase s g^T step predicted by the linear model.
+constexpr double kArmijo = 1e-4;
+constexpr int kMaxHalvings = 50;
+/// When no step length increases lj any more, the iterate is as good as the log joint's
+/// round-off can tell if the decrement (the predicted increase) is below this fraction of |lj|:
+/// an increase of 1e-10 |lj| is still far above the ~1e-16 |lj| round-off of evaluating lj, so a
+/// line search that fails above it has found a real problem, not noise.
+constexpr double kRoundOffDecrement = 1e-10;
+/// A decrement below this fraction of |lj| (about 4.5 ulps) is an increase that evaluating lj
+/// cannot resolve; the Armijo test would then accept or reject on noise and Newton would churn
+/// until the iteration cap. It floors the tolerance, so tolerance 0 means "to round-off".
+constexpr double kUnresolvableDecrement = 1e-15;
+
+std::string format(double value) {
+  std::ostringstream stream;
+  stream.precision(3);
+  stream << value;
+  return stream.str();
+}
+
+/// lj_w, its gradient and negative Hessian at theta, and the Cholesky factor of the latter.
+struct Point {
+  Eigen::VectorXd theta;
+  double log_joint = 0.0;
+  Eigen::VectorXd gradient;
+  Eigen::MatrixXd negative_hessian;
+  Eigen::LLT<Eigen::MatrixXd> llt;
+};
+
+/// Evaluates everything at `theta`; false when the negative Hessian is not positive definite.
+bool evaluate(const models::Model& model, const Coreset* weights, Eigen::VectorXd theta,
+              Point& point) {
+  point.theta = std::move(theta);
+  point.log_joint =
+      models::log_joint(model, weights, point.theta, &point.gradient, &point.negative_hessian);
+  point.llt.compute(point.negative_hessian);
+  return point.llt.info() == Eigen::Success && std::isfinite(point.log_joint) &&
+         point.gradient.allFinite();
+}
+
+LaplaceFit finish(const Point& point, int iterations) {
+  const Eigen::Index d = point.theta.size();
+  LaplaceFit fit;
+  fit.posterior.mean = point.theta;
+  const Eigen::MatrixXd covariance = point.llt.solve(Eigen::MatrixXd::Identity(d, d));
+  fit.posterior.covariance = 0.5 * (covariance + covariance.transpose());
+  fit.iterations = iterations;
+  fit.gradient_norm = point.gradient.norm();
+  return fit;
+}
+
+}  // namespace
+
+LaplaceFit laplace(const models::Model& model, const Coreset* weights,
+                   const LaplaceOptions& options) {
+  if (options.max_iterations < 1) {
+    throw InvalidArgument("Laplace: max_iterations must be at least 1 (got " +
+                          std::to_string(options.max_iterations) + ")");
+  }
+  if (!(options.decrement_tolerance >= 0.0) || !std::isfinite(options.decrement_tolerance)) {
+    throw InvalidArgument("Laplace: decrement_tolerance must be a finite number >= 0");
+  }
+
+  // The prior mean: with total weight 0 the gradient there is exactly 0, the decrement is 0, and
+  // the loop returns the prior N(0, P0^{-1}) before taking any step.
+  Point point;
+  if (!evaluate(model, weights, Eigen::VectorXd::Zero(model.dim()), point)) {
+    throw NumericalError(
+        "Laplace: the negative Hessian is not positive definite at iteration 0 (is the prior "
+        "precision positive definite?)");
+  }
+  Point candidate;
+  for (int iteration = 0;; ++iteration) {
+    const Eigen::VectorXd step = point.llt.solve(point.gradient);
+    // The Newton decrement g^T H^{-1} g / 2 is the increase of lj the quadratic model predicts
+    // for the full step, i.e. an estimate of lj(mode) - lj(theta). It is compared with |lj|
+    // (floored at 1) because lj is a sum over up to n datapoints: an absolute tolerance would be
+    // unreachably tight for large n and meaninglessly loose for small ones.
+    const double decrement = 0.5 * point.gradient.dot(step);
+    const double scale = std::max(1.0, std::abs(point.log_joint));
+    if (decrement <= std::max(options.decrement_tolerance, kUnresolvableDecrement) * scale) {
+      // Converged. One more full Newton step, which the quadratic convergence makes nearly free
+      // of error, shrinks the gradient from O(sqrt(tolerance)) to O(tolerance); it is kept only
+      // if it really does. A decrement of exactly 0 (the prior) is returned untouched.
+      if (decrement > 0.0 && evaluate(model, weights, point.theta + step, candidate) &&
+          candidate.gradient.norm() < point.gradient.norm()) {
+        return finish(candidate, iteration + 1);
+      }
+      return finish(point, iteration);
+    }
+    if (iteration == options.max_iterations) {
+      throw NumericalError("Laplace: Newton did not converge in " +
+                           std::to_string(options.max_iterations) + " iterations (gradient norm " +
+                           format(point.gradient.norm()) + ", Newton decrement " +
+                           format(decrement) + ")");
+    }
+
+    // Backtracking: halve the step until lj rises by at least kArmijo of the predicted increase
+    // (2 * decrement is g^T step). lj_w is concave, so some step length always succeeds unless
+    // round-off hides the increase.
+    double length = 1.0;
+    bool accepted = false;
+    for (int halving = 0; halving <= kMaxHalvings; ++halving, length *= 0.5) {
+      const double value = models::log_joint(model, weights, point.theta + length * step);
+      if (std::isfinite(value) && value >= point.log_joint + kArmijo * length * 2.0 * decrement) {
+        accepted = true;
+        break;
+      }
+    }
+    if (!accepted) {
+      if (decrement <= kRoundOffDecrement * scale) {
+        return finish(point, iteration);
+      }
+      throw NumericalError("Laplace: line search failed at iteration " +
+                           std::to_string(iteration + 1) + " (gradient norm " +
+                           format(point.gradient.norm()) + ", Newton decrement " +
+                           format(decrement) + ")");
+    }
+    if (!evaluate(model, weights, point.theta + length * step, candidate)) {
+      throw NumericalError("Laplace: the negative Hessian is not positive definite at iteration " +
+                           std::to_string(iteration + 1));
+    }
+    std::swap(point, candidate);
+  }
+}
+
+}  // namespace coreset::posterior

@@ -1,0 +1,49 @@
+// Gaussian posteriors and approximations of them (spec 4.1-4.3): the Laplace fit, the closed
+// forms of the conjugate models, sampling, and the KL divergence between Gaussians.
+#pragma once
+
+#include <Eigen/Core>
+#include <cstdint>
+
+#include "coreset/solver.hpp"
+#include "models/model.hpp"
+
+namespace coreset::posterior {
+
+struct Gaussian {
+  Eigen::VectorXd mean;
+  Eigen::MatrixXd covariance;
+};
+
+struct LaplaceOptions {
+  int max_iterations = 100;
+  /// Converged when the Newton decrement g^T H^{-1} g / 2 falls below this.
+  double decrement_tolerance = 1e-12;
+};
+
+struct LaplaceFit {
+  Gaussian posterior;  ///< N(theta_MAP, (-grad^2 lj_w(theta_MAP))^{-1})
+  int iterations = 0;
+  double gradient_norm = 0.0;  ///< ||grad lj_w|| at the returned mode
+};
+
+/// Laplace approximation of the posterior with weights `weights` (null: w = 1): Newton's method
+/// on lj_w with the analytic Hessian, a Cholesky solve and a backtracking line search, from
+/// theta = 0. With w = 0 it returns the prior. Throws NumericalError saying why when Newton does
+/// not converge (iteration cap, no ascent direction, a Hessian that is not positive definite).
+LaplaceFit laplace(const models::Model& model, const Coreset* weights,
+                   const LaplaceOptions& options = {});
+
+/// The closed-form posterior of the conjugate models gaussian and linear for any weights (spec
+/// eqs. 20 and 23). Throws InvalidArgument for the other models.
+Gaussian exact_posterior(const models::Model& model, const Coreset* weights);
+
+/// `count` draws mean + L eps, L L^T = covariance, eps i.i.d. N(0, I) from a generator seeded by
+/// `seed`: one sample per row (count x d). The same seed gives the same samples on any machine
+/// with the same standard library.
+Eigen::MatrixXd draw_samples(const Gaussian& distribution, index_t count, std::uint64_t seed);
+
+/// KL(p || q) between Gaussians of the same dimension (spec 4.3), via Cholesky factors.
+double kl_divergence(const Gaussian& p, const Gaussian& q);
+
+}  // namespace coreset::posterior

@@ -1,0 +1,136 @@
+// `coreset build`, `coreset evaluate` and `coreset solve --loglik` end to end.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "coreset/io.hpp"
+#include "support/cli_fixture.hpp"
+
+namespace coreset {
+namespace {
+
+using test::Cli;
+using test::CommandResult;
+using test::slurp;
+namespace fs = std::filesystem;
+
+TEST_F(Cli, BuildOnTheBuiltInExampleThenEvaluateTheSameCoreset) {
+  const std::string common = " --model logistic --samples 100 --seed 2";
+  const CommandResult built =
+      run("build" + common + " -k 20 --out " + path("c.csv") + " --report " + path("build.json"));
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  EXPECT_NE(built.out.find("built-in synthetic logistic data"), std::string::npos) << built.out;
+  EXPECT_NE(built.out.find("KL(full || coreset)"), std::string::npos) << built.out;
+  const Coreset coreset = io::read_coreset_csv(path("c.csv"));
+  EXPECT_GT(coreset.size(), 0);
+  EXPECT_LE(coreset.size(), 20);
+
+  const auto report = nlohmann::json::parse(slurp(path("build.json")));
+  EXPECT_EQ(report["command"], "build");
+  EXPECT_EQ(report["pihat"], "laplace");
+  EXPECT_EQ(report["samples"], 100);
+  EXPECT_EQ(report["parameters"], 3);
+  EXPECT_EQ(report["input"]["rows"], 10000);
+  for (const char* key :
+       {"relative_projection_error", "forward_kl", "reverse_kl", "symmetric_kl", "map_distance"}) {
+    ASSERT_TRUE(report["quality"].contains(key)) << key;
+    EXPECT_GE(report["quality"][key].get<double>(), 0.0) << key;
+  }
+  for (const char* stage : {"pihat", "sampling", "projection", "solve", "evaluation"}) {
+    EXPECT_GE(report["seconds"][stage].get<double>(), 0.0) << stage;
+  }
+
+  const CommandResult evaluated =
+      run("evaluate" + common + " --coreset " + path("c.csv") + " --report " + path("eval.json"));
+  ASSERT_EQ(evaluated.exit_code, 0) << evaluated.err;
+  const auto again = nlohmann::json::parse(slurp(path("eval.json")));
+  for (const char* key : {"relative_projection_error", "forward_kl", "reverse_kl"}) {
+    EXPECT_NEAR(again["quality"][key].get<double>(), report["quality"][key].get<double>(),
+                1e-9 * (1 + report["quality"][key].get<double>()))
+        << key;
+  }
+}
+
+TEST_F(Cli, BuildReadsACsvDatasetWithANamedResponse) {
+  std::ofstream csv(path("counts.csv"));
+  csv << "hour,count,temp\n";
+  for (int i = 0; i < 300; ++i) {
+    csv << (i % 24) / 24.0 << "," << (i * 7) % 5 << "," << ((i * 13) % 10) / 10.0 << "\n";
+  }
+  csv.close();
+  const CommandResult r =
+      run("build --data " + path("counts.csv") +
+          " --model poisson --response count -k 15 --samples 80 --out " + path("c.csv"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("poisson model"), std::string::npos) << r.out;
+  for (const index_t row : io::read_coreset_csv(path("c.csv")).indices) {
+    EXPECT_LT(row, 300);
+  }
+}
+
+TEST_F(Cli, SolveAcceptsTheUsersOwnLogLikelihoods) {
+  // 30 datapoints at 8 draws, written n x S.
+  std::ofstream csv(path("loglik.csv"));
+  for (int i = 0; i < 30; ++i) {
+    for (int j = 0; j < 8; ++j) {
+      csv << (j ? "," : "") << -0.5 * ((i % 7) - j) * ((i % 7) - j) / 8.0;
+    }
+    csv << "\n";
+  }
+  csv.close();
+  const CommandResult r =
+      run("solve --loglik " + path("loglik.csv") + " -k 5 --report " + path("r.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto report = nlohmann::json::parse(slurp(path("r.json")));
+  EXPECT_EQ(report["input"]["rows"], 8);   // S
+  EXPECT_EQ(report["input"]["cols"], 30);  // n
+  const CommandResult both =
+      run("solve --loglik " + path("loglik.csv") + " --phi " + path("loglik.csv") + " -k 5");
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_NE(both.err.find("exactly one of --phi"), std::string::npos) << both.err;
+}
+
+struct BadBuild {
+  std::string name;
+  std::string file_contents;  // written to bad.csv
+  std::string arguments;      // appended to "build --data bad.csv"
+  int exit_code;
+  std::string message;
+};
+
+TEST_F(Cli, BadDatasetsFailWithFileLineColumnAndNoOutput) {
+  const std::string ok_rows = "x1,x2,y\n0.1,0.2,1\n0.3,0.4,-1\n0.5,0.6,1\n";
+  { std::ofstream(path("wide_draws.csv")) << "1,2,3,4\n5,6,7,8\n"; }
+  const BadBuild cases[] = {
+      {"ragged row", "x1,x2,y\n0.1,0.2,1\n0.3,1\n", " --model logistic -k 1", 3, "bad.csv:3"},
+      {"non-numeric cell", "x1,x2,y\n0.1,abc,1\n", " --model logistic -k 1", 3, "bad.csv:2:2"},
+      {"NaN", "x1,x2,y\n0.1,nan,1\n", " --model logistic -k 1", 3, "bad.csv:2:2"},
+      {"Inf", "x1,x2,y\ninf,0.1,1\n", " --model logistic -k 1", 3, "bad.csv:2:1"},
+      {"label outside domain", "x1,x2,y\n0.1,0.2,1\n0.3,0.4,2\n", " --model logistic -k 1", 3,
+       "bad.csv:3:3"},
+      {"negative count", "x1,y\n0.1,3\n0.2,-1\n", " --model poisson -k 1", 3, "bad.csv:3:2"},
+      {"fractional count", "x1,y\n0.1,3\n0.2,1.5\n", " --model poisson -k 1", 3, "bad.csv:3:2"},
+      {"empty file", "", " --model logistic -k 1", 3, "empty"},
+      {"fewer rows than k", ok_rows, " --model logistic -k 10", 3, "fewer than k = 10"},
+      {"sample file width", ok_rows,
+       " --model logistic -k 1 --pihat samples " + path("wide_draws.csv"), 3, "wide_draws.csv"},
+      {"exact pi-hat for logistic", ok_rows, " --model logistic -k 1 --pihat exact", 2,
+       "closed-form posterior"},
+      {"unknown model", ok_rows, " --model probit -k 1", 2, "logistic"},
+  };
+  for (const BadBuild& c : cases) {
+    { std::ofstream(path("bad.csv")) << c.file_contents; }
+    const CommandResult r = run("build --data " + path("bad.csv") + c.arguments + " --out " +
+                                path("out.csv") + " --report " + path("out.json"));
+    EXPECT_EQ(r.exit_code, c.exit_code) << c.name << ": " << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << c.name << ": " << r.err;
+    EXPECT_FALSE(fs::exists(path("out.csv"))) << c.name;
+    EXPECT_FALSE(fs::exists(path("out.json"))) << c.name;
+  }
+}
+
+}  // namespace
+}  // namespace coreset
