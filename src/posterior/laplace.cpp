@@ -50,15 +50,20 @@ struct Point {
   Eigen::LLT<Eigen::MatrixXd> llt;
 };
 
-/// Evaluates everything at `theta`; false when the negative Hessian is not positive definite.
-bool evaluate(const models::Model& model, const Coreset* weights, Eigen::VectorXd theta,
-              Point& point) {
+/// Evaluates everything at `theta`. Returns why the point is unusable, or "" when it is fine.
+std::string evaluate(const models::Model& model, const Coreset* weights, Eigen::VectorXd theta,
+                     Point& point) {
   point.theta = std::move(theta);
   point.log_joint =
       models::log_joint(model, weights, point.theta, &point.gradient, &point.negative_hessian);
+  if (!std::isfinite(point.log_joint) || !point.gradient.allFinite()) {
+    return "the log joint or its gradient is not finite";
+  }
   point.llt.compute(point.negative_hessian);
-  return point.llt.info() == Eigen::Success && std::isfinite(point.log_joint) &&
-         point.gradient.allFinite();
+  if (point.llt.info() != Eigen::Success) {
+    return "the negative Hessian is not positive definite";
+  }
+  return "";
 }
 
 LaplaceFit finish(const Point& point, int iterations) {
@@ -87,10 +92,9 @@ LaplaceFit laplace(const models::Model& model, const Coreset* weights,
   // The prior mean: with total weight 0 the gradient there is exactly 0, the decrement is 0, and
   // the loop returns the prior N(0, P0^{-1}) before taking any step.
   Point point;
-  if (!evaluate(model, weights, Eigen::VectorXd::Zero(model.dim()), point)) {
-    throw NumericalError(
-        "Laplace: the negative Hessian is not positive definite at iteration 0 (is the prior "
-        "precision positive definite?)");
+  const std::string start = evaluate(model, weights, Eigen::VectorXd::Zero(model.dim()), point);
+  if (!start.empty()) {
+    throw NumericalError("Laplace: " + start + " at iteration 0 (theta = 0)");
   }
   Point candidate;
   for (int iteration = 0;; ++iteration) {
@@ -102,10 +106,11 @@ LaplaceFit laplace(const models::Model& model, const Coreset* weights,
     const double decrement = 0.5 * point.gradient.dot(step);
     const double scale = std::max(1.0, std::abs(point.log_joint));
     if (decrement <= std::max(options.decrement_tolerance, kUnresolvableDecrement) * scale) {
-      // Converged. One more full Newton step, which the quadratic convergence makes nearly free
-      // of error, shrinks the gradient from O(sqrt(tolerance)) to O(tolerance); it is kept only
-      // if it really does. A decrement of exactly 0 (the prior) is returned untouched.
-      if (decrement > 0.0 && evaluate(model, weights, point.theta + step, candidate) &&
+      // Converged. Newton converges quadratically here, so one more full step takes the gradient
+      // from ||g|| to O(||g||^2) for the price of one evaluation; the tolerance alone only bounds
+      // ||g|| by about sqrt(2 tolerance |lj| lambda_max(H)). The step is kept only if it really
+      // shrinks the gradient. A decrement of exactly 0 (the prior) is returned untouched.
+      if (decrement > 0.0 && evaluate(model, weights, point.theta + step, candidate).empty() &&
           candidate.gradient.norm() < point.gradient.norm()) {
         return finish(candidate, iteration + 1);
       }
@@ -139,8 +144,9 @@ LaplaceFit laplace(const models::Model& model, const Coreset* weights,
                            format(point.gradient.norm()) + ", Newton decrement " +
                            format(decrement) + ")");
     }
-    if (!evaluate(model, weights, point.theta + length * step, candidate)) {
-      throw NumericalError("Laplace: the negative Hessian is not positive definite at iteration " +
+    const std::string problem = evaluate(model, weights, point.theta + length * step, candidate);
+    if (!problem.empty()) {
+      throw NumericalError("Laplace: " + problem + " at iteration " +
                            std::to_string(iteration + 1));
     }
     std::swap(point, candidate);

@@ -17,13 +17,15 @@ struct Gaussian {
 
 struct LaplaceOptions {
   int max_iterations = 100;
-  /// Converged when the Newton decrement g^T H^{-1} g / 2 falls below this.
+  /// Converged when the Newton decrement g^T H^{-1} g / 2 falls below this times
+  /// max(1, |lj_w|) (floored at 1e-15, the round-off of evaluating lj_w, so 0 means "to
+  /// round-off"). Must be finite and >= 0; max_iterations >= 1.
   double decrement_tolerance = 1e-12;
 };
 
 struct LaplaceFit {
   Gaussian posterior;  ///< N(theta_MAP, (-grad^2 lj_w(theta_MAP))^{-1})
-  int iterations = 0;
+  int iterations = 0;  ///< Newton steps, the final polishing step included (<= max + 1)
   double gradient_norm = 0.0;  ///< ||grad lj_w|| at the returned mode
 };
 

@@ -37,7 +37,7 @@ Eigen::MatrixXd draw_samples(const Gaussian& distribution, index_t count, std::u
       samples(j, i) = normal();
     }
   }
-  if (count == 0) {
+  if (count == 0 || d == 0) {
     return samples;  // Eigen's triangular product would take the address of entry (0, 0)
   }
   // Row j becomes (L eps_j)^T = eps_j^T L^T, with U = L^T as a triangular view (half the flops).

@@ -16,28 +16,14 @@
 #include "coreset/error.hpp"
 #include "models/link.hpp"
 #include "models/model.hpp"
+#include "support/random_eigen.hpp"
 
 namespace coreset::models {
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
-
-Eigen::MatrixXd random_matrix(Eigen::Index rows, Eigen::Index cols, std::mt19937_64& rng) {
-  std::normal_distribution<double> normal(0.0, 1.0);
-  Eigen::MatrixXd m(rows, cols);
-  for (Eigen::Index j = 0; j < cols; ++j) {
-    for (Eigen::Index i = 0; i < rows; ++i) {
-      m(i, j) = normal(rng);
-    }
-  }
-  return m;
-}
-
-/// A well-conditioned symmetric positive definite matrix with off-diagonal structure.
-Eigen::MatrixXd random_spd(Eigen::Index d, std::mt19937_64& rng) {
-  const Eigen::MatrixXd a = random_matrix(d, d, rng);
-  return a * a.transpose() / static_cast<double>(d) + 0.5 * Eigen::MatrixXd::Identity(d, d);
-}
+using test::kPi;
+using test::random_matrix;
+using test::random_spd;
 
 /// The four model shapes, built by hand (make_model belongs to another file).
 enum class Shape { logistic, poisson, gaussian_mean, linear };

@@ -12,25 +12,14 @@
 #include "coreset/error.hpp"
 #include "models/model.hpp"
 #include "posterior/posterior.hpp"
+#include "support/random_eigen.hpp"
 
 namespace coreset::posterior {
 namespace {
 
-Eigen::MatrixXd random_matrix(Eigen::Index rows, Eigen::Index cols, std::mt19937_64& rng) {
-  std::normal_distribution<double> normal(0.0, 1.0);
-  Eigen::MatrixXd m(rows, cols);
-  for (Eigen::Index j = 0; j < cols; ++j) {
-    for (Eigen::Index i = 0; i < rows; ++i) {
-      m(i, j) = normal(rng);
-    }
-  }
-  return m;
-}
-
-Eigen::MatrixXd random_spd(Eigen::Index d, std::mt19937_64& rng) {
-  const Eigen::MatrixXd a = random_matrix(d, d, rng);
-  return a * a.transpose() / static_cast<double>(d) + 0.1 * Eigen::MatrixXd::Identity(d, d);
-}
+using test::kPi;
+using test::random_matrix;
+using test::random_spd;
 
 Gaussian random_gaussian(Eigen::Index d, std::mt19937_64& rng) {
   return {random_matrix(d, 1, rng), random_spd(d, rng)};

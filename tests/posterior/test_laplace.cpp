@@ -16,29 +16,16 @@
 #include "coreset/error.hpp"
 #include "models/model.hpp"
 #include "posterior/posterior.hpp"
+#include "support/random_eigen.hpp"
 
 namespace coreset::posterior {
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
+using test::kPi;
+using test::random_matrix;
+using test::random_spd;
 
 using models::Model;
-
-Eigen::MatrixXd random_matrix(Eigen::Index rows, Eigen::Index cols, std::mt19937_64& rng) {
-  std::normal_distribution<double> normal(0.0, 1.0);
-  Eigen::MatrixXd m(rows, cols);
-  for (Eigen::Index j = 0; j < cols; ++j) {
-    for (Eigen::Index i = 0; i < rows; ++i) {
-      m(i, j) = normal(rng);
-    }
-  }
-  return m;
-}
-
-Eigen::MatrixXd random_spd(Eigen::Index d, std::mt19937_64& rng) {
-  const Eigen::MatrixXd a = random_matrix(d, d, rng);
-  return a * a.transpose() / static_cast<double>(d) + 0.5 * Eigen::MatrixXd::Identity(d, d);
-}
 
 double sigmoid(double a) {
   return 1.0 / (1.0 + std::exp(-a));
