@@ -17,7 +17,6 @@
 namespace coreset::posterior {
 namespace {
 
-using test::kPi;
 using test::random_matrix;
 using test::random_spd;
 
