@@ -1,0 +1,1152 @@
+// bench_build_stages: the wall time of each stage of building a coreset (the Laplace fit of the
+// weighting distribution, the S samples, the log-likelihood matrix Phi, the solve) for the
+// synthetic logistic problem, and the projection against its floor, measured in the same run.
+//
+// The floor (the issue's): the matrix product samples * design^T that Phi is built on, plus one
+// write of Phi's S x n doubles. The goal is projection <= 1.5 x floor.
+//
+// Every stage is timed through the library's own functions (posterior::laplace,
+// posterior::draw_samples, models::projection<double>, coreset::solve). The floor and the
+// diagnostics that explain the projection's time (the link pass, the centring, the allocation of
+// Phi) run on a buffer of the benchmark's own with the library's blocking and threading.
+#include <omp.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <Eigen/Core>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <memory>
+#include <new>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "core/random.hpp"
+#include "coreset/build.hpp"
+#include "coreset/dataset.hpp"
+#include "coreset/matrix.hpp"
+#include "coreset/model.hpp"
+#include "coreset/solver.hpp"
+#include "coreset/version.hpp"
+#include "models/link.hpp"
+#include "models/model.hpp"
+#include "models/projection.hpp"
+#include "posterior/posterior.hpp"
+
+#ifndef CORESET_BENCH_CXX_FLAGS
+#define CORESET_BENCH_CXX_FLAGS "unknown"
+#endif
+
+namespace {
+
+using coreset::index_t;
+using Clock = std::chrono::steady_clock;
+
+constexpr double kGoalRatio = 1.5;  // the target: projection / (product + one write)
+constexpr double kBytesPerGB = 1e9;
+// Datapoints per block in models::projection (kBlock in src/models/projection.cpp, not exported):
+// the floor's blocked product and the diagnostics use the same blocks.
+constexpr index_t kLibraryBlock = 1024;
+// Above this share of the machine's CPU time taken by other processes, a measurement is disturbed.
+constexpr double kDisturbedShare = 0.05;
+
+struct Config {
+  std::vector<double> sizes{1e4, 1e5, 1e6};
+  index_t samples = 500;
+  index_t covariates = 9;  // plus the intercept: d = 10 parameters
+  index_t k = 100;
+  int max_iterations = 300;
+  double tolerance = 1e-5;
+  int repeats = 3;
+  double min_seconds = 0.3;
+  double solve_seconds = 20.0;
+  int threads = 0;
+  std::uint64_t seed = 20240601;
+  bool end_to_end = true;
+  double max_wait = 900.0;
+  int retries = 2;
+  std::string json_path;
+  std::string commit;
+};
+
+// ---- machine description ----
+
+std::string read_first_field(const std::string& path, const std::string& key) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.compare(0, key.size(), key) == 0) {
+      const auto colon = line.find(':');
+      if (colon == std::string::npos) {
+        continue;
+      }
+      const auto start = line.find_first_not_of(" \t", colon + 1);
+      return start == std::string::npos ? std::string() : line.substr(start);
+    }
+  }
+  return {};
+}
+
+std::string read_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+std::int64_t mem_total_bytes() {
+  const std::string value = read_first_field("/proc/meminfo", "MemTotal");
+  return value.empty() ? -1 : std::int64_t{1024} * std::atoll(value.c_str());
+}
+
+std::vector<double> load_average() {
+  std::ifstream in("/proc/loadavg");
+  std::vector<double> load(3, -1.0);
+  for (double& value : load) {
+    in >> value;
+  }
+  return load;
+}
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm parts{};
+  gmtime_r(&now, &parts);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
+  return text;
+}
+
+// ---- other processes' share of the machine (as in bench_iteration) ----
+
+struct CpuSample {
+  double busy_seconds = 0.0;   // every CPU, user + system + irq, this process included
+  double steal_seconds = 0.0;  // taken by the hypervisor
+  double self_seconds = 0.0;   // this process, all threads
+  Clock::time_point wall;
+};
+
+CpuSample sample_cpu() {
+  const double tick = static_cast<double>(sysconf(_SC_CLK_TCK));
+  CpuSample sample;
+  sample.wall = Clock::now();
+  std::ifstream stat("/proc/stat");
+  std::string label;
+  long long user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+  stat >> label >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal;
+  sample.busy_seconds = static_cast<double>(user + nice + system + irq + softirq) / tick;
+  sample.steal_seconds = static_cast<double>(steal) / tick;
+  // /proc/self/stat: utime and stime are fields 14 and 15, counted after the ')' that closes
+  // the command name (which may hold spaces).
+  std::ifstream self("/proc/self/stat");
+  std::string text((std::istreambuf_iterator<char>(self)), std::istreambuf_iterator<char>());
+  std::istringstream fields(text.substr(text.rfind(')') + 2));
+  std::string field;
+  long long utime = 0;
+  long long stime = 0;
+  for (int index = 3; index <= 15 && fields >> field; ++index) {
+    if (index == 14) {
+      utime = std::atoll(field.c_str());
+    } else if (index == 15) {
+      stime = std::atoll(field.c_str());
+    }
+  }
+  sample.self_seconds = static_cast<double>(utime + stime) / tick;
+  return sample;
+}
+
+struct Interference {
+  double wall_seconds = 0.0;
+  double foreign_cpu_seconds = 0.0;  // CPU time of other processes
+  double steal_seconds = 0.0;
+  double foreign_share = 0.0;  // foreign CPU time / (wall time x logical CPUs); NaN: too short
+};
+
+Interference interference(const CpuSample& before, const CpuSample& after) {
+  Interference result;
+  result.wall_seconds = std::chrono::duration<double>(after.wall - before.wall).count();
+  result.foreign_cpu_seconds = std::max(
+      0.0, (after.busy_seconds - before.busy_seconds) - (after.self_seconds - before.self_seconds));
+  result.steal_seconds = after.steal_seconds - before.steal_seconds;
+  const double capacity = result.wall_seconds * std::max(1u, std::thread::hardware_concurrency());
+  // /proc/stat counts 10 ms ticks: below 40 ticks of capacity the rounding alone exceeds 5%.
+  const double resolution = 40.0 / static_cast<double>(sysconf(_SC_CLK_TCK));
+  result.foreign_share =
+      capacity >= resolution ? result.foreign_cpu_seconds / capacity : std::nan("");
+  return result;
+}
+
+bool disturbed(const Interference& i) {
+  return i.foreign_share > kDisturbedShare;
+}
+
+std::string format_share(double share) {
+  if (std::isnan(share)) {
+    return "n/a";
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f%%", 100.0 * share);
+  return text;
+}
+
+nlohmann::json to_json(const Interference& i) {
+  return {{"wall_seconds", i.wall_seconds},
+          {"foreign_cpu_seconds", i.foreign_cpu_seconds},
+          {"steal_seconds", i.steal_seconds},
+          {"foreign_share", i.foreign_share},
+          {"disturbed", disturbed(i)}};
+}
+
+// Waits until other processes use at most 5% of the machine over a 0.5 s probe, or until
+// `max_wait` seconds have passed (the measurement then goes ahead and is marked if disturbed).
+// Returns the seconds spent waiting beyond the first probe.
+double wait_for_quiet(const Config& config, const std::string& what) {
+  const auto start = Clock::now();
+  bool announced = false;
+  for (;;) {
+    const CpuSample before = sample_cpu();
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    const Interference probe = interference(before, sample_cpu());
+    const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+    if (!disturbed(probe) || elapsed >= config.max_wait) {
+      if (announced) {
+        std::fprintf(stderr, "  quiet again after %.0f s (other CPU %s)\n", elapsed,
+                     format_share(probe.foreign_share).c_str());
+      }
+      return std::max(0.0, elapsed - 0.5);
+    }
+    if (!announced) {
+      std::fprintf(stderr, "  [%s] other processes use %s of the CPUs: waiting\n", what.c_str(),
+                   format_share(probe.foreign_share).c_str());
+      announced = true;
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(5));
+  }
+}
+
+// ---- timing ----
+
+double median(std::vector<double> values) {
+  if (values.empty()) {
+    return std::nan("");
+  }
+  std::sort(values.begin(), values.end());
+  const std::size_t mid = values.size() / 2;
+  return values.size() % 2 == 1 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
+}
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// How often a measurement runs: `warmups` untimed runs, then timed runs until at least
+// `min_repeats` have run and they add up to `min_seconds`, but never more than `max_repeats`,
+// and no further run once the timed runs add up to `max_seconds`.
+struct Plan {
+  int warmups = 1;
+  int min_repeats = 3;
+  int max_repeats = 1000;
+  double min_seconds = 0.3;
+  double max_seconds = std::numeric_limits<double>::infinity();
+};
+
+struct Measurement {
+  std::string name;
+  std::vector<double> seconds;  // timed runs of the last attempt
+  double median = std::nan("");
+  int warmups = 0;
+  int attempts = 0;  // > 1: earlier attempts were disturbed and repeated
+  double waited_seconds = 0.0;
+  Interference interference;  // over the last attempt, warm-ups included
+};
+
+nlohmann::json to_json(const Measurement& m) {
+  return {{"seconds_per_repeat", m.seconds},
+          {"median_seconds", m.median},
+          {"repeats", m.seconds.size()},
+          {"warmups", m.warmups},
+          {"attempts", m.attempts},
+          {"waited_for_quiet_seconds", m.waited_seconds},
+          {"interference", to_json(m.interference)}};
+}
+
+// `body()` runs once and returns the seconds of its timed part (so it can leave out work such as
+// freeing the previous run's result). A disturbed attempt is repeated, after waiting for quiet,
+// up to `config.retries` times.
+template <class Body>
+Measurement measure(const std::string& name, const Plan& plan, const Config& config, Body&& body) {
+  Measurement m;
+  m.name = name;
+  m.warmups = plan.warmups;
+  for (int attempt = 1;; ++attempt) {
+    m.waited_seconds += wait_for_quiet(config, name);
+    m.seconds.clear();
+    const CpuSample before = sample_cpu();
+    for (int w = 0; w < plan.warmups; ++w) {
+      body();
+    }
+    double total = 0.0;
+    for (;;) {
+      m.seconds.push_back(body());
+      total += m.seconds.back();
+      const int count = static_cast<int>(m.seconds.size());
+      if (count >= plan.max_repeats || total >= plan.max_seconds ||
+          (count >= plan.min_repeats && total >= plan.min_seconds)) {
+        break;
+      }
+    }
+    m.interference = interference(before, sample_cpu());
+    m.attempts = attempt;
+    if (!disturbed(m.interference) || attempt > config.retries) {
+      break;
+    }
+    std::fprintf(stderr, "  [%s] disturbed (other CPU %s): measuring again\n", name.c_str(),
+                 format_share(m.interference.foreign_share).c_str());
+  }
+  m.median = median(m.seconds);
+  std::fprintf(stderr, "  %-34s %12.6f s  (%zu runs, other CPU %s%s)\n", name.c_str(), m.median,
+               m.seconds.size(), format_share(m.interference.foreign_share).c_str(),
+               disturbed(m.interference) ? " DISTURBED" : "");
+  return m;
+}
+
+// Where values nothing else consumes go, so the work producing them is not optimised away.
+volatile double g_sink = 0.0;
+// The value the write floor stores: read at run time, so the compiler cannot turn the store loop
+// into a memset (which glibc may do with non-temporal stores; that variant is timed separately).
+volatile double g_fill = 0.25;
+
+// ---- the dataset ----
+
+// The synthetic logistic problem with `covariates` covariates: x_n ~ N(0, I), theta alternating
+// +-2/sqrt(D) (so ||theta|| = 2 and z . theta ~ N(0, 4): neither class dominates), intercept 0,
+// y_n = 1 with probability sigma(x_n . theta), else -1. Deterministic in the seed.
+coreset::Dataset synthetic_dataset(index_t rows, index_t covariates, std::uint64_t seed,
+                                   std::vector<double>& theta) {
+  theta.assign(static_cast<std::size_t>(covariates), 0.0);
+  const double scale = 2.0 / std::sqrt(static_cast<double>(covariates));
+  for (index_t c = 0; c < covariates; ++c) {
+    theta[static_cast<std::size_t>(c)] = (c % 2 == 0 ? scale : -scale);
+  }
+  coreset::Dataset data;
+  data.covariates = coreset::Matrix<double>(rows, covariates);
+  data.response.resize(static_cast<std::size_t>(rows));
+  coreset::core::NormalGenerator random(seed);
+  for (index_t i = 0; i < rows; ++i) {
+    double predictor = 0.0;
+    for (index_t c = 0; c < covariates; ++c) {
+      const double x = random();
+      data.covariates(i, c) = x;
+      predictor += x * theta[static_cast<std::size_t>(c)];
+    }
+    data.response[static_cast<std::size_t>(i)] =
+        random.uniform() < coreset::models::sigmoid(predictor) ? 1.0 : -1.0;
+  }
+  for (index_t c = 0; c < covariates; ++c) {
+    data.covariate_names.push_back("x" + std::to_string(c + 1));
+  }
+  data.response_name = "y";
+  data.source = "bench_build_stages synthetic logistic data";
+  return data;
+}
+
+// ---- the floor and the diagnostics, on the benchmark's own S x n buffer ----
+
+struct FreeDeleter {
+  void operator()(void* p) const noexcept { std::free(p); }
+};
+using Buffer = std::unique_ptr<double[], FreeDeleter>;
+
+// Uninitialised, `align`-aligned; with `huge_pages`, 2 MiB-aligned and advised to the kernel as
+// transparent huge pages (MADV_HUGEPAGE), so that first touch faults once per 2 MiB, not 4 KiB.
+Buffer allocate(index_t count, bool huge_pages = false) {
+  const std::size_t align = huge_pages ? std::size_t{2} << 20 : 64;
+  const std::size_t bytes =
+      (static_cast<std::size_t>(count) * sizeof(double) + align - 1) / align * align;
+  void* p = std::aligned_alloc(align, bytes);
+  if (p == nullptr) {
+    throw std::bad_alloc();
+  }
+  if (huge_pages) {
+    madvise(p, bytes, MADV_HUGEPAGE);  // advice only: failure leaves ordinary pages
+  }
+  return Buffer(static_cast<double*>(p));
+}
+
+// AnonHugePages of this process, in bytes: whether the huge-page advice was followed.
+std::int64_t anon_huge_bytes() {
+  const std::string value = read_first_field("/proc/self/smaps_rollup", "AnonHugePages");
+  return value.empty() ? -1 : std::int64_t{1024} * std::atoll(value.c_str());
+}
+
+// One write of `count` doubles, every thread storing one contiguous range with ordinary stores.
+void write_store(double* out, index_t count, int team) {
+  const double value = g_fill;
+#pragma omp parallel for num_threads(team) schedule(static)
+  for (int part = 0; part < team; ++part) {
+    const index_t lo = count * part / team;
+    const index_t hi = count * (part + 1) / team;
+    for (index_t i = lo; i < hi; ++i) {
+      out[i] = value;
+    }
+  }
+}
+
+// The same with glibc's memset, which for large ranges may use non-temporal stores.
+void write_memset(double* out, index_t count, int team) {
+#pragma omp parallel for num_threads(team) schedule(static)
+  for (int part = 0; part < team; ++part) {
+    const index_t lo = count * part / team;
+    const index_t hi = count * (part + 1) / team;
+    std::memset(out + lo, 0, static_cast<std::size_t>(hi - lo) * sizeof(double));
+  }
+}
+
+// What is done to each block after its product.
+enum class Pass {
+  product,            // nothing: the matrix product alone (the floor's blocked product)
+  link,               // the library's link expression, quadratic and offset, finiteness check
+  link_centre,        // ... and the centring: a replica of models::projection's loop
+  value_link_centre,  // the link's value alone, -softplus(-y a), then the centring
+  centre,             // the centring alone, on the raw product
+  // An experiment, not the library's code: the link's value without the sign branch of
+  // softplus, -(max(-y a, 0) + log1p(exp(-|y a|))). The same operations on the same operands as
+  // the library's, so the same bits.
+  branchless_value_link_centre,
+  // An experiment, not the library's code: the link's value with Eigen's vectorised exp and log,
+  // -(max(-y a, 0) + log(1 + exp(-|y a|))), then the centring. It differs from log1p by less
+  // than 2^-53 absolute where exp(-|y a|) < 2^-53.
+  vector_value_link_centre,
+  // An experiment, not the library's code: log(1 + e) instead of log1p(e), scalar. It differs
+  // from log1p by less than 2^-53 absolute where e = exp(-|y a|) < 2^-53.
+  log_value_link_centre,
+};
+
+// models::projection<double>'s loop on a preallocated buffer: blocks of kLibraryBlock datapoints
+// split statically over `team` threads, Eigen's product single-threaded inside the region, then
+// the per-column pass selected by `pass`. Returns the number of non-finite values seen.
+index_t blocked_pass(const coreset::models::Model& model, const Eigen::MatrixXd& samples,
+                     double* phi, int team, Pass pass) {
+  using ColumnMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic>;
+  const index_t s = samples.rows();
+  const index_t n = model.rows();
+  Eigen::VectorXd quadratic = Eigen::VectorXd::Zero(s);
+  if (model.shared_quadratic.size() > 0) {
+    quadratic = 0.5 * (samples * model.shared_quadratic).cwiseProduct(samples).rowwise().sum();
+  }
+  const index_t blocks = (n + kLibraryBlock - 1) / kLibraryBlock;
+  index_t bad = 0;
+#pragma omp parallel num_threads(team) reduction(+ : bad)
+  {
+    omp_set_num_threads(1);
+#pragma omp for schedule(static)
+    for (index_t b = 0; b < blocks; ++b) {
+      const index_t first = b * kLibraryBlock;
+      const index_t width = std::min(kLibraryBlock, n - first);
+      double* out = phi + first * s;
+      Eigen::Map<ColumnMajor> block(out, s, width);
+      block.noalias() = samples * model.design.middleRows(first, width).transpose();
+      if (pass == Pass::product) {
+        continue;
+      }
+      for (index_t i = 0; i < width; ++i) {
+        const index_t row = first + i;
+        const double y = model.response(row);
+        const double offset = model.offset(row);
+        double* column = out + i * s;
+        if (pass == Pass::link || pass == Pass::link_centre) {
+          for (index_t j = 0; j < s; ++j) {
+            column[j] =
+                coreset::models::evaluate_link(model.link, column[j], y, model.noise_precision)
+                    .value -
+                quadratic(j) + offset;
+            if (!std::isfinite(column[j])) {
+              ++bad;
+            }
+          }
+        } else if (pass == Pass::vector_value_link_centre) {
+          Eigen::Map<Eigen::ArrayXd> values(column, s);
+          values = -((-y * values).max(0.0) + (1.0 + (-(y * values).abs()).exp()).log()) -
+                   quadratic.array() + offset;
+          bad += s - values.isFinite().count();
+        } else if (pass == Pass::branchless_value_link_centre) {
+          for (index_t j = 0; j < s; ++j) {
+            const double margin = -y * column[j];
+            column[j] = -(std::max(margin, 0.0) + std::log1p(std::exp(-std::abs(margin)))) -
+                        quadratic(j) + offset;
+            if (!std::isfinite(column[j])) {
+              ++bad;
+            }
+          }
+        } else if (pass == Pass::log_value_link_centre) {
+          for (index_t j = 0; j < s; ++j) {
+            const double margin = -y * column[j];
+            column[j] = -(std::max(margin, 0.0) + std::log(1.0 + std::exp(-std::abs(margin)))) -
+                        quadratic(j) + offset;
+            if (!std::isfinite(column[j])) {
+              ++bad;
+            }
+          }
+        } else if (pass == Pass::value_link_centre) {
+          for (index_t j = 0; j < s; ++j) {
+            column[j] = -coreset::models::softplus(-y * column[j]) - quadratic(j) + offset;
+            if (!std::isfinite(column[j])) {
+              ++bad;
+            }
+          }
+        }
+        if (pass != Pass::link) {
+          coreset::models::center_and_scale(column, s);
+        }
+      }
+    }
+  }
+  return bad;
+}
+
+// The plain full product samples * design^T, threaded by Eigen itself.
+void full_product(const coreset::models::Model& model, const Eigen::MatrixXd& samples, double* phi,
+                  int team) {
+  Eigen::setNbThreads(team);
+  Eigen::Map<Eigen::MatrixXd> out(phi, samples.rows(), model.rows());
+  out.noalias() = samples * model.design.transpose();
+}
+
+// ---- one size ----
+
+struct FloorSet {
+  Measurement product_blocked;
+  Measurement product_full;
+  Measurement write_store;
+  Measurement write_memset;
+};
+
+struct Record {
+  index_t n = 0;
+  index_t d = 0;
+  index_t samples = 0;
+  double positive_fraction = 0.0;
+  double generate_seconds = 0.0;
+  Measurement model_setup;
+  Measurement laplace;
+  int laplace_iterations = 0;
+  double laplace_gradient_norm = 0.0;
+  std::vector<double> laplace_mean;
+  Measurement sampling;
+  Measurement projection;
+  FloorSet before;
+  FloorSet after;
+  Measurement product_link;
+  Measurement product_value_link_centre;
+  Measurement product_centre;
+  Measurement replica;
+  bool replica_matches = false;
+  Measurement vector_link;
+  double vector_link_max_abs_difference = 0.0;
+  double phi_max_abs = 0.0;
+  Measurement allocation;
+  Measurement allocation_parallel;
+  Measurement allocation_huge;
+  std::int64_t huge_bytes = 0;  // AnonHugePages while the huge-page buffer was alive
+  Measurement log_link;
+  double log_link_max_abs_difference = 0.0;
+  Measurement branchless_link;
+  bool branchless_matches = false;
+  Measurement solve;
+  coreset::SolveResult solve_result;
+  bool end_to_end_run = false;
+  Measurement end_to_end;
+  coreset::StageSeconds end_to_end_stages;
+  int end_to_end_iterations = 0;
+  // Derived.
+  double product_blocked = 0.0;  // pooled medians, before and after the projection
+  double product_full = 0.0;
+  double write_store = 0.0;
+  double write_memset = 0.0;
+  double product_floor = 0.0;
+  std::string product_floor_source;
+  double write_floor = 0.0;
+  std::string write_floor_source;
+  double floor = 0.0;
+  double ratio = 0.0;
+  std::int64_t phi_bytes = 0;
+};
+
+double pooled_median(const Measurement& a, const Measurement& b) {
+  std::vector<double> all = a.seconds;
+  all.insert(all.end(), b.seconds.begin(), b.seconds.end());
+  return median(all);
+}
+
+FloorSet measure_floors(const coreset::models::Model& model, const Eigen::MatrixXd& samples,
+                        double* buffer, int team, const Config& config, const char* when) {
+  const index_t count = samples.rows() * model.rows();
+  const Plan plan{1, config.repeats, 1000, config.min_seconds};
+  FloorSet set;
+  const std::string suffix = std::string(" (") + when + ")";
+  set.product_blocked = measure("floor: blocked product" + suffix, plan, config, [&] {
+    const auto start = Clock::now();
+    blocked_pass(model, samples, buffer, team, Pass::product);
+    return seconds_since(start);
+  });
+  set.product_full = measure("floor: full product" + suffix, plan, config, [&] {
+    const auto start = Clock::now();
+    full_product(model, samples, buffer, team);
+    return seconds_since(start);
+  });
+  set.write_store = measure("floor: write, stores" + suffix, plan, config, [&] {
+    const auto start = Clock::now();
+    write_store(buffer, count, team);
+    return seconds_since(start);
+  });
+  set.write_memset = measure("floor: write, memset" + suffix, plan, config, [&] {
+    const auto start = Clock::now();
+    write_memset(buffer, count, team);
+    return seconds_since(start);
+  });
+  g_sink = g_sink + buffer[count - 1];
+  return set;
+}
+
+Record run_size(index_t n, const Config& config, int team) {
+  Record r;
+  r.n = n;
+  std::fprintf(stderr, "\nn = %lld: generating the data\n", static_cast<long long>(n));
+  auto start = Clock::now();
+  std::vector<double> theta;
+  const coreset::Dataset data = synthetic_dataset(n, config.covariates, config.seed, theta);
+  r.generate_seconds = seconds_since(start);
+  r.positive_fraction =
+      static_cast<double>(std::count(data.response.begin(), data.response.end(), 1.0)) /
+      static_cast<double>(n);
+
+  coreset::ModelOptions model_options;  // logistic, intercept, prior N(0, I)
+  coreset::models::Model model;
+  const Plan stage_plan{1, config.repeats, 100000, config.min_seconds};
+  r.model_setup = measure("model setup (make_model)", stage_plan, config, [&] {
+    model = coreset::models::Model();
+    const auto t = Clock::now();
+    model = coreset::models::make_model(data, model_options);
+    return seconds_since(t);
+  });
+  r.d = model.dim();
+  r.samples = config.samples;
+
+  coreset::posterior::LaplaceFit fit;
+  r.laplace = measure("laplace fit", stage_plan, config, [&] {
+    const auto t = Clock::now();
+    fit = coreset::posterior::laplace(model, nullptr);
+    return seconds_since(t);
+  });
+  r.laplace_iterations = fit.iterations;
+  r.laplace_gradient_norm = fit.gradient_norm;
+  r.laplace_mean.assign(fit.posterior.mean.data(),
+                        fit.posterior.mean.data() + fit.posterior.mean.size());
+
+  Eigen::MatrixXd samples;
+  r.sampling = measure("sampling (S draws)", stage_plan, config, [&] {
+    const auto t = Clock::now();
+    samples = coreset::posterior::draw_samples(fit.posterior, config.samples, config.seed);
+    return seconds_since(t);
+  });
+
+  const index_t count = config.samples * n;
+  r.phi_bytes = count * static_cast<index_t>(sizeof(double));
+  Buffer buffer = allocate(count);
+  write_store(buffer.get(), count, team);  // first touch, by the threads that write it later
+  r.before = measure_floors(model, samples, buffer.get(), team, config, "before");
+
+  coreset::Matrix<double> phi;
+  r.projection = measure("projection (library)", stage_plan, config, [&] {
+    phi = coreset::Matrix<double>();  // free the previous run's Phi outside the timing
+    const auto t = Clock::now();
+    phi = coreset::models::projection<double>(model, samples, team);
+    return seconds_since(t);
+  });
+
+  r.after = measure_floors(model, samples, buffer.get(), team, config, "after");
+
+  // Where the projection's time goes, on the same buffer (already touched).
+  r.product_link = measure("diag: product + link", stage_plan, config, [&] {
+    const auto t = Clock::now();
+    blocked_pass(model, samples, buffer.get(), team, Pass::link);
+    return seconds_since(t);
+  });
+  r.product_centre = measure("diag: product + centring", stage_plan, config, [&] {
+    const auto t = Clock::now();
+    blocked_pass(model, samples, buffer.get(), team, Pass::centre);
+    return seconds_since(t);
+  });
+  r.product_value_link_centre =
+      measure("diag: product + value link + centring", stage_plan, config, [&] {
+        const auto t = Clock::now();
+        blocked_pass(model, samples, buffer.get(), team, Pass::value_link_centre);
+        return seconds_since(t);
+      });
+  r.replica = measure("diag: replica (no allocation)", stage_plan, config, [&] {
+    const auto t = Clock::now();
+    blocked_pass(model, samples, buffer.get(), team, Pass::link_centre);
+    return seconds_since(t);
+  });
+  r.replica_matches =
+      std::memcmp(buffer.get(), phi.data(), static_cast<std::size_t>(count) * sizeof(double)) == 0;
+  r.branchless_link = measure("diag: branchless value link + centring", stage_plan, config, [&] {
+    const auto t = Clock::now();
+    blocked_pass(model, samples, buffer.get(), team, Pass::branchless_value_link_centre);
+    return seconds_since(t);
+  });
+  r.branchless_matches =
+      std::memcmp(buffer.get(), phi.data(), static_cast<std::size_t>(count) * sizeof(double)) == 0;
+  r.vector_link = measure("diag: vectorised value link + centring", stage_plan, config, [&] {
+    const auto t = Clock::now();
+    blocked_pass(model, samples, buffer.get(), team, Pass::vector_value_link_centre);
+    return seconds_since(t);
+  });
+  {
+    const Eigen::Map<const Eigen::ArrayXd> mine(buffer.get(), count);
+    const Eigen::Map<const Eigen::ArrayXd> library(phi.data(), count);
+    r.vector_link_max_abs_difference = (mine - library).abs().maxCoeff();
+    r.phi_max_abs = library.abs().maxCoeff();
+  }
+  r.log_link = measure("diag: log(1+e) value link + centring", stage_plan, config, [&] {
+    const auto t = Clock::now();
+    blocked_pass(model, samples, buffer.get(), team, Pass::log_value_link_centre);
+    return seconds_since(t);
+  });
+  {
+    const Eigen::Map<const Eigen::ArrayXd> mine(buffer.get(), count);
+    const Eigen::Map<const Eigen::ArrayXd> library(phi.data(), count);
+    r.log_link_max_abs_difference = (mine - library).abs().maxCoeff();
+  }
+  buffer.reset();
+  r.allocation = measure("diag: allocate Phi (Matrix ctor)", stage_plan, config, [&] {
+    const auto t = Clock::now();
+    coreset::Matrix<double> fresh(config.samples, n);
+    const double seconds = seconds_since(t);
+    g_sink = g_sink + fresh.data()[count - 1];
+    return seconds;
+  });
+  r.allocation_parallel = measure("diag: allocate + parallel first touch", stage_plan, config, [&] {
+    const auto t = Clock::now();
+    Buffer fresh = allocate(count);
+    write_store(fresh.get(), count, team);
+    const double seconds = seconds_since(t);
+    g_sink = g_sink + fresh[static_cast<std::size_t>(count - 1)];
+    return seconds;
+  });
+  r.allocation_huge = measure("diag: allocate huge pages + first touch", stage_plan, config, [&] {
+    const auto t = Clock::now();
+    Buffer fresh = allocate(count, true);
+    write_store(fresh.get(), count, team);
+    const double seconds = seconds_since(t);
+    r.huge_bytes = anon_huge_bytes();
+    g_sink = g_sink + fresh[static_cast<std::size_t>(count - 1)];
+    return seconds;
+  });
+
+  coreset::SolverOptions solver;
+  solver.algorithm = coreset::Algorithm::aiht2;
+  solver.k = config.k;
+  solver.max_iterations = config.max_iterations;
+  solver.tolerance = config.tolerance;
+  solver.threads = team;
+  const Plan solve_plan{0, 3, 3, 0.0, config.solve_seconds};
+  r.solve = measure("solve (a-iht-2)", solve_plan, config, [&] {
+    const auto t = Clock::now();
+    r.solve_result = coreset::solve(phi.view(), nullptr, solver);
+    return seconds_since(t);
+  });
+  phi = coreset::Matrix<double>();
+
+  if (config.end_to_end) {
+    coreset::BuildOptions options;
+    options.model = model_options;
+    options.solver = solver;
+    options.samples = config.samples;
+    options.pihat = coreset::Pihat::laplace;
+    options.seed = config.seed;
+    const Plan once{0, 1, 1, 0.0};
+    r.end_to_end = measure("end to end (build_coreset)", once, config, [&] {
+      const auto t = Clock::now();
+      const coreset::BuildResult result = coreset::build_coreset(data, options);
+      const double seconds = seconds_since(t);
+      r.end_to_end_stages = result.seconds;
+      r.end_to_end_iterations = result.solve.iterations;
+      return seconds;
+    });
+    r.end_to_end_run = true;
+  }
+
+  // The floor: the faster product and the faster write, each the median of the runs before and
+  // after the projection together.
+  r.product_blocked = pooled_median(r.before.product_blocked, r.after.product_blocked);
+  r.product_full = pooled_median(r.before.product_full, r.after.product_full);
+  r.write_store = pooled_median(r.before.write_store, r.after.write_store);
+  r.write_memset = pooled_median(r.before.write_memset, r.after.write_memset);
+  r.product_floor_source = r.product_blocked <= r.product_full ? "blocked" : "full";
+  r.product_floor = std::min(r.product_blocked, r.product_full);
+  r.write_floor_source = r.write_store <= r.write_memset ? "stores" : "memset";
+  r.write_floor = std::min(r.write_store, r.write_memset);
+  r.floor = r.product_floor + r.write_floor;
+  r.ratio = r.projection.median / r.floor;
+  return r;
+}
+
+// ---- output ----
+
+nlohmann::json to_json(const FloorSet& f) {
+  return {{"product_blocked", to_json(f.product_blocked)},
+          {"product_full", to_json(f.product_full)},
+          {"write_stores", to_json(f.write_store)},
+          {"write_memset", to_json(f.write_memset)}};
+}
+
+nlohmann::json to_json(const Record& r, const Config& config) {
+  const double gb = static_cast<double>(r.phi_bytes) / kBytesPerGB;
+  nlohmann::json stages = {
+      {"model_setup", to_json(r.model_setup)},
+      {"laplace",
+       {{"timing", to_json(r.laplace)},
+        {"newton_iterations", r.laplace_iterations},
+        {"gradient_norm", r.laplace_gradient_norm},
+        {"mean", r.laplace_mean}}},
+      {"sampling", to_json(r.sampling)},
+      {"projection", to_json(r.projection)},
+      {"solve",
+       {{"timing", to_json(r.solve)},
+        {"algorithm", "a-iht-2"},
+        {"k", config.k},
+        {"max_iterations", config.max_iterations},
+        {"tolerance", config.tolerance},
+        {"iterations", r.solve_result.iterations},
+        {"stop_reason", coreset::to_string(r.solve_result.stop_reason)},
+        {"converged", r.solve_result.converged},
+        {"relative_error", r.solve_result.relative_error},
+        {"coreset_size", r.solve_result.coreset.size()},
+        {"seconds_per_iteration",
+         r.solve_result.iterations > 0 ? r.solve.median / r.solve_result.iterations : 0.0}}}};
+  nlohmann::json out = {
+      {"n", r.n},
+      {"d", r.d},
+      {"samples", config.samples},
+      {"phi_bytes", r.phi_bytes},
+      {"positive_label_fraction", r.positive_fraction},
+      {"data_generation_seconds", r.generate_seconds},
+      {"stages", stages},
+      {"floor",
+       {{"before_projection", to_json(r.before)},
+        {"after_projection", to_json(r.after)},
+        {"product_blocked_seconds", r.product_blocked},
+        {"product_full_seconds", r.product_full},
+        {"write_stores_seconds", r.write_store},
+        {"write_memset_seconds", r.write_memset},
+        {"write_stores_gb_per_s", gb / r.write_store},
+        {"write_memset_gb_per_s", gb / r.write_memset},
+        {"product_used", r.product_floor_source},
+        {"product_seconds", r.product_floor},
+        {"write_used", r.write_floor_source},
+        {"write_seconds", r.write_floor},
+        {"floor_seconds", r.floor},
+        {"projection_seconds", r.projection.median},
+        {"ratio", r.ratio},
+        {"goal_ratio", kGoalRatio},
+        {"meets_goal", r.ratio <= kGoalRatio}}},
+      {"diagnostics",
+       {{"product_plus_link", to_json(r.product_link)},
+        {"product_plus_centring", to_json(r.product_centre)},
+        {"product_plus_value_link_plus_centring", to_json(r.product_value_link_centre)},
+        {"replica_without_allocation", to_json(r.replica)},
+        {"replica_matches_library_bitwise", r.replica_matches},
+        {"allocate_zeroed_phi", to_json(r.allocation)},
+        {"allocate_with_parallel_first_touch", to_json(r.allocation_parallel)},
+        {"allocate_huge_pages_with_parallel_first_touch", to_json(r.allocation_huge)},
+        {"anon_huge_page_bytes_during_that", r.huge_bytes},
+        {"experiment_log_1p_value_link_plus_centring", to_json(r.log_link)},
+        {"experiment_log_1p_max_abs_difference_from_library_phi", r.log_link_max_abs_difference},
+        {"experiment_branchless_value_link_plus_centring", to_json(r.branchless_link)},
+        {"experiment_branchless_matches_library_bitwise", r.branchless_matches},
+        {"experiment_vectorised_value_link_plus_centring", to_json(r.vector_link)},
+        {"experiment_max_abs_difference_from_library_phi", r.vector_link_max_abs_difference},
+        {"library_phi_max_abs", r.phi_max_abs},
+        {"link_seconds_estimate", r.product_link.median - r.product_blocked},
+        {"link_evaluations_per_second",
+         static_cast<double>(r.n * config.samples) /
+             std::max(1e-12, r.product_link.median - r.product_blocked)}}}};
+  if (r.end_to_end_run) {
+    out["end_to_end"] = {{"timing", to_json(r.end_to_end)},
+                         {"stage_seconds",
+                          {{"pihat", r.end_to_end_stages.pihat},
+                           {"sampling", r.end_to_end_stages.sampling},
+                           {"projection", r.end_to_end_stages.projection},
+                           {"solve", r.end_to_end_stages.solve},
+                           {"evaluation", r.end_to_end_stages.evaluation}}},
+                         {"solve_iterations", r.end_to_end_iterations}};
+  }
+  return out;
+}
+
+const char* mark(const Measurement& m) {
+  return disturbed(m.interference) ? "!" : "";
+}
+
+void print_tables(const std::vector<Record>& records) {
+  std::printf("\nStages (median seconds; ! = other processes used > 5%% of the CPUs: DISTURBED)\n");
+  std::printf("%9s %11s %11s %11s %11s %7s %9s %9s\n", "n", "laplace", "sampling", "projection",
+              "solve", "iters", "stop", "e2e");
+  for (const Record& r : records) {
+    char e2e[32] = "-";
+    if (r.end_to_end_run) {
+      std::snprintf(e2e, sizeof e2e, "%.3f%s", r.end_to_end.median, mark(r.end_to_end));
+    }
+    std::printf("%9lld %10.4f%1s %10.6f%1s %10.4f%1s %10.3f%1s %7d %9s %9s\n",
+                static_cast<long long>(r.n), r.laplace.median, mark(r.laplace), r.sampling.median,
+                mark(r.sampling), r.projection.median, mark(r.projection), r.solve.median,
+                mark(r.solve), r.solve_result.iterations,
+                coreset::to_string(r.solve_result.stop_reason).c_str(), e2e);
+  }
+  std::printf("\nProjection vs floor = product + one write of Phi (goal <= %.1f)\n", kGoalRatio);
+  std::printf("%9s %10s %10s %10s %10s %9s %10s %10s %7s %s\n", "n", "prod blk", "prod full",
+              "write st", "write mset", "GB/s", "floor", "projection", "ratio", "goal");
+  for (const Record& r : records) {
+    const double gb = static_cast<double>(r.phi_bytes) / kBytesPerGB;
+    std::printf("%9lld %10.4f %10.4f %10.4f %10.4f %9.2f %10.4f %10.4f %7.2f %s\n",
+                static_cast<long long>(r.n), r.product_blocked, r.product_full, r.write_store,
+                r.write_memset, gb / r.write_floor, r.floor, r.projection.median, r.ratio,
+                r.ratio <= kGoalRatio ? "met" : "MISSED");
+  }
+  std::printf(
+      "\nWhere the projection's time goes (median seconds): blocked passes over the preallocated "
+      "buffer, each product + the named work, and the allocation of Phi\n");
+  std::printf("%9s %9s %9s %9s %9s %9s %9s %9s %9s %10s\n", "n", "product", "+link", "+centre",
+              "+link+ctr", "alloc", "alloc par", "alloc 2M", "sum", "projection");
+  for (const Record& r : records) {
+    std::printf("%9lld %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f %10.4f %s\n",
+                static_cast<long long>(r.n), r.product_blocked, r.product_link.median,
+                r.product_centre.median, r.replica.median, r.allocation.median,
+                r.allocation_parallel.median, r.allocation_huge.median,
+                r.replica.median + r.allocation.median, r.projection.median,
+                r.replica_matches ? "" : "(the +link+ctr replica differs from the library's Phi)");
+  }
+  std::printf(
+      "\nLink variants, each product + link value + centring (median seconds; the last three are "
+      "experiments, not the library's code)\n");
+  std::printf("%9s %11s %11s %11s %11s %11s %14s\n", "n", "library", "value only", "branchless",
+              "log(1+e)", "eigen vec", "link evals/s");
+  for (const Record& r : records) {
+    std::printf("%9lld %11.4f %11.4f %10.4f%1s %11.4f %11.4f %14.3g\n", static_cast<long long>(r.n),
+                r.replica.median, r.product_value_link_centre.median, r.branchless_link.median,
+                r.branchless_matches ? "=" : "~", r.log_link.median, r.vector_link.median,
+                static_cast<double>(r.n * r.samples) /
+                    std::max(1e-12, r.product_link.median - r.product_blocked));
+  }
+  std::printf("  (= : the branchless variant's Phi equals the library's bit for bit)\n");
+  std::fflush(stdout);
+}
+
+std::vector<const Measurement*> all_measurements(const Record& r) {
+  std::vector<const Measurement*> list = {&r.model_setup,
+                                          &r.laplace,
+                                          &r.sampling,
+                                          &r.projection,
+                                          &r.product_link,
+                                          &r.product_centre,
+                                          &r.product_value_link_centre,
+                                          &r.replica,
+                                          &r.vector_link,
+                                          &r.branchless_link,
+                                          &r.allocation,
+                                          &r.allocation_parallel,
+                                          &r.allocation_huge,
+                                          &r.log_link,
+                                          &r.solve,
+                                          &r.before.product_blocked,
+                                          &r.before.product_full,
+                                          &r.before.write_store,
+                                          &r.before.write_memset,
+                                          &r.after.product_blocked,
+                                          &r.after.product_full,
+                                          &r.after.write_store,
+                                          &r.after.write_memset};
+  if (r.end_to_end_run) {
+    list.push_back(&r.end_to_end);
+  }
+  return list;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Config config;
+  CLI::App app{"bench_build_stages: seconds per stage of build_coreset, synthetic logistic data"};
+  app.add_option("--sizes", config.sizes, "comma-separated n values (e.g. 1e4,1e5,1e6)")
+      ->delimiter(',');
+  app.add_option("--samples", config.samples, "S, the number of posterior samples")
+      ->check(CLI::Range(2, 100000));
+  app.add_option("--covariates", config.covariates, "D covariates (d = D + 1 with the intercept)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--k", config.k, "coreset size")->check(CLI::PositiveNumber);
+  app.add_option("--max-iter", config.max_iterations, "solver iteration cap")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--tolerance", config.tolerance, "solver tolerance")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--repeats", config.repeats, "least timed repeats per measurement (>= 3)")
+      ->check(CLI::Range(3, 1000));
+  app.add_option("--min-seconds", config.min_seconds,
+                 "repeat short measurements until their timed runs add up to this")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--solve-seconds", config.solve_seconds,
+                 "up to 3 timed solves, none started once they add up to this")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--threads", config.threads, "threads, 0 = all")->check(CLI::NonNegativeNumber);
+  app.add_option("--seed", config.seed, "seed of the data and of the samples");
+  app.add_flag("!--no-end-to-end", config.end_to_end, "skip the build_coreset run per n");
+  app.add_option("--max-wait", config.max_wait,
+                 "seconds to wait for other processes to go quiet before a measurement")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--retries", config.retries, "re-measurements of a disturbed measurement")
+      ->check(CLI::Range(0, 100));
+  app.add_option("--json", config.json_path, "write the results as JSON to this file");
+  app.add_option("--commit", config.commit, "git commit being measured (recorded in the JSON)");
+  CLI11_PARSE(app, argc, argv);
+
+  std::vector<index_t> sizes;
+  for (const double size : config.sizes) {
+    const double rounded = std::round(size);
+    if (!(rounded >= 1.0) || rounded != size || rounded > 1e12) {
+      std::fprintf(stderr, "bench_build_stages: bad size %g (want a positive integer)\n", size);
+      return 2;
+    }
+    if (static_cast<index_t>(rounded) < config.k) {
+      std::fprintf(stderr, "bench_build_stages: n = %g is smaller than k\n", size);
+      return 2;
+    }
+    sizes.push_back(static_cast<index_t>(rounded));
+  }
+  if (sizes.empty()) {
+    std::fprintf(stderr, "bench_build_stages: --sizes is empty\n");
+    return 2;
+  }
+  const int team = config.threads > 0 ? config.threads : omp_get_max_threads();
+  const coreset::BuildInfo build = coreset::build_info();
+
+  nlohmann::json out;
+  out["benchmark"] = "bench_build_stages";
+  out["date_utc"] = utc_now();
+  out["commit"] = config.commit.empty() ? nlohmann::json() : nlohmann::json(config.commit);
+  out["machine"] = {
+      {"cpu_model", read_first_field("/proc/cpuinfo", "model name")},
+      {"logical_cpus", std::thread::hardware_concurrency()},
+      {"threads_used", team},
+      {"l3_cache", read_line("/sys/devices/system/cpu/cpu0/cache/index3/size")},
+      {"mem_total_bytes", mem_total_bytes()},
+      {"transparent_hugepage", read_line("/sys/kernel/mm/transparent_hugepage/enabled")},
+      {"transparent_hugepage_defrag", read_line("/sys/kernel/mm/transparent_hugepage/defrag")},
+      {"load_average_at_start", load_average()}};
+  out["build"] = {{"coreset_version", build.version},
+                  {"compiler", build.compiler},
+                  {"build_type", build.build_type},
+                  {"openmp", build.openmp},
+                  {"eigen_version", std::to_string(EIGEN_WORLD_VERSION) + "." +
+                                        std::to_string(EIGEN_MAJOR_VERSION) + "." +
+                                        std::to_string(EIGEN_MINOR_VERSION)},
+                  {"cxx_flags", CORESET_BENCH_CXX_FLAGS}};
+  out["config"] = {{"problem",
+                    "synthetic logistic: x ~ N(0, I_D), theta alternating +-2/sqrt(D), intercept "
+                    "0, labels drawn from the model"},
+                   {"covariates", config.covariates},
+                   {"parameters", config.covariates + 1},
+                   {"samples", config.samples},
+                   {"sizes", sizes},
+                   {"pihat", "laplace"},
+                   {"prior_sd", 1.0},
+                   {"algorithm", "a-iht-2"},
+                   {"k", config.k},
+                   {"max_iterations", config.max_iterations},
+                   {"tolerance", config.tolerance},
+                   {"repeats", config.repeats},
+                   {"min_seconds", config.min_seconds},
+                   {"solve_seconds", config.solve_seconds},
+                   {"seed", config.seed},
+                   {"library_block", kLibraryBlock},
+                   {"disturbed_share", kDisturbedShare},
+                   {"retries", config.retries},
+                   {"max_wait_seconds", config.max_wait},
+                   {"goal_ratio", kGoalRatio},
+                   {"gb", "1e9 bytes"}};
+
+  std::printf(
+      "bench_build_stages: %s, %d threads, D=%lld covariates + intercept (d=%lld), S=%lld, "
+      "k=%lld, a-iht-2 (max %d iterations, tol %g), %s\n",
+      out["machine"]["cpu_model"].get<std::string>().c_str(), team,
+      static_cast<long long>(config.covariates), static_cast<long long>(config.covariates + 1),
+      static_cast<long long>(config.samples), static_cast<long long>(config.k),
+      config.max_iterations, config.tolerance, build.compiler.c_str());
+  std::fflush(stdout);
+
+  std::vector<Record> records;
+  try {
+    for (const index_t n : sizes) {
+      records.push_back(run_size(n, config, team));
+    }
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "bench_build_stages: %s\n", error.what());
+    return 1;
+  }
+  print_tables(records);
+
+  int disturbed_count = 0;
+  int unknown_count = 0;
+  for (const Record& r : records) {
+    for (const Measurement* m : all_measurements(r)) {
+      if (disturbed(m->interference)) {
+        ++disturbed_count;
+        std::printf("DISTURBED: n=%lld %s (other CPU %s)\n", static_cast<long long>(r.n),
+                    m->name.c_str(), format_share(m->interference.foreign_share).c_str());
+      } else if (std::isnan(m->interference.foreign_share)) {
+        ++unknown_count;
+      }
+    }
+  }
+  if (disturbed_count == 0) {
+    std::printf(
+        "\nclean: no measurement had other processes above %.0f%% of the CPUs (%d too short to "
+        "tell)\n",
+        100.0 * kDisturbedShare, unknown_count);
+  } else {
+    std::printf("\nNOT CLEAN: %d measurement(s) disturbed; do not report them as clean\n",
+                disturbed_count);
+  }
+
+  out["machine"]["load_average_at_end"] = load_average();
+  out["clean"] = disturbed_count == 0;
+  out["disturbed_measurements"] = disturbed_count;
+  out["too_short_to_tell"] = unknown_count;
+  out["records"] = nlohmann::json::array();
+  for (const Record& record : records) {
+    out["records"].push_back(to_json(record, config));
+  }
+  if (!config.json_path.empty()) {
+    std::ofstream file(config.json_path);
+    file << out.dump(2) << '\n';
+    if (!file) {
+      std::fprintf(stderr, "bench_build_stages: cannot write %s\n", config.json_path.c_str());
+      return 1;
+    }
+    std::printf("wrote %s\n", config.json_path.c_str());
+  }
+  return 0;
+}
