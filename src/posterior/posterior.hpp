@@ -24,8 +24,8 @@ struct LaplaceOptions {
 };
 
 struct LaplaceFit {
-  Gaussian posterior;  ///< N(theta_MAP, (-grad^2 lj_w(theta_MAP))^{-1})
-  int iterations = 0;  ///< Newton steps, the final polishing step included (<= max + 1)
+  Gaussian posterior;          ///< N(theta_MAP, (-grad^2 lj_w(theta_MAP))^{-1})
+  int iterations = 0;          ///< Newton steps, the final polishing step included (<= max + 1)
   double gradient_norm = 0.0;  ///< ||grad lj_w|| at the returned mode
 };
 
