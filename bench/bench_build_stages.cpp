@@ -6,9 +6,14 @@
 // write of Phi's S x n doubles. The goal is projection <= 1.5 x floor.
 //
 // Every stage is timed through the library's own functions (posterior::laplace,
-// posterior::draw_samples, models::projection<double>, coreset::solve). The floor and the
-// diagnostics that explain the projection's time (the link pass, the centring, the allocation of
-// Phi) run on a buffer of the benchmark's own with the library's blocking and threading.
+// posterior::draw_samples, models::projection<double>, coreset::solve), and once more end to end
+// through build_coreset. The floor and the diagnostics that explain the projection's time run on
+// a buffer of the benchmark's own with the library's blocking and threading: the product with the
+// link, with the centring, with both (a replica of the library's loop, checked bit for bit
+// against its Phi), the allocation of Phi (as the library does it, with a parallel first touch,
+// with huge pages), and three variants of the link's value that are experiments, not library
+// code. Before every measurement the benchmark waits for other processes to go quiet, and it
+// repeats a measurement during which they used more than 5% of the CPUs.
 #include <omp.h>
 #include <sys/mman.h>
 #include <unistd.h>
