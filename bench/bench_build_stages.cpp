@@ -40,6 +40,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench_machine.hpp"
 #include "core/random.hpp"
 #include "coreset/build.hpp"
 #include "coreset/dataset.hpp"
@@ -59,15 +60,13 @@
 namespace {
 
 using coreset::index_t;
-using Clock = std::chrono::steady_clock;
+using namespace coreset::bench;  // machine description, interference, median (bench_machine.hpp)
 
 constexpr double kGoalRatio = 1.5;  // the target: projection / (product + one write)
 constexpr double kBytesPerGB = 1e9;
 // Datapoints per block in models::projection (kBlock in src/models/projection.cpp, not exported):
 // the floor's blocked product and the diagnostics use the same blocks.
 constexpr index_t kLibraryBlock = 1024;
-// Above this share of the machine's CPU time taken by other processes, a measurement is disturbed.
-constexpr double kDisturbedShare = 0.05;
 
 struct Config {
   std::vector<double> sizes{1e4, 1e5, 1e6};
@@ -90,22 +89,6 @@ struct Config {
 
 // ---- machine description ----
 
-std::string read_first_field(const std::string& path, const std::string& key) {
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.compare(0, key.size(), key) == 0) {
-      const auto colon = line.find(':');
-      if (colon == std::string::npos) {
-        continue;
-      }
-      const auto start = line.find_first_not_of(" \t", colon + 1);
-      return start == std::string::npos ? std::string() : line.substr(start);
-    }
-  }
-  return {};
-}
-
 std::string read_line(const std::string& path) {
   std::ifstream in(path);
   std::string line;
@@ -113,108 +96,7 @@ std::string read_line(const std::string& path) {
   return line;
 }
 
-std::int64_t mem_total_bytes() {
-  const std::string value = read_first_field("/proc/meminfo", "MemTotal");
-  return value.empty() ? -1 : std::int64_t{1024} * std::atoll(value.c_str());
-}
-
-std::vector<double> load_average() {
-  std::ifstream in("/proc/loadavg");
-  std::vector<double> load(3, -1.0);
-  for (double& value : load) {
-    in >> value;
-  }
-  return load;
-}
-
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm parts{};
-  gmtime_r(&now, &parts);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
-  return text;
-}
-
-// ---- other processes' share of the machine (as in bench_iteration) ----
-
-struct CpuSample {
-  double busy_seconds = 0.0;   // every CPU, user + system + irq, this process included
-  double steal_seconds = 0.0;  // taken by the hypervisor
-  double self_seconds = 0.0;   // this process, all threads
-  Clock::time_point wall;
-};
-
-CpuSample sample_cpu() {
-  const double tick = static_cast<double>(sysconf(_SC_CLK_TCK));
-  CpuSample sample;
-  sample.wall = Clock::now();
-  std::ifstream stat("/proc/stat");
-  std::string label;
-  long long user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
-  stat >> label >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal;
-  sample.busy_seconds = static_cast<double>(user + nice + system + irq + softirq) / tick;
-  sample.steal_seconds = static_cast<double>(steal) / tick;
-  // /proc/self/stat: utime and stime are fields 14 and 15, counted after the ')' that closes
-  // the command name (which may hold spaces).
-  std::ifstream self("/proc/self/stat");
-  std::string text((std::istreambuf_iterator<char>(self)), std::istreambuf_iterator<char>());
-  std::istringstream fields(text.substr(text.rfind(')') + 2));
-  std::string field;
-  long long utime = 0;
-  long long stime = 0;
-  for (int index = 3; index <= 15 && fields >> field; ++index) {
-    if (index == 14) {
-      utime = std::atoll(field.c_str());
-    } else if (index == 15) {
-      stime = std::atoll(field.c_str());
-    }
-  }
-  sample.self_seconds = static_cast<double>(utime + stime) / tick;
-  return sample;
-}
-
-struct Interference {
-  double wall_seconds = 0.0;
-  double foreign_cpu_seconds = 0.0;  // CPU time of other processes
-  double steal_seconds = 0.0;
-  double foreign_share = 0.0;  // foreign CPU time / (wall time x logical CPUs); NaN: too short
-};
-
-Interference interference(const CpuSample& before, const CpuSample& after) {
-  Interference result;
-  result.wall_seconds = std::chrono::duration<double>(after.wall - before.wall).count();
-  result.foreign_cpu_seconds = std::max(
-      0.0, (after.busy_seconds - before.busy_seconds) - (after.self_seconds - before.self_seconds));
-  result.steal_seconds = after.steal_seconds - before.steal_seconds;
-  const double capacity = result.wall_seconds * std::max(1u, std::thread::hardware_concurrency());
-  // /proc/stat counts 10 ms ticks: below 40 ticks of capacity the rounding alone exceeds 5%.
-  const double resolution = 40.0 / static_cast<double>(sysconf(_SC_CLK_TCK));
-  result.foreign_share =
-      capacity >= resolution ? result.foreign_cpu_seconds / capacity : std::nan("");
-  return result;
-}
-
-bool disturbed(const Interference& i) {
-  return i.foreign_share > kDisturbedShare;
-}
-
-std::string format_share(double share) {
-  if (std::isnan(share)) {
-    return "n/a";
-  }
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f%%", 100.0 * share);
-  return text;
-}
-
-nlohmann::json to_json(const Interference& i) {
-  return {{"wall_seconds", i.wall_seconds},
-          {"foreign_cpu_seconds", i.foreign_cpu_seconds},
-          {"steal_seconds", i.steal_seconds},
-          {"foreign_share", i.foreign_share},
-          {"disturbed", disturbed(i)}};
-}
+// ---- waiting for a quiet machine ----
 
 // Waits until other processes use at most 5% of the machine over a 0.5 s probe, or until
 // `max_wait` seconds have passed (the measurement then goes ahead and is marked if disturbed).
@@ -244,15 +126,6 @@ double wait_for_quiet(const Config& config, const std::string& what) {
 }
 
 // ---- timing ----
-
-double median(std::vector<double> values) {
-  if (values.empty()) {
-    return std::nan("");
-  }
-  std::sort(values.begin(), values.end());
-  const std::size_t mid = values.size() / 2;
-  return values.size() % 2 == 1 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
-}
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();

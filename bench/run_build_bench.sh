@@ -10,30 +10,4 @@
 # measures again when they went above 5% during the measurement (up to --retries times); what is
 # still disturbed is marked DISTURBED in the table and the JSON ("clean": false).
 set -euo pipefail
-
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$root"
-build="$root/build-bench"
-
-# Tests are not needed for the benchmark; leaving them out keeps the build short.
-if [[ ! -f "$build/build.ninja" ]]; then
-  cmake -G Ninja -DCMAKE_BUILD_TYPE=Release -DCORESET_BUILD_TESTS=OFF -S . -B "$build"
-fi
-cmake --build "$build" --target bench_build_stages
-
-# A fresh repository has no HEAD yet: record "none" rather than failing. "+dirty" marks a tree
-# whose library sources differ from the commit, so the number is not attributed to it alone.
-commit="$(git rev-parse HEAD 2>/dev/null || echo none)"
-if [[ -n "$(git status --porcelain -- src include CMakeLists.txt 2>/dev/null)" ]]; then
-  commit="${commit}+dirty"
-fi
-stamp="$(date -u +%Y%m%dT%H%M%SZ)"
-mkdir -p bench/results
-json="bench/results/build_stages_${stamp}.json"
-log="bench/results/build_stages_${stamp}.log"
-
-echo "load before run: $(cat /proc/loadavg)" | tee "$log"
-"$build/bench/bench_build_stages" --json "$json" --commit "$commit" "$@" \
-  2>&1 | tee -a "$log"
-echo "load after run: $(cat /proc/loadavg)" | tee -a "$log"
-echo "results: $json, log: $log"
+exec "$(dirname "${BASH_SOURCE[0]}")/run_benchmark.sh" bench_build_stages build_stages "$@"
