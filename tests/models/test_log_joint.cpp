@@ -16,10 +16,17 @@
 #include "coreset/error.hpp"
 #include "models/link.hpp"
 #include "models/model.hpp"
+#include "support/eigen_expect.hpp"
 #include "support/random_eigen.hpp"
 
 namespace coreset::models {
 namespace {
+
+/// ||a - b|| <= tolerance * max(1.0, ||b||).
+void expect_close(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, double tolerance,
+                  const std::string& what) {
+  test::expect_matrix_near(a, b, tolerance, 1.0, what);
+}
 
 using test::kPi;
 using test::random_matrix;
@@ -143,23 +150,6 @@ std::vector<Eigen::VectorXd> test_thetas(const Model& model, std::mt19937_64& rn
   thetas.push_back(theta_with_predictor(model, 0, 50.0));
   thetas.push_back(theta_with_predictor(model, 0, -50.0));
   return thetas;
-}
-
-/// A matrix as text, for failure messages.
-std::string show(const Eigen::MatrixXd& m) {
-  std::ostringstream stream;
-  stream << m;
-  return stream.str();
-}
-
-/// ||a - b|| <= tolerance * max(1, ||b||).
-void expect_close(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, double tolerance,
-                  const std::string& what) {
-  ASSERT_EQ(a.rows(), b.rows()) << what;
-  ASSERT_EQ(a.cols(), b.cols()) << what;
-  const double error = (a - b).norm();
-  EXPECT_LE(error, tolerance * std::max(1.0, b.norm()))
-      << what + "\ngot\n" + show(a) + "\nexpected\n" + show(b);
 }
 
 Coreset random_coreset(index_t n, index_t k, std::mt19937_64& rng) {

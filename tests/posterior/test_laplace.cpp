@@ -16,10 +16,17 @@
 #include "coreset/error.hpp"
 #include "models/model.hpp"
 #include "posterior/posterior.hpp"
+#include "support/eigen_expect.hpp"
 #include "support/random_eigen.hpp"
 
 namespace coreset::posterior {
 namespace {
+
+/// ||a - b|| <= tolerance * max(0.0, ||b||).
+void expect_relative(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, double tolerance,
+                     const std::string& what) {
+  test::expect_matrix_near(a, b, tolerance, 0.0, what);
+}
 
 using test::kPi;
 using test::random_matrix;
@@ -136,23 +143,6 @@ Coreset random_coreset(index_t n, index_t k, std::mt19937_64& rng) {
     coreset.weights.push_back(uniform(rng));
   }
   return coreset;
-}
-
-/// A matrix as text, for failure messages.
-std::string show(const Eigen::MatrixXd& m) {
-  std::ostringstream stream;
-  stream << m;
-  return stream.str();
-}
-
-/// ||got - expected|| <= tolerance ||expected||.
-void expect_relative(const Eigen::MatrixXd& got, const Eigen::MatrixXd& expected, double tolerance,
-                     const std::string& what) {
-  ASSERT_EQ(got.rows(), expected.rows()) << what;
-  ASSERT_EQ(got.cols(), expected.cols()) << what;
-  const double error = (got - expected).norm();
-  EXPECT_LE(error, tolerance * expected.norm())
-      << what + "\ngot\n" + show(got) + "\nexpected\n" + show(expected);
 }
 
 bool is_symmetric_positive_definite(const Eigen::MatrixXd& m) {
