@@ -88,4 +88,16 @@ InputError expect_input_error(Action&& action) {
   return InputError("", "");
 }
 
+/// Runs `read`, which must throw InputError naming `path` at `line` and `column`; returns the
+/// message.
+template <class Read>
+std::string expect_input_error_at(const std::string& path, index_t line, index_t column,
+                                  Read&& read) {
+  const InputError error = expect_input_error(std::forward<Read>(read));
+  EXPECT_EQ(error.file(), path);
+  EXPECT_EQ(error.line(), line) << error.what();
+  EXPECT_EQ(error.column(), column) << error.what();
+  return error.what();
+}
+
 }  // namespace coreset::io::test

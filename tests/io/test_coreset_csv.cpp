@@ -35,11 +35,7 @@ class CoresetCsvTest : public ::testing::Test {
 
   std::string error_at(const std::string& text, index_t line, index_t column) {
     write(text);
-    const InputError error = expect_input_error([&] { read_coreset_csv(path_); });
-    EXPECT_EQ(error.file(), path_);
-    EXPECT_EQ(error.line(), line) << error.what();
-    EXPECT_EQ(error.column(), column) << error.what();
-    return error.what();
+    return test::expect_input_error_at(path_, line, column, [&] { read_coreset_csv(path_); });
   }
 
   TempDir dir_;

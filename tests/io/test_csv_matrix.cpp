@@ -28,11 +28,7 @@ class CsvMatrixTest : public ::testing::Test {
   // The error for `text`, which must sit at `line` and `column`.
   std::string error_at(const std::string& text, index_t line, index_t column) {
     const std::string path = write(text);
-    const InputError error = expect_input_error([&] { read_matrix<double>(path); });
-    EXPECT_EQ(error.file(), path);
-    EXPECT_EQ(error.line(), line) << error.what();
-    EXPECT_EQ(error.column(), column) << error.what();
-    return error.what();
+    return test::expect_input_error_at(path, line, column, [&] { read_matrix<double>(path); });
   }
 
   TempDir dir_;

@@ -37,12 +37,8 @@ class DatasetCsvTest : public ::testing::Test {
   std::string error_at(const std::string& text, index_t line, index_t column,
                        const std::string& response = "", bool has_response = true) {
     const std::string path = write(text);
-    const InputError error =
-        expect_input_error([&] { read_dataset_csv(path, response, has_response); });
-    EXPECT_EQ(error.file(), path);
-    EXPECT_EQ(error.line(), line) << error.what();
-    EXPECT_EQ(error.column(), column) << error.what();
-    return error.what();
+    return test::expect_input_error_at(path, line, column,
+                                       [&] { read_dataset_csv(path, response, has_response); });
   }
 
   TempDir dir_;
