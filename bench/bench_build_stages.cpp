@@ -89,13 +89,6 @@ struct Config {
 
 // ---- machine description ----
 
-std::string read_line(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  return line;
-}
-
 // ---- waiting for a quiet machine ----
 
 // Waits until other processes use at most 5% of the machine over a 0.5 s probe, or until
@@ -902,21 +895,17 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   std::vector<index_t> sizes;
-  for (const double size : config.sizes) {
-    const double rounded = std::round(size);
-    if (!(rounded >= 1.0) || rounded != size || rounded > 1e12) {
-      std::fprintf(stderr, "bench_build_stages: bad size %g (want a positive integer)\n", size);
-      return 2;
-    }
-    if (static_cast<index_t>(rounded) < config.k) {
-      std::fprintf(stderr, "bench_build_stages: n = %g is smaller than k\n", size);
-      return 2;
-    }
-    sizes.push_back(static_cast<index_t>(rounded));
-  }
-  if (sizes.empty()) {
-    std::fprintf(stderr, "bench_build_stages: --sizes is empty\n");
+  const auto parsed = parse_sizes("bench_build_stages", config.sizes);
+  if (!parsed) {
     return 2;
+  }
+  for (const index_t size : *parsed) {
+    if (size < config.k) {
+      std::fprintf(stderr, "bench_build_stages: n = %lld is smaller than k\n",
+                   static_cast<long long>(size));
+      return 2;
+    }
+    sizes.push_back(size);
   }
   const int team = config.threads > 0 ? config.threads : omp_get_max_threads();
   const coreset::BuildInfo build = coreset::build_info();
@@ -925,15 +914,7 @@ int main(int argc, char** argv) {
   out["benchmark"] = "bench_build_stages";
   out["date_utc"] = utc_now();
   out["commit"] = config.commit.empty() ? nlohmann::json() : nlohmann::json(config.commit);
-  out["machine"] = {
-      {"cpu_model", read_first_field("/proc/cpuinfo", "model name")},
-      {"logical_cpus", std::thread::hardware_concurrency()},
-      {"threads_used", team},
-      {"l3_cache", read_line("/sys/devices/system/cpu/cpu0/cache/index3/size")},
-      {"mem_total_bytes", mem_total_bytes()},
-      {"transparent_hugepage", read_line("/sys/kernel/mm/transparent_hugepage/enabled")},
-      {"transparent_hugepage_defrag", read_line("/sys/kernel/mm/transparent_hugepage/defrag")},
-      {"load_average_at_start", load_average()}};
+  out["machine"] = machine_json(team);
   out["build"] = {{"coreset_version", build.version},
                   {"compiler", build.compiler},
                   {"build_type", build.build_type},

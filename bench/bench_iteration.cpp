@@ -475,16 +475,9 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   std::vector<index_t> sizes;
-  for (const double size : config.sizes) {
-    const double rounded = std::round(size);
-    if (!(rounded >= 1.0) || rounded != size || rounded > 1e12) {
-      std::fprintf(stderr, "bench_iteration: bad size %g (want a positive integer)\n", size);
-      return 2;
-    }
-    sizes.push_back(static_cast<index_t>(rounded));
-  }
-  if (sizes.empty()) {
-    std::fprintf(stderr, "bench_iteration: --sizes is empty\n");
+  if (const auto parsed = parse_sizes("bench_iteration", config.sizes)) {
+    sizes = *parsed;
+  } else {
     return 2;
   }
   const int threads = config.threads > 0 ? config.threads : omp_get_max_threads();
@@ -494,11 +487,7 @@ int main(int argc, char** argv) {
   out["benchmark"] = "bench_iteration";
   out["date_utc"] = utc_now();
   out["commit"] = config.commit.empty() ? nlohmann::json() : nlohmann::json(config.commit);
-  out["machine"] = {{"cpu_model", read_first_field("/proc/cpuinfo", "model name")},
-                    {"logical_cpus", std::thread::hardware_concurrency()},
-                    {"threads_used", threads},
-                    {"mem_total_bytes", mem_total_bytes()},
-                    {"load_average_at_start", load_average()}};
+  out["machine"] = machine_json(threads);
   out["build"] = {{"coreset_version", build.version},
                   {"compiler", build.compiler},
                   {"build_type", build.build_type},

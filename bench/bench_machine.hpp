@@ -15,6 +15,7 @@
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -158,6 +159,46 @@ inline nlohmann::json to_json(const Interference& i) {
           {"steal_seconds", i.steal_seconds},
           {"foreign_share", i.foreign_share},
           {"disturbed", disturbed(i)}};
+}
+
+/// The first line of `path` ("" when unreadable).
+inline std::string read_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+/// The machine a benchmark ran on, as recorded in every results JSON.
+inline nlohmann::json machine_json(int threads_used) {
+  return {{"cpu_model", read_first_field("/proc/cpuinfo", "model name")},
+          {"logical_cpus", std::thread::hardware_concurrency()},
+          {"threads_used", threads_used},
+          {"l3_cache", read_line("/sys/devices/system/cpu/cpu0/cache/index3/size")},
+          {"mem_total_bytes", mem_total_bytes()},
+          {"transparent_hugepage", read_line("/sys/kernel/mm/transparent_hugepage/enabled")},
+          {"transparent_hugepage_defrag", read_line("/sys/kernel/mm/transparent_hugepage/defrag")},
+          {"load_average_at_start", load_average()}};
+}
+
+/// --sizes given as doubles (so "1e6" works) as positive integers; prints why and returns
+/// nothing when one is not a positive integer or none is given.
+inline std::optional<std::vector<std::int64_t>> parse_sizes(const char* program,
+                                                            const std::vector<double>& given) {
+  std::vector<std::int64_t> sizes;
+  for (const double size : given) {
+    const double rounded = std::round(size);
+    if (!(rounded >= 1.0) || rounded != size || rounded > 1e12) {
+      std::fprintf(stderr, "%s: bad size %g (want a positive integer)\n", program, size);
+      return std::nullopt;
+    }
+    sizes.push_back(static_cast<std::int64_t>(rounded));
+  }
+  if (sizes.empty()) {
+    std::fprintf(stderr, "%s: --sizes is empty\n", program);
+    return std::nullopt;
+  }
+  return sizes;
 }
 
 }  // namespace coreset::bench
