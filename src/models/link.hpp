@@ -37,10 +37,14 @@ CORESET_HOST_DEVICE inline double sigmoid(double a) {
   return e / (1.0 + e);
 }
 
-/// ell = -softplus(-y a); ell' = y sigma(-y a); ell'' = -sigma(a) sigma(-a) (spec 3.6).
+/// ell = log sigma(y a) = -softplus(-y a) (spec 3.6).
+CORESET_HOST_DEVICE inline double logistic_value(double a, double y) {
+  return -softplus(-y * a);
+}
+
+/// ell as above; ell' = y sigma(-y a); ell'' = -sigma(a) sigma(-a).
 CORESET_HOST_DEVICE inline LinkTerms logistic_link(double a, double y) {
-  const double margin = y * a;
-  return {-softplus(-margin), y * sigmoid(-margin), -sigmoid(a) * sigmoid(-a)};
+  return {logistic_value(a, y), y * sigmoid(-y * a), -sigmoid(a) * sigmoid(-a)};
 }
 
 /// g(lambda) = 1 - e^-lambda (1 + lambda) = sum_{k >= 2} (-1)^k (k - 1) lambda^k / k!. The
@@ -66,10 +70,11 @@ CORESET_HOST_DEVICE inline double poisson_g(double lambda) {
 /// y to get one of size y e^a and loses up to 1e-3 relative as a approaches -30. For a < -30,
 /// lambda = e^a (1 - e^a / 2 + ...) underflows towards 0 and y / lambda with it; there the
 /// expansion ell = y a - (1 + y/2) e^a + O(e^2a) is exact to double precision.
+constexpr double kPoissonExpansionBelow = -30.0;
+
 CORESET_HOST_DEVICE inline LinkTerms poisson_link(double a, double y) {
-  if (a < -30.0) {
-    const double e = std::exp(a);
-    const double c = (1.0 + 0.5 * y) * e;
+  if (a < kPoissonExpansionBelow) {
+    const double c = (1.0 + 0.5 * y) * std::exp(a);
     return {y * a - c, y - c, -c};
   }
   const double lambda = softplus(a);
@@ -79,15 +84,29 @@ CORESET_HOST_DEVICE inline LinkTerms poisson_link(double a, double y) {
           -s * (y * poisson_g(lambda) / lambda / lambda + sigmoid(-a))};
 }
 
+/// The value of poisson_link alone, for the projection's hot loop.
+CORESET_HOST_DEVICE inline double poisson_value(double a, double y) {
+  if (a < kPoissonExpansionBelow) {
+    return y * a - (1.0 + 0.5 * y) * std::exp(a);
+  }
+  const double lambda = softplus(a);
+  return y * std::log(lambda) - lambda;
+}
+
 /// ell = a.
 CORESET_HOST_DEVICE inline LinkTerms identity_link(double a) {
   return {a, 1.0, 0.0};
 }
 
 /// ell = -(y - a)^2 p / 2.
-CORESET_HOST_DEVICE inline LinkTerms gaussian_link(double a, double y, double precision) {
+CORESET_HOST_DEVICE inline double gaussian_value(double a, double y, double precision) {
   const double residual = y - a;
-  return {-0.5 * precision * residual * residual, precision * residual, -precision};
+  return -0.5 * precision * residual * residual;
+}
+
+/// ell as above; ell' = p (y - a); ell'' = -p.
+CORESET_HOST_DEVICE inline LinkTerms gaussian_link(double a, double y, double precision) {
+  return {gaussian_value(a, y, precision), precision * (y - a), -precision};
 }
 
 /// Dispatch on the link; `precision` is only read by the gaussian link.
@@ -103,6 +122,21 @@ CORESET_HOST_DEVICE inline LinkTerms evaluate_link(Link link, double a, double y
     case Link::gaussian:
     default:
       return gaussian_link(a, y, precision);
+  }
+}
+
+/// ell alone, without the derivatives: what the projection needs for every entry of Phi.
+CORESET_HOST_DEVICE inline double link_value(Link link, double a, double y, double precision) {
+  switch (link) {
+    case Link::logistic:
+      return logistic_value(a, y);
+    case Link::poisson:
+      return poisson_value(a, y);
+    case Link::identity:
+      return a;
+    case Link::gaussian:
+    default:
+      return gaussian_value(a, y, precision);
   }
 }
 

@@ -1,7 +1,8 @@
 // The projection Phi of spec 1.3. The log-likelihood of datapoint n at sample j is
 //     L_n(theta_j) = ell(z_n . theta_j, y_n) - 1/2 theta_j^T Q theta_j + c_n,
 // so a block of Phi's columns is one matrix product samples * design_block^T followed by one
-// elementwise pass (link, quadratic, offset) and a centring of each column.
+// pass per column (link, shared quadratic, sum) and the centring. The offset c_n is constant
+// over the samples, so the centring removes it exactly and it is never added.
 #include "models/projection.hpp"
 
 #include <omp.h>
@@ -15,16 +16,18 @@
 #include <vector>
 
 #include "coreset/error.hpp"
+#include "cpu/simd/log_sigmoid.hpp"
 #include "io/transpose.hpp"
 #include "models/link.hpp"
 
 namespace coreset::models {
 namespace {
 
-// Datapoints per block: the double-precision block is S x kBlock (4 MB per thread at S = 500),
-// so a float Phi never needs a second full-size double copy, and blocks are large enough that
-// the product runs at full speed.
-constexpr index_t kBlock = 1024;
+// A block of datapoints is S x width doubles, sized to stay in a core's L2 cache (512 KiB)
+// between the product that writes it and the link and centring passes that rewrite it, so
+// Phi's memory is written once. Blocks depend only on S and n, never on the thread count.
+constexpr index_t kBlockBytes = index_t{512} << 10;
+constexpr index_t kMaxBlock = 1024;
 
 using ColumnMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic>;
 
@@ -45,24 +48,72 @@ void validate(const Model& model, const Eigen::MatrixXd& samples) {
   }
 }
 
+/// Sum in double with four interleaved partial sums: one dependent add per four values keeps
+/// the adder busy (a single running sum costs the add's latency per value).
+template <class T>
+double sum_of(const T* values, index_t count) {
+  double partial[4] = {0.0, 0.0, 0.0, 0.0};
+  index_t i = 0;
+  for (; i + 4 <= count; i += 4) {
+    for (int lane = 0; lane < 4; ++lane) {
+      partial[lane] += static_cast<double>(values[i + lane]);
+    }
+  }
+  for (; i < count; ++i) {
+    partial[i % 4] += static_cast<double>(values[i]);
+  }
+  return (partial[0] + partial[1]) + (partial[2] + partial[3]);
+}
+
+/// to <- (from - sum / count) / sqrt(count), the centring and scaling of spec 1.3 (from may
+/// equal to). Subtracts in double so a float column is rounded once, at the end, exactly as
+/// when a double column is centred and then converted.
+template <class From, class To>
+void subtract_mean_and_scale(const From* from, To* to, index_t count, double sum) {
+  const double mean = sum / static_cast<double>(count);
+  const double scale = 1.0 / std::sqrt(static_cast<double>(count));
+  for (index_t i = 0; i < count; ++i) {
+    to[i] = static_cast<To>((static_cast<double>(from[i]) - mean) * scale);
+  }
+}
+
+/// column[j] <- ell(column[j], y) - quadratic[j] for j < s (quadratic may be null); returns the
+/// sum of the new values. The logistic link, the only one whose value costs transcendental
+/// functions per entry in the benchmarks, runs the vectorised kernel.
+double link_column(const Model& model, double y, const double* quadratic, double quadratic_sum,
+                   double* column, index_t s) {
+  double sum = 0.0;
+  if (model.link == Link::logistic) {
+    sum = cpu::simd::log_sigmoid_sum(column, y, column, s);
+  } else {
+    for (index_t j = 0; j < s; ++j) {
+      column[j] = link_value(model.link, column[j], y, model.noise_precision);
+    }
+    sum = sum_of(column, s);
+  }
+  if (quadratic != nullptr) {
+    for (index_t j = 0; j < s; ++j) {
+      column[j] -= quadratic[j];
+    }
+    sum -= quadratic_sum;
+  }
+  return sum;
+}
+
 }  // namespace
+
+index_t projection_block_width(index_t samples) {
+  return std::clamp<index_t>(
+      kBlockBytes / (std::max<index_t>(samples, 1) * static_cast<index_t>(sizeof(double))), 8,
+      kMaxBlock);
+}
 
 template <class T>
 void center_and_scale(T* values, index_t count) {
   if (count < 1) {
     return;
   }
-  // Accumulate and subtract in double so a float column is rounded once, at the end, exactly as
-  // when a double column is centred and then converted.
-  double sum = 0.0;
-  for (index_t i = 0; i < count; ++i) {
-    sum += static_cast<double>(values[i]);
-  }
-  const double mean = sum / static_cast<double>(count);
-  const double scale = 1.0 / std::sqrt(static_cast<double>(count));
-  for (index_t i = 0; i < count; ++i) {
-    values[i] = static_cast<T>((static_cast<double>(values[i]) - mean) * scale);
-  }
+  subtract_mean_and_scale(values, values, count, sum_of(values, count));
 }
 
 template <class T>
@@ -73,13 +124,18 @@ Matrix<T> projection(const Model& model, const Eigen::MatrixXd& samples, int thr
   const int team = threads > 0 ? threads : omp_get_max_threads();
 
   // 1/2 theta_j^T Q theta_j does not depend on the datapoint: once per sample.
-  Eigen::VectorXd quadratic = Eigen::VectorXd::Zero(s);
+  Eigen::VectorXd quadratic;
+  double quadratic_sum = 0.0;
   if (model.shared_quadratic.size() > 0) {
     quadratic = 0.5 * (samples * model.shared_quadratic).cwiseProduct(samples).rowwise().sum();
+    quadratic_sum = sum_of(quadratic.data(), s);
   }
+  const double* quadratic_values = quadratic.size() > 0 ? quadratic.data() : nullptr;
 
-  Matrix<T> phi(s, n);
-  const index_t blocks = (n + kBlock - 1) / kBlock;
+  // Every element is written below, by the thread whose block it is (first touch).
+  Matrix<T> phi = Matrix<T>::uninitialized(s, n);
+  const index_t width_max = projection_block_width(s);
+  const index_t blocks = (n + width_max - 1) / width_max;
   index_t bad = -1;  // smallest flat index of a non-finite L_n(theta_j), if any
   // Blocks of datapoints are split over the threads; inside a parallel region Eigen runs the
   // product single-threaded, and each block's product and centring is the same computation
@@ -90,12 +146,12 @@ Matrix<T> projection(const Model& model, const Eigen::MatrixXd& samples, int thr
     // with threads = 1 it would not know, so this implicit task's thread count is pinned to 1
     // (the setting is local to the task) and every product is the single-threaded one.
     omp_set_num_threads(1);
-    ColumnMajor buffer;  // S x block, reused across this thread's blocks
+    ColumnMajor buffer;  // S x block for a float Phi, reused across this thread's blocks
     index_t local_bad = -1;
 #pragma omp for schedule(static)
     for (index_t b = 0; b < blocks; ++b) {
-      const index_t first = b * kBlock;
-      const index_t width = std::min(kBlock, n - first);
+      const index_t first = b * width_max;
+      const index_t width = std::min(width_max, n - first);
       // For a double Phi the block is Phi's own memory; for float it is the reusable buffer.
       double* out = nullptr;
       if constexpr (std::is_same_v<T, double>) {
@@ -108,23 +164,16 @@ Matrix<T> projection(const Model& model, const Eigen::MatrixXd& samples, int thr
       block.noalias() = samples * model.design.middleRows(first, width).transpose();
       for (index_t i = 0; i < width; ++i) {
         const index_t row = first + i;
-        const double y = model.response(row);
-        const double offset = model.offset(row);
         double* column = out + i * s;
-        for (index_t j = 0; j < s; ++j) {
-          column[j] = evaluate_link(model.link, column[j], y, model.noise_precision).value -
-                      quadratic(j) + offset;
-          if (!std::isfinite(column[j]) && local_bad < 0) {
-            local_bad = j + row * s;
-          }
+        const double sum =
+            link_column(model, model.response(row), quadratic_values, quadratic_sum, column, s);
+        if (!std::isfinite(sum) && local_bad < 0) {
+          // A non-finite value makes the sum non-finite (or the sum overflowed): find it.
+          const index_t j =
+              std::find_if(column, column + s, [](double v) { return !std::isfinite(v); }) - column;
+          local_bad = row * s + std::min(j, s - 1);
         }
-        center_and_scale(column, s);
-        if constexpr (!std::is_same_v<T, double>) {
-          T* target = phi.column(row);
-          for (index_t j = 0; j < s; ++j) {
-            target[j] = static_cast<T>(column[j]);
-          }
-        }
+        subtract_mean_and_scale(column, phi.column(row), s, sum);
       }
     }
 #pragma omp critical(coreset_projection_bad)
@@ -150,7 +199,7 @@ Matrix<T> projection_from_loglik(const Matrix<T>& loglik) {
         "the log-likelihood matrix must have at least one row and one column (got " +
         std::to_string(n) + " x " + std::to_string(s) + ")");
   }
-  Matrix<T> phi(s, n);
+  Matrix<T> phi = Matrix<T>::uninitialized(s, n);
   // loglik is n x S column-major, i.e. S x n row-major with leading dimension n.
   io::detail::transpose_into(loglik.data(), n, s, n, phi.data(), s);
   index_t bad = -1;

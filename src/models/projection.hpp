@@ -10,8 +10,9 @@
 namespace coreset::models {
 
 /// Phi (S x n, column-major) for `samples` (S x d, one sample per row): one matrix product
-/// samples * design^T, then one pass per column applying the link, the shared quadratic and
-/// offset, and the centring and scaling. Uses `threads` threads.
+/// samples * design^T per block of datapoints, then one pass per column applying the link and
+/// the shared quadratic, and the centring and scaling. Uses `threads` threads; the result is
+/// bitwise independent of their number.
 template <class T>
 Matrix<T> projection(const Model& model, const Eigen::MatrixXd& samples, int threads);
 
@@ -19,6 +20,11 @@ Matrix<T> projection(const Model& model, const Eigen::MatrixXd& samples, int thr
 /// samples), centred and scaled exactly as projection() does.
 template <class T>
 Matrix<T> projection_from_loglik(const Matrix<T>& loglik);
+
+/// Datapoints per block of projection() at S samples: a block of S x width doubles stays in a
+/// core's L2 cache between its product and its link and centring passes. Exported for the
+/// benchmark, whose floor is the same blocked product.
+index_t projection_block_width(index_t samples);
 
 /// Centres `values[0..count)` on their mean and scales by 1/sqrt(count): the one place this
 /// formula lives.

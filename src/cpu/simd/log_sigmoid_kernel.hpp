@@ -1,0 +1,175 @@
+// The vectorised log-sigmoid, log sigma(x) = -softplus(-x) = -(max(-x, 0) + log1p(e^-|x|)),
+// written once over a GCC vector type V (and its 64-bit integer twin VI) and instantiated by one
+// translation unit per instruction set (log_sigmoid_avx2.cpp, log_sigmoid_avx512.cpp), each
+// compiled with that set's flags. Everything here has internal linkage, so an instantiation
+// for one set can never be picked by the linker for a caller compiled for another.
+//
+// Accuracy: within 4 ulp of the scalar formula on glibc's exp and log1p (measured 4.4e-16
+// relative at worst) for every margin, subnormal results included; NaN in, NaN out
+// (tests/cpu/test_log_sigmoid.cpp).
+// Why not libmvec's vector exp/log1p: measured 5.1 ns per entry for the AVX-512 pair on the
+// benchmark machine against 2.1 ns for this kernel, which keeps several independent vectors
+// in flight instead of one long dependency chain.
+#pragma once
+
+namespace {  // NOLINT(build/namespaces): see the header comment
+
+// exp(r) on |r| <= ln2 / 2, degree 11 (Chebyshev fit, error 3.2e-18).
+constexpr double kExpCoefficients[] = {
+    1.0,
+    1.0,
+    0.5000000000000019,
+    0.1666666666666668,
+    0.0416666666664881,
+    0.008333333333319601,
+    0.0013888888952314775,
+    0.00019841269890047113,
+    2.4801485482328494e-05,
+    2.755724091857897e-06,
+    2.763263963904103e-07,
+    2.5110037605963777e-08,
+};
+
+// log1p(v) = v q(v) on v in [-1/4, 1/2], q of degree 19 (Chebyshev fit, error 6.4e-17).
+constexpr double kLog1pCoefficients[] = {
+    1.0,
+    -0.5000000000000013,
+    0.33333333333340387,
+    -0.24999999999940892,
+    0.1999999999803311,
+    -0.16666666672413574,
+    0.14285714498259397,
+    -0.12499999983515328,
+    0.11111099972185334,
+    -0.09999979391001848,
+    0.09091204666717984,
+    -0.08334391251074316,
+    0.07688943196350262,
+    -0.07120810086839267,
+    0.06661217165698165,
+    -0.06438592972183356,
+    0.06307461994331519,
+    -0.05410851177299346,
+    0.031939874413416,
+    -0.008982079439840404,
+};
+
+constexpr double kLn2 = 0.6931471805599453;         // ln 2 rounded to double
+constexpr double kLn2Low = 2.3190468138462996e-17;  // ln 2 - kLn2
+constexpr double kLog2e = 1.4426950408889634;
+// Adding 1.5 * 2^52 rounds a double of magnitude < 2^51 to an integer, which then sits in the
+// low bits of the sum's representation.
+constexpr double kRoundingShifter = 0x1.8p52;
+// e^x rounds to 0 below about -745.13; clamping there keeps the exponent arithmetic in range.
+constexpr double kExpClamp = -746.0;
+
+template <int N>
+constexpr int size_of(const double (&)[N]) {
+  return N;
+}
+
+/// Evaluates log sigma(m[u]) in place for U independent vectors. Each step runs across all U
+/// vectors before the next, so the two long polynomial chains of one vector overlap with the
+/// others' (a single vector is latency-bound at about 3.7 ns per entry, four at 2.1 ns).
+template <class V, class VI, int U>
+inline __attribute__((always_inline)) void log_sigmoid_vectors(V (&m)[U]) {
+  const V shifter = V{} + kRoundingShifter;
+  const VI sign_bit = VI{} + static_cast<long long>(0x8000000000000000ULL);  // NOLINT(runtime/int)
+  // softplus(-m) = max(-m, 0) + log1p(e^x) with x = -|m|.
+  V t[U], n[U], r[U], p[U];
+#pragma GCC unroll 8
+  for (int u = 0; u < U; ++u) {
+    V x = reinterpret_cast<V>(reinterpret_cast<VI>(m[u]) | sign_bit);
+    x = x < kExpClamp ? V{} + kExpClamp : x;
+    // x = n ln2 + r, |r| <= ln2 / 2; n is also held as an integer in t's low bits.
+    t[u] = x * kLog2e + shifter;
+    n[u] = t[u] - shifter;
+    r[u] = (x - n[u] * kLn2) - n[u] * kLn2Low;
+    p[u] = V{} + kExpCoefficients[size_of(kExpCoefficients) - 1];
+  }
+#pragma GCC unroll 32
+  for (int i = size_of(kExpCoefficients) - 2; i >= 0; --i) {
+#pragma GCC unroll 8
+    for (int u = 0; u < U; ++u) {
+      p[u] = p[u] * r[u] + kExpCoefficients[i];
+    }
+  }
+  V v[U], q[U], head[U];
+#pragma GCC unroll 8
+  for (int u = 0; u < U; ++u) {
+    // e^x = p 2^n, with 2^n applied as two factors 2^n1 2^n2 (n1 = round(n / 2)) so each is a
+    // normal number and subnormal results round once, at the last multiplication.
+    const V t1 = n[u] * 0.5 + shifter;
+    const VI n1 = reinterpret_cast<VI>(t1) - reinterpret_cast<VI>(shifter);
+    const VI n2 = (reinterpret_cast<VI>(t[u]) - reinterpret_cast<VI>(shifter)) - n1;
+    const V e =
+        p[u] * reinterpret_cast<V>((n1 + 1023) << 52) * reinterpret_cast<V>((n2 + 1023) << 52);
+    // log1p(e), e in [0, 1]: above 1/2, log1p(e) = ln 2 + log1p((e - 1) / 2), both steps exact.
+    const auto upper = e > 0.5;
+    v[u] = upper ? (e - 1.0) * 0.5 : e;
+    head[u] = upper ? V{} + kLn2 : V{};
+    q[u] = V{} + kLog1pCoefficients[size_of(kLog1pCoefficients) - 1];
+  }
+#pragma GCC unroll 32
+  for (int i = size_of(kLog1pCoefficients) - 2; i >= 0; --i) {
+#pragma GCC unroll 8
+    for (int u = 0; u < U; ++u) {
+      q[u] = q[u] * v[u] + kLog1pCoefficients[i];
+    }
+  }
+#pragma GCC unroll 8
+  for (int u = 0; u < U; ++u) {
+    const V tail = v[u] * q[u] + (head[u] > 0.0 ? V{} + kLn2Low : V{});
+    const V positive_part = m[u] < 0.0 ? -m[u] : V{};  // max(-m, 0), NaN passes to the tail
+    m[u] = -(positive_part + (head[u] + tail));
+  }
+}
+
+/// out[j] = log sigma(y a[j]) for j < count; returns the sum of out (partial sums per lane,
+/// combined in a fixed order, so the result does not depend on where a block starts).
+template <class V, class VI, int U>
+double log_sigmoid_sum_impl(const double* a, double y, double* out, long long count) {  // NOLINT
+  constexpr int kLanes = static_cast<int>(sizeof(V) / sizeof(double));
+  constexpr int kStep = kLanes * U;
+  V sum[U];
+#pragma GCC unroll 8
+  for (int u = 0; u < U; ++u) {
+    sum[u] = V{};
+  }
+  long long j = 0;  // NOLINT(runtime/int)
+  for (; j + kStep <= count; j += kStep) {
+    V m[U];
+    __builtin_memcpy(&m, a + j, sizeof(m));
+#pragma GCC unroll 8
+    for (int u = 0; u < U; ++u) {
+      m[u] = m[u] * y;
+    }
+    log_sigmoid_vectors<V, VI, U>(m);
+#pragma GCC unroll 8
+    for (int u = 0; u < U; ++u) {
+      sum[u] += m[u];
+    }
+    __builtin_memcpy(out + j, &m, sizeof(m));
+  }
+  double total = 0.0;
+  for (int u = 0; u < U; ++u) {
+    for (int lane = 0; lane < kLanes; ++lane) {
+      total += sum[u][lane];
+    }
+  }
+  if (j < count) {  // the tail, padded with zeros that are computed and dropped
+    V m[U];
+    double* padded = reinterpret_cast<double*>(&m);
+    for (int i = 0; i < kStep; ++i) {
+      padded[i] = j + i < count ? a[j + i] * y : 0.0;
+    }
+    log_sigmoid_vectors<V, VI, U>(m);
+    for (long long i = 0; j + i < count; ++i) {  // NOLINT(runtime/int)
+      out[j + i] = padded[i];
+      total += padded[i];
+    }
+  }
+  return total;
+}
+
+}  // namespace
