@@ -8,11 +8,11 @@
 // Every stage is timed through the library's own functions (posterior::laplace,
 // posterior::draw_samples, models::projection<double>, coreset::solve), and once more end to end
 // through build_coreset. The floor and the diagnostics that explain the projection's time run on
-// a buffer of the benchmark's own with the library's blocking and threading: the product with the
-// link, with the centring, with both (a replica of the library's loop, checked bit for bit
-// against its Phi), the allocation of Phi (as the library does it, with a parallel first touch,
-// with huge pages), and three variants of the link's value that are experiments, not library
-// code. Before every measurement the benchmark waits for other processes to go quiet, and it
+// a buffer of the benchmark's own with the library's blocking (models::projection_block_width)
+// and threading: the product with the link, with the centring, with both (a replica of the
+// library's loop, checked bit for bit against its Phi), the link with each instruction set the
+// CPU supports, and the allocation of a fresh Phi with the library's storage and a parallel first
+// touch. Before every measurement the benchmark waits for other processes to go quiet, and it
 // repeats a measurement during which they used more than 5% of the CPUs.
 #include <omp.h>
 #include <sys/mman.h>
@@ -48,6 +48,8 @@
 #include "coreset/model.hpp"
 #include "coreset/solver.hpp"
 #include "coreset/version.hpp"
+#include "cpu/simd/isa.hpp"
+#include "cpu/simd/log_sigmoid.hpp"
 #include "models/link.hpp"
 #include "models/model.hpp"
 #include "models/projection.hpp"
@@ -64,9 +66,6 @@ using namespace coreset::bench;  // machine description, interference, median (b
 
 constexpr double kGoalRatio = 1.5;  // the target: projection / (product + one write)
 constexpr double kBytesPerGB = 1e9;
-// Datapoints per block in models::projection (kBlock in src/models/projection.cpp, not exported):
-// the floor's blocked product and the diagnostics use the same blocks.
-constexpr index_t kLibraryBlock = 1024;
 
 struct Config {
   std::vector<double> sizes{1e4, 1e5, 1e6};
@@ -289,45 +288,33 @@ void write_memset(double* out, index_t count, int team) {
 
 // What is done to each block after its product.
 enum class Pass {
-  product,            // nothing: the matrix product alone (the floor's blocked product)
-  link,               // the library's link expression, quadratic and offset, finiteness check
-  link_centre,        // ... and the centring: a replica of models::projection's loop
-  value_link_centre,  // the link's value alone, -softplus(-y a), then the centring
-  centre,             // the centring alone, on the raw product
-  // An experiment, not the library's code: the link's value without the sign branch of
-  // softplus, -(max(-y a, 0) + log1p(exp(-|y a|))). The same operations on the same operands as
-  // the library's, so the same bits.
-  branchless_value_link_centre,
-  // An experiment, not the library's code: the link's value with Eigen's vectorised exp and log,
-  // -(max(-y a, 0) + log(1 + exp(-|y a|))), then the centring. It differs from log1p by less
-  // than 2^-53 absolute where exp(-|y a|) < 2^-53.
-  vector_value_link_centre,
-  // An experiment, not the library's code: log(1 + e) instead of log1p(e), scalar. It differs
-  // from log1p by less than 2^-53 absolute where e = exp(-|y a|) < 2^-53.
-  log_value_link_centre,
+  product,      // nothing: the matrix product alone (the floor's blocked product)
+  link,         // the link's value and the column sum, with the kernel of a given ISA
+  link_centre,  // ... and the centring: a replica of models::projection's loop (logistic)
+  centre,       // the centring alone, on the raw product
 };
 
-// models::projection<double>'s loop on a preallocated buffer: blocks of kLibraryBlock datapoints
-// split statically over `team` threads, Eigen's product single-threaded inside the region, then
-// the per-column pass selected by `pass`. Returns the number of non-finite values seen.
+// models::projection<double>'s loop for the logistic model on a preallocated buffer: blocks of
+// models::projection_block_width(S) datapoints split statically over `team` threads, Eigen's
+// product single-threaded inside the region, then the per-column pass selected by `pass`.
+// Returns the number of columns whose sum was not finite.
 index_t blocked_pass(const coreset::models::Model& model, const Eigen::MatrixXd& samples,
-                     double* phi, int team, Pass pass) {
+                     double* phi, int team, Pass pass,
+                     coreset::cpu::simd::Isa isa = coreset::cpu::simd::active_isa()) {
   using ColumnMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic>;
   const index_t s = samples.rows();
   const index_t n = model.rows();
-  Eigen::VectorXd quadratic = Eigen::VectorXd::Zero(s);
-  if (model.shared_quadratic.size() > 0) {
-    quadratic = 0.5 * (samples * model.shared_quadratic).cwiseProduct(samples).rowwise().sum();
-  }
-  const index_t blocks = (n + kLibraryBlock - 1) / kLibraryBlock;
+  const index_t width_max = coreset::models::projection_block_width(s);
+  const index_t blocks = (n + width_max - 1) / width_max;
+  const double scale = 1.0 / std::sqrt(static_cast<double>(s));
   index_t bad = 0;
 #pragma omp parallel num_threads(team) reduction(+ : bad)
   {
     omp_set_num_threads(1);
 #pragma omp for schedule(static)
     for (index_t b = 0; b < blocks; ++b) {
-      const index_t first = b * kLibraryBlock;
-      const index_t width = std::min(kLibraryBlock, n - first);
+      const index_t first = b * width_max;
+      const index_t width = std::min(width_max, n - first);
       double* out = phi + first * s;
       Eigen::Map<ColumnMajor> block(out, s, width);
       block.noalias() = samples * model.design.middleRows(first, width).transpose();
@@ -335,53 +322,21 @@ index_t blocked_pass(const coreset::models::Model& model, const Eigen::MatrixXd&
         continue;
       }
       for (index_t i = 0; i < width; ++i) {
-        const index_t row = first + i;
-        const double y = model.response(row);
-        const double offset = model.offset(row);
         double* column = out + i * s;
-        if (pass == Pass::link || pass == Pass::link_centre) {
-          for (index_t j = 0; j < s; ++j) {
-            column[j] =
-                coreset::models::evaluate_link(model.link, column[j], y, model.noise_precision)
-                    .value -
-                quadratic(j) + offset;
-            if (!std::isfinite(column[j])) {
-              ++bad;
-            }
-          }
-        } else if (pass == Pass::vector_value_link_centre) {
-          Eigen::Map<Eigen::ArrayXd> values(column, s);
-          values = -((-y * values).max(0.0) + (1.0 + (-(y * values).abs()).exp()).log()) -
-                   quadratic.array() + offset;
-          bad += s - values.isFinite().count();
-        } else if (pass == Pass::branchless_value_link_centre) {
-          for (index_t j = 0; j < s; ++j) {
-            const double margin = -y * column[j];
-            column[j] = -(std::max(margin, 0.0) + std::log1p(std::exp(-std::abs(margin)))) -
-                        quadratic(j) + offset;
-            if (!std::isfinite(column[j])) {
-              ++bad;
-            }
-          }
-        } else if (pass == Pass::log_value_link_centre) {
-          for (index_t j = 0; j < s; ++j) {
-            const double margin = -y * column[j];
-            column[j] = -(std::max(margin, 0.0) + std::log(1.0 + std::exp(-std::abs(margin)))) -
-                        quadratic(j) + offset;
-            if (!std::isfinite(column[j])) {
-              ++bad;
-            }
-          }
-        } else if (pass == Pass::value_link_centre) {
-          for (index_t j = 0; j < s; ++j) {
-            column[j] = -coreset::models::softplus(-y * column[j]) - quadratic(j) + offset;
-            if (!std::isfinite(column[j])) {
-              ++bad;
-            }
-          }
-        }
-        if (pass != Pass::link) {
+        if (pass == Pass::centre) {
           coreset::models::center_and_scale(column, s);
+          continue;
+        }
+        const double sum =
+            coreset::cpu::simd::log_sigmoid_sum(isa, column, model.response(first + i), column, s);
+        if (!std::isfinite(sum)) {
+          ++bad;
+        }
+        if (pass == Pass::link_centre) {
+          const double mean = sum / static_cast<double>(s);
+          for (index_t j = 0; j < s; ++j) {
+            column[j] = (column[j] - mean) * scale;
+          }
         }
       }
     }
@@ -422,21 +377,13 @@ struct Record {
   FloorSet before;
   FloorSet after;
   Measurement product_link;
-  Measurement product_value_link_centre;
   Measurement product_centre;
   Measurement replica;
   bool replica_matches = false;
-  Measurement vector_link;
-  double vector_link_max_abs_difference = 0.0;
-  double phi_max_abs = 0.0;
-  Measurement allocation;
-  Measurement allocation_parallel;
-  Measurement allocation_huge;
-  std::int64_t huge_bytes = 0;  // AnonHugePages while the huge-page buffer was alive
-  Measurement log_link;
-  double log_link_max_abs_difference = 0.0;
-  Measurement branchless_link;
-  bool branchless_matches = false;
+  // product + link with each ISA's kernel: baseline (scalar libm), avx2, avx512 (-1 = unsupported)
+  std::vector<std::pair<std::string, Measurement>> link_by_isa;
+  Measurement allocation;       // Matrix::uninitialized + a parallel first touch
+  std::int64_t huge_bytes = 0;  // AnonHugePages while that Phi was alive
   Measurement solve;
   coreset::SolveResult solve_result;
   bool end_to_end_run = false;
@@ -537,7 +484,7 @@ Record run_size(index_t n, const Config& config, int team) {
 
   const index_t count = config.samples * n;
   r.phi_bytes = count * static_cast<index_t>(sizeof(double));
-  Buffer buffer = allocate(count);
+  Buffer buffer = allocate(count, true);   // huge pages, as the library's Phi
   write_store(buffer.get(), count, team);  // first touch, by the threads that write it later
   r.before = measure_floors(model, samples, buffer.get(), team, config, "before");
 
@@ -562,12 +509,6 @@ Record run_size(index_t n, const Config& config, int team) {
     blocked_pass(model, samples, buffer.get(), team, Pass::centre);
     return seconds_since(t);
   });
-  r.product_value_link_centre =
-      measure("diag: product + value link + centring", stage_plan, config, [&] {
-        const auto t = Clock::now();
-        blocked_pass(model, samples, buffer.get(), team, Pass::value_link_centre);
-        return seconds_since(t);
-      });
   r.replica = measure("diag: replica (no allocation)", stage_plan, config, [&] {
     const auto t = Clock::now();
     blocked_pass(model, samples, buffer.get(), team, Pass::link_centre);
@@ -575,59 +516,31 @@ Record run_size(index_t n, const Config& config, int team) {
   });
   r.replica_matches =
       std::memcmp(buffer.get(), phi.data(), static_cast<std::size_t>(count) * sizeof(double)) == 0;
-  r.branchless_link = measure("diag: branchless value link + centring", stage_plan, config, [&] {
-    const auto t = Clock::now();
-    blocked_pass(model, samples, buffer.get(), team, Pass::branchless_value_link_centre);
-    return seconds_since(t);
-  });
-  r.branchless_matches =
-      std::memcmp(buffer.get(), phi.data(), static_cast<std::size_t>(count) * sizeof(double)) == 0;
-  r.vector_link = measure("diag: vectorised value link + centring", stage_plan, config, [&] {
-    const auto t = Clock::now();
-    blocked_pass(model, samples, buffer.get(), team, Pass::vector_value_link_centre);
-    return seconds_since(t);
-  });
-  {
-    const Eigen::Map<const Eigen::ArrayXd> mine(buffer.get(), count);
-    const Eigen::Map<const Eigen::ArrayXd> library(phi.data(), count);
-    r.vector_link_max_abs_difference = (mine - library).abs().maxCoeff();
-    r.phi_max_abs = library.abs().maxCoeff();
-  }
-  r.log_link = measure("diag: log(1+e) value link + centring", stage_plan, config, [&] {
-    const auto t = Clock::now();
-    blocked_pass(model, samples, buffer.get(), team, Pass::log_value_link_centre);
-    return seconds_since(t);
-  });
-  {
-    const Eigen::Map<const Eigen::ArrayXd> mine(buffer.get(), count);
-    const Eigen::Map<const Eigen::ArrayXd> library(phi.data(), count);
-    r.log_link_max_abs_difference = (mine - library).abs().maxCoeff();
+  using coreset::cpu::simd::Isa;
+  for (Isa isa : {Isa::baseline, Isa::avx2, Isa::avx512}) {
+    if (!coreset::cpu::simd::supported(isa)) {
+      continue;
+    }
+    const std::string name = coreset::cpu::simd::isa_name(isa);
+    r.link_by_isa.emplace_back(
+        name, measure(("diag: product + link, " + name).c_str(), stage_plan, config, [&] {
+          const auto t = Clock::now();
+          blocked_pass(model, samples, buffer.get(), team, Pass::link, isa);
+          return seconds_since(t);
+        }));
   }
   buffer.reset();
-  r.allocation = measure("diag: allocate Phi (Matrix ctor)", stage_plan, config, [&] {
+  phi = coreset::Matrix<double>();
+  r.allocation = measure("diag: allocate Phi + parallel first touch", stage_plan, config, [&] {
     const auto t = Clock::now();
-    coreset::Matrix<double> fresh(config.samples, n);
+    auto fresh = coreset::Matrix<double>::uninitialized(config.samples, n);
+    write_store(fresh.data(), count, team);
     const double seconds = seconds_since(t);
+    r.huge_bytes = anon_huge_bytes();
     g_sink = g_sink + fresh.data()[count - 1];
     return seconds;
   });
-  r.allocation_parallel = measure("diag: allocate + parallel first touch", stage_plan, config, [&] {
-    const auto t = Clock::now();
-    Buffer fresh = allocate(count);
-    write_store(fresh.get(), count, team);
-    const double seconds = seconds_since(t);
-    g_sink = g_sink + fresh[static_cast<std::size_t>(count - 1)];
-    return seconds;
-  });
-  r.allocation_huge = measure("diag: allocate huge pages + first touch", stage_plan, config, [&] {
-    const auto t = Clock::now();
-    Buffer fresh = allocate(count, true);
-    write_store(fresh.get(), count, team);
-    const double seconds = seconds_since(t);
-    r.huge_bytes = anon_huge_bytes();
-    g_sink = g_sink + fresh[static_cast<std::size_t>(count - 1)];
-    return seconds;
-  });
+  phi = coreset::models::projection<double>(model, samples, team);  // for the solve
 
   coreset::SolverOptions solver;
   solver.algorithm = coreset::Algorithm::aiht2;
@@ -687,6 +600,10 @@ nlohmann::json to_json(const FloorSet& f) {
 }
 
 nlohmann::json to_json(const Record& r, const Config& config) {
+  nlohmann::json link_json = nlohmann::json::object();
+  for (const auto& [name, measurement] : r.link_by_isa) {
+    link_json[name] = to_json(measurement);
+  }
   const double gb = static_cast<double>(r.phi_bytes) / kBytesPerGB;
   nlohmann::json stages = {
       {"model_setup", to_json(r.model_setup)},
@@ -739,20 +656,12 @@ nlohmann::json to_json(const Record& r, const Config& config) {
       {"diagnostics",
        {{"product_plus_link", to_json(r.product_link)},
         {"product_plus_centring", to_json(r.product_centre)},
-        {"product_plus_value_link_plus_centring", to_json(r.product_value_link_centre)},
         {"replica_without_allocation", to_json(r.replica)},
         {"replica_matches_library_bitwise", r.replica_matches},
-        {"allocate_zeroed_phi", to_json(r.allocation)},
-        {"allocate_with_parallel_first_touch", to_json(r.allocation_parallel)},
-        {"allocate_huge_pages_with_parallel_first_touch", to_json(r.allocation_huge)},
+        {"allocate_phi_with_parallel_first_touch", to_json(r.allocation)},
         {"anon_huge_page_bytes_during_that", r.huge_bytes},
-        {"experiment_log_1p_value_link_plus_centring", to_json(r.log_link)},
-        {"experiment_log_1p_max_abs_difference_from_library_phi", r.log_link_max_abs_difference},
-        {"experiment_branchless_value_link_plus_centring", to_json(r.branchless_link)},
-        {"experiment_branchless_matches_library_bitwise", r.branchless_matches},
-        {"experiment_vectorised_value_link_plus_centring", to_json(r.vector_link)},
-        {"experiment_max_abs_difference_from_library_phi", r.vector_link_max_abs_difference},
-        {"library_phi_max_abs", r.phi_max_abs},
+        {"link_isa_active", coreset::cpu::simd::isa_name(coreset::cpu::simd::active_isa())},
+        {"product_plus_link_by_isa", link_json},
         {"link_seconds_estimate", r.product_link.median - r.product_blocked},
         {"link_evaluations_per_second",
          static_cast<double>(r.n * config.samples) /
@@ -801,30 +710,27 @@ void print_tables(const std::vector<Record>& records) {
   }
   std::printf(
       "\nWhere the projection's time goes (median seconds): blocked passes over the preallocated "
-      "buffer, each product + the named work, and the allocation of Phi\n");
-  std::printf("%9s %9s %9s %9s %9s %9s %9s %9s %9s %10s\n", "n", "product", "+link", "+centre",
-              "+link+ctr", "alloc", "alloc par", "alloc 2M", "sum", "projection");
+      "buffer, each product + the named work, and the allocation of a fresh Phi\n");
+  std::printf("%9s %9s %9s %9s %9s %9s %9s %10s\n", "n", "product", "+link", "+centre", "+link+ctr",
+              "alloc", "sum", "projection");
   for (const Record& r : records) {
-    std::printf("%9lld %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f %10.4f %s\n",
+    std::printf("%9lld %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f %10.4f %s\n",
                 static_cast<long long>(r.n), r.product_blocked, r.product_link.median,
                 r.product_centre.median, r.replica.median, r.allocation.median,
-                r.allocation_parallel.median, r.allocation_huge.median,
                 r.replica.median + r.allocation.median, r.projection.median,
                 r.replica_matches ? "" : "(the +link+ctr replica differs from the library's Phi)");
   }
-  std::printf(
-      "\nLink variants, each product + link value + centring (median seconds; the last three are "
-      "experiments, not the library's code)\n");
-  std::printf("%9s %11s %11s %11s %11s %11s %14s\n", "n", "library", "value only", "branchless",
-              "log(1+e)", "eigen vec", "link evals/s");
+  std::printf("\nThe link by instruction set, each product + link (median seconds; active: %s)\n",
+              coreset::cpu::simd::isa_name(coreset::cpu::simd::active_isa()));
   for (const Record& r : records) {
-    std::printf("%9lld %11.4f %11.4f %10.4f%1s %11.4f %11.4f %14.3g\n", static_cast<long long>(r.n),
-                r.replica.median, r.product_value_link_centre.median, r.branchless_link.median,
-                r.branchless_matches ? "=" : "~", r.log_link.median, r.vector_link.median,
-                static_cast<double>(r.n * r.samples) /
-                    std::max(1e-12, r.product_link.median - r.product_blocked));
+    std::printf("%9lld", static_cast<long long>(r.n));
+    for (const auto& [name, measurement] : r.link_by_isa) {
+      std::printf("  %s %.4f%s (%.3g evals/s)", name.c_str(), measurement.median, mark(measurement),
+                  static_cast<double>(r.n * r.samples) /
+                      std::max(1e-12, measurement.median - r.product_blocked));
+    }
+    std::printf("\n");
   }
-  std::printf("  (= : the branchless variant's Phi equals the library's bit for bit)\n");
   std::fflush(stdout);
 }
 
@@ -835,14 +741,8 @@ std::vector<const Measurement*> all_measurements(const Record& r) {
                                           &r.projection,
                                           &r.product_link,
                                           &r.product_centre,
-                                          &r.product_value_link_centre,
                                           &r.replica,
-                                          &r.vector_link,
-                                          &r.branchless_link,
                                           &r.allocation,
-                                          &r.allocation_parallel,
-                                          &r.allocation_huge,
-                                          &r.log_link,
                                           &r.solve,
                                           &r.before.product_blocked,
                                           &r.before.product_full,
@@ -852,6 +752,9 @@ std::vector<const Measurement*> all_measurements(const Record& r) {
                                           &r.after.product_full,
                                           &r.after.write_store,
                                           &r.after.write_memset};
+  for (const auto& entry : r.link_by_isa) {
+    list.push_back(&entry.second);
+  }
   if (r.end_to_end_run) {
     list.push_back(&r.end_to_end);
   }
@@ -940,7 +843,7 @@ int main(int argc, char** argv) {
                    {"min_seconds", config.min_seconds},
                    {"solve_seconds", config.solve_seconds},
                    {"seed", config.seed},
-                   {"library_block", kLibraryBlock},
+                   {"library_block", coreset::models::projection_block_width(config.samples)},
                    {"disturbed_share", kDisturbedShare},
                    {"retries", config.retries},
                    {"max_wait_seconds", config.max_wait},
