@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,52 @@ struct BuildResult {
   std::vector<std::string> parameter_names;
   std::vector<double> full_posterior_mean;
   std::vector<double> coreset_posterior_mean;
+};
+
+/// One coreset solved and scored on a PreparedProblem.
+struct CoresetRun {
+  SolveResult solve;                ///< coreset indices are 0-based dataset rows
+  Quality quality;                  ///< relative_projection_error is the solver's
+  double solve_seconds = 0.0;       ///< wall time of the solve (the coreset's construction)
+  double evaluation_seconds = 0.0;  ///< wall time of the coreset posterior and its comparison
+  std::vector<double> coreset_posterior_mean;
+};
+
+/// The stages of build_coreset that do not depend on the solver, done once: the model, pi-hat,
+/// the S samples, the full-data posterior and Phi (float with options.single_precision). Any
+/// number of solves (algorithms, budgets k, ...) and evaluations then share them, on exactly the
+/// Phi that build_coreset would build for the same options; build_coreset and evaluate_coreset
+/// are this class used once. options.solver.threads sizes the projection; the other solver
+/// fields are ignored here. The const members may be called from several threads at once; a
+/// moved-from problem may only be assigned to or destroyed.
+class PreparedProblem {
+ public:
+  /// Throws as build_coreset does for the data and the non-solver options.
+  PreparedProblem(const Dataset& data, const BuildOptions& options);
+  ~PreparedProblem();
+  PreparedProblem(PreparedProblem&&) noexcept;
+  PreparedProblem& operator=(PreparedProblem&&) noexcept;
+
+  index_t rows() const noexcept;        ///< n, the datapoints (columns of Phi)
+  index_t parameters() const noexcept;  ///< d, including the intercept
+  index_t samples() const noexcept;     ///< S actually used
+  Pihat pihat() const noexcept;         ///< the method actually used (never automatic)
+  const std::vector<std::string>& parameter_names() const noexcept;
+  const std::vector<double>& full_posterior_mean() const noexcept;
+  /// pi-hat, sampling, projection, and (as `evaluation`) the full-data posterior; solve is 0.
+  const StageSeconds& seconds() const noexcept;
+
+  /// Solves on this Phi. Throws InputError when solver.k > rows() (a coreset must be smaller
+  /// than the data), else as solve() does.
+  SolveResult solve(const SolverOptions& solver) const;
+  /// The quality of any coreset (0-based rows; InvalidArgument for a row outside the data).
+  Quality evaluate(const Coreset& coreset) const;
+  /// solve(), then the quality of its coreset, each timed.
+  CoresetRun solve_and_evaluate(const SolverOptions& solver) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 /// The whole job. Throws InputError for data outside the model's domain (naming file, line and

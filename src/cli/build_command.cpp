@@ -81,13 +81,20 @@ std::function<int()> add_build_command(CLI::App& app) {
   CLI::App* command = app.add_subcommand(
       "build", "Build a coreset from a dataset and a model, with a quality report");
   add_model_options(command, args->model);
-  command->add_option("-k,--k", args->k, "coreset size budget, >= 1")->capture_default_str();
-  command->add_option("--algorithm", args->algorithm, "iht, a-iht or a-iht-2")
+  command
+      ->add_option("-k,--k", args->k,
+                   "coreset size budget, >= 1 (giga/fw: steps; is/uniform: draws)")
+      ->capture_default_str();
+  command
+      ->add_option("--algorithm", args->algorithm,
+                   "iht, a-iht, a-iht-2 (sparse regression) or giga, fw, is, uniform (baselines)")
       ->capture_default_str();
   command->add_option("--step-rule", args->step_rule, "exact, reference (authors' code) or paper")
       ->capture_default_str();
-  command->add_option("--max-iter", args->max_iterations, "iteration cap")->capture_default_str();
-  command->add_option("--tol", args->tolerance, "relative-change tolerance")->capture_default_str();
+  command->add_option("--max-iter", args->max_iterations, "iteration cap (iht, a-iht, a-iht-2)")
+      ->capture_default_str();
+  command->add_option("--tol", args->tolerance, "relative-change tolerance (iht, a-iht, a-iht-2)")
+      ->capture_default_str();
   command->add_option("--out", args->out_path, "write the coreset here as CSV (index,weight)");
   command->add_option("--report", args->report_path, "write a JSON report here");
   return [args] { return run_build(*args); };

@@ -31,7 +31,7 @@ std::function<int()> add_info_command(CLI::App& app) {
                   static_cast<double>(device.total_memory_bytes) / (1024.0 * 1024.0 * 1024.0),
                   device.compute_major, device.compute_minor);
     }
-    std::printf("  solvers:       CPU (iht, a-iht, a-iht-2)\n");
+    std::printf("  solvers:       CPU (iht, a-iht, a-iht-2, giga, fw, is, uniform)\n");
     return static_cast<int>(kSuccess);
   };
 }

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   const auto build = add_build_command(app);
   const auto evaluate = add_evaluate_command(app);
   const auto solve = add_solve_command(app);
+  const auto experiment = add_experiment_command(app);
   const auto info = add_info_command(app);
   try {
     app.parse(argc, argv);
@@ -33,6 +34,9 @@ int main(int argc, char** argv) {
     }
     if (app.got_subcommand("solve")) {
       return solve();
+    }
+    if (app.got_subcommand("experiment")) {
+      return experiment();
     }
     return info();
   } catch (const coreset::InvalidArgument& error) {

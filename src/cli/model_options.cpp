@@ -52,7 +52,9 @@ void add_model_options(CLI::App* command, ModelArguments& args) {
       ->expected(1, 2);
   command->add_option("--samples", args.samples, "S, the number of samples from pi-hat")
       ->capture_default_str();
-  command->add_option("--seed", args.seed, "seed of the sampling and the RBF centres")
+  command
+      ->add_option("--seed", args.seed,
+                   "seed of the sampling, the RBF centres and the draws of --algorithm is/uniform")
       ->capture_default_str();
   command->add_option("--precision", args.precision, "double or float (Phi and the solve)")
       ->check(CLI::IsMember({"double", "float"}))
@@ -113,6 +115,7 @@ BuildOptions to_build_options(const ModelArguments& args) {
   }
   options.samples = args.samples;
   options.seed = args.seed;
+  options.solver.seed = args.seed;  // the draws of is and uniform, iht's power iteration
   options.single_precision = args.precision == "float";
   options.solver.threads = args.threads;
   return options;

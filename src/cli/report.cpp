@@ -100,10 +100,25 @@ std::string quality_lines(const Quality& quality) {
   return text;
 }
 
+// "a-iht-2 (step rule exact)"; the baselines have no step rule.
+std::string solver_label(const SolveResult& result) {
+  return is_iht_family(result.algorithm)
+             ? to_string(result.algorithm) + " (step rule " + to_string(result.step_rule) + ")"
+             : to_string(result.algorithm);
+}
+
 std::string stop_line(const SolveResult& result) {
+  const bool sampler =
+      result.algorithm == Algorithm::importance_sampling || result.algorithm == Algorithm::uniform;
+  if (result.stop_reason == StopReason::budget && sampler) {
+    return format("  stopped:        budget (one pass of k = %lld draws)\n",
+                  static_cast<long long>(result.k));
+  }
+  const char* outcome = result.stop_reason == StopReason::budget ? "all k steps taken"
+                        : result.converged                       ? "converged"
+                                           : "NOT converged: raise --max-iter";
   return format("  stopped:        %s after %d iterations (%s)\n",
-                to_string(result.stop_reason).c_str(), result.iterations,
-                result.converged ? "converged" : "NOT converged: raise --max-iter");
+                to_string(result.stop_reason).c_str(), result.iterations, outcome);
 }
 
 }  // namespace
@@ -126,10 +141,10 @@ std::string render_solve_report(const SolveInputs& inputs, const SolveResult& re
 std::string render_solve_summary(const SolveInputs& inputs, const SolveResult& result,
                                  bool list_coreset) {
   std::string text;
-  text += format("coreset solve: %s (step rule %s), k = %lld, Phi %lld x %lld (%s)\n",
-                 to_string(result.algorithm).c_str(), to_string(result.step_rule).c_str(),
-                 static_cast<long long>(result.k), static_cast<long long>(inputs.rows),
-                 static_cast<long long>(inputs.cols), inputs.precision.c_str());
+  text +=
+      format("coreset solve: %s, k = %lld, Phi %lld x %lld (%s)\n", solver_label(result).c_str(),
+             static_cast<long long>(result.k), static_cast<long long>(inputs.rows),
+             static_cast<long long>(inputs.cols), inputs.precision.c_str());
   text += stop_line(result);
   text += format("  objective:      ||y - Phi w||^2 = %.6g\n", result.objective);
   text += format("  relative error: ||y - Phi w|| / ||y|| = %.6g\n", result.relative_error);
@@ -174,9 +189,8 @@ std::string render_build_summary(const BuildInputs& inputs, const BuildResult& r
   text += format("  pi-hat:         %s, S = %lld samples (seed %llu)\n",
                  to_string(result.pihat).c_str(), static_cast<long long>(result.samples),
                  static_cast<unsigned long long>(inputs.options.seed));
-  text +=
-      format("  solver:         %s (step rule %s), k = %lld\n", to_string(solve.algorithm).c_str(),
-             to_string(solve.step_rule).c_str(), static_cast<long long>(solve.k));
+  text += format("  solver:         %s, k = %lld\n", solver_label(solve).c_str(),
+                 static_cast<long long>(solve.k));
   text += stop_line(solve);
   text += format("  coreset:        %lld of %lld rows, total weight %s\n",
                  static_cast<long long>(solve.coreset.size()), static_cast<long long>(inputs.rows),

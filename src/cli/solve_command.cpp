@@ -87,21 +87,32 @@ std::function<int()> add_solve_command(CLI::App& app) {
                       "instead of --phi: your own log-likelihoods, n x S (row i = datapoint i at "
                       "S posterior draws), centred and scaled by the engine");
   command->add_option("--y", args->y_path, "target y, S values (.npy or CSV); default Phi 1");
-  command->add_option("-k,--k", args->options.k, "coreset size budget, >= 1 (k >= n: NNLS)")
+  command
+      ->add_option(
+          "-k,--k", args->options.k,
+          "coreset size budget, >= 1: the sparsity of iht/a-iht/a-iht-2 (k >= n: NNLS), the "
+          "steps of giga/fw, the draws of is/uniform")
       ->required();
-  command->add_option("--algorithm", args->algorithm, "iht, a-iht or a-iht-2")
-      ->capture_default_str();
-  command->add_option("--max-iter", args->options.max_iterations, "iteration cap")
+  command
+      ->add_option("--algorithm", args->algorithm,
+                   "iht, a-iht, a-iht-2 (sparse regression) or giga, fw, is, uniform (baselines)")
       ->capture_default_str();
   command
-      ->add_option("--tol", args->options.tolerance, "stop when ||w_t - w_{t-1}|| <= tol ||w_t||")
+      ->add_option("--max-iter", args->options.max_iterations,
+                   "iteration cap (iht, a-iht, a-iht-2)")
+      ->capture_default_str();
+  command
+      ->add_option("--tol", args->options.tolerance,
+                   "stop when ||w_t - w_{t-1}|| <= tol ||w_t|| (iht, a-iht, a-iht-2)")
       ->capture_default_str();
   command
       ->add_option("--step-rule", args->step_rule,
                    "exact (line-search minimisers), reference (authors' code: half gradient "
                    "step) or paper (as printed: half momentum)")
       ->capture_default_str();
-  command->add_option("--seed", args->options.seed, "seed of the power iteration (iht)")
+  command
+      ->add_option("--seed", args->options.seed,
+                   "seed of the power iteration (iht) and of the draws (is, uniform)")
       ->capture_default_str();
   command->add_option("--precision", args->precision, "double or float")
       ->check(CLI::IsMember({"double", "float"}))

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "coreset/error.hpp"
 #include "models/model.hpp"
@@ -103,24 +105,6 @@ int thread_count(const SolverOptions& solver) {
   return solver.threads > 0 ? solver.threads : omp_get_max_threads();
 }
 
-// Phi for the prepared samples, then `use(phi)`; Phi is freed before the caller goes on.
-template <class Use>
-void with_projection(const Prepared& prepared, const BuildOptions& options, StageSeconds& seconds,
-                     Use&& use) {
-  const int threads = thread_count(options.solver);
-  const auto start = Clock::now();
-  if (options.single_precision) {
-    const Matrix<float> phi = models::projection<float>(prepared.model, prepared.samples, threads);
-    seconds.projection = seconds_since(start);
-    use(phi);
-  } else {
-    const Matrix<double> phi =
-        models::projection<double>(prepared.model, prepared.samples, threads);
-    seconds.projection = seconds_since(start);
-    use(phi);
-  }
-}
-
 // The posterior comparison of spec 4.3 and 4.4; `full` is the full-data posterior.
 void compare_posteriors(const models::Model& model, const posterior::Gaussian& full,
                         const Coreset& coreset, Quality& quality,
@@ -145,58 +129,151 @@ posterior::Gaussian full_posterior(const Prepared& prepared) {
   return fitted_is_full ? *prepared.fitted : posterior_of(prepared.model, nullptr);
 }
 
-}  // namespace
-
-BuildResult build_coreset(const Dataset& data, const BuildOptions& options) {
-  if (options.solver.k > data.rows()) {
-    // solve() accepts k >= n (plain NNLS), but asking for a coreset no smaller than the data is
-    // almost always a mistake in k or in the file.
-    throw InputError(data.source.empty() ? "the dataset" : data.source,
-                     "has " + std::to_string(data.rows()) +
-                         " rows, fewer than k = " + std::to_string(options.solver.k) +
-                         ": a coreset must be smaller than the data");
-  }
-  BuildResult result;
-  Prepared prepared = prepare(data, options);
-  result.seconds = prepared.seconds;
-  result.pihat = prepared.pihat;
-  result.parameters = prepared.model.dim();
-  result.samples = prepared.samples.rows();
-  result.parameter_names = prepared.model.parameter_names;
-
-  with_projection(prepared, options, result.seconds, [&](const auto& phi) {
-    const auto start = Clock::now();
-    result.solve = solve(phi.view(), nullptr, options.solver);
-    result.seconds.solve = seconds_since(start);
-  });
-
-  const auto start = Clock::now();
-  const posterior::Gaussian full = full_posterior(prepared);
-  result.full_posterior_mean.assign(full.mean.data(), full.mean.data() + full.mean.size());
-  compare_posteriors(prepared.model, full, result.solve.coreset, result.quality,
-                     &result.coreset_posterior_mean);
-  result.quality.relative_projection_error = result.solve.relative_error;
-  result.seconds.evaluation = seconds_since(start);
-  return result;
+std::string dataset_name(const Dataset& data) {
+  return data.source.empty() ? "the dataset" : data.source;
 }
 
-Quality evaluate_coreset(const Dataset& data, const BuildOptions& options, const Coreset& coreset) {
+// solve() accepts k >= n (plain NNLS), but asking for a coreset no smaller than the data is
+// almost always a mistake in k or in the file.
+void check_budget(const std::string& source, index_t rows, index_t k) {
+  if (k > rows) {
+    throw InputError(source, "has " + std::to_string(rows) + " rows, fewer than k = " +
+                                 std::to_string(k) + ": a coreset must be smaller than the data");
+  }
+}
+
+void check_rows(const Coreset& coreset, index_t rows) {
   for (const index_t i : coreset.indices) {
-    if (i < 0 || i >= data.rows()) {
+    if (i < 0 || i >= rows) {
       throw InvalidArgument("coreset row " + std::to_string(i) + " is outside the dataset's " +
-                            std::to_string(data.rows()) + " rows");
+                            std::to_string(rows) + " rows");
     }
   }
+}
+
+}  // namespace
+
+struct PreparedProblem::Impl {
+  Prepared prepared;
+  std::string source;  // for the messages: the dataset's file
+  posterior::Gaussian full;
+  std::vector<double> full_mean;
+  bool single_precision = false;
+  Matrix<double> phi_double;  // S x n, one of the two
+  Matrix<float> phi_float;
+
+  // `use(phi)` with Phi in the precision it was built in.
+  template <class Use>
+  decltype(auto) with_phi(Use&& use) const {
+    return single_precision ? use(phi_float) : use(phi_double);
+  }
+};
+
+PreparedProblem::PreparedProblem(const Dataset& data, const BuildOptions& options)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& impl = *impl_;
+  impl.prepared = prepare(data, options);
+  impl.source = dataset_name(data);
+  const Prepared& prepared = impl.prepared;
+  StageSeconds& seconds = impl.prepared.seconds;
+
+  const int threads = thread_count(options.solver);
+  auto start = Clock::now();
+  impl.single_precision = options.single_precision;
+  if (options.single_precision) {
+    impl.phi_float = models::projection<float>(prepared.model, prepared.samples, threads);
+  } else {
+    impl.phi_double = models::projection<double>(prepared.model, prepared.samples, threads);
+  }
+  seconds.projection = seconds_since(start);
+
+  start = Clock::now();
+  impl.full = full_posterior(prepared);
+  impl.full_mean.assign(impl.full.mean.data(), impl.full.mean.data() + impl.full.mean.size());
+  seconds.evaluation = seconds_since(start);
+}
+
+PreparedProblem::~PreparedProblem() = default;
+PreparedProblem::PreparedProblem(PreparedProblem&&) noexcept = default;
+PreparedProblem& PreparedProblem::operator=(PreparedProblem&&) noexcept = default;
+
+index_t PreparedProblem::rows() const noexcept {
+  return impl_->prepared.model.rows();
+}
+index_t PreparedProblem::parameters() const noexcept {
+  return impl_->prepared.model.dim();
+}
+index_t PreparedProblem::samples() const noexcept {
+  return impl_->prepared.samples.rows();
+}
+Pihat PreparedProblem::pihat() const noexcept {
+  return impl_->prepared.pihat;
+}
+const std::vector<std::string>& PreparedProblem::parameter_names() const noexcept {
+  return impl_->prepared.model.parameter_names;
+}
+const std::vector<double>& PreparedProblem::full_posterior_mean() const noexcept {
+  return impl_->full_mean;
+}
+const StageSeconds& PreparedProblem::seconds() const noexcept {
+  return impl_->prepared.seconds;
+}
+
+SolveResult PreparedProblem::solve(const SolverOptions& solver) const {
+  check_budget(impl_->source, rows(), solver.k);
+  return impl_->with_phi(
+      [&](const auto& phi) { return coreset::solve(phi.view(), nullptr, solver); });
+}
+
+Quality PreparedProblem::evaluate(const Coreset& coreset) const {
+  check_rows(coreset, rows());
   Quality quality;
-  const Prepared prepared = prepare(data, options);
-  StageSeconds seconds;
-  with_projection(prepared, options, seconds, [&](const auto& phi) {
+  impl_->with_phi([&](const auto& phi) {
     const double target = objective(phi.view(), nullptr, Coreset{});  // ||y||^2, y = Phi 1
     const double residual = objective(phi.view(), nullptr, coreset);
     quality.relative_projection_error = target > 0.0 ? std::sqrt(residual / target) : 0.0;
   });
-  compare_posteriors(prepared.model, full_posterior(prepared), coreset, quality, nullptr);
+  compare_posteriors(impl_->prepared.model, impl_->full, coreset, quality, nullptr);
   return quality;
+}
+
+CoresetRun PreparedProblem::solve_and_evaluate(const SolverOptions& solver) const {
+  CoresetRun run;
+  auto start = Clock::now();
+  run.solve = solve(solver);
+  run.solve_seconds = seconds_since(start);
+
+  start = Clock::now();
+  compare_posteriors(impl_->prepared.model, impl_->full, run.solve.coreset, run.quality,
+                     &run.coreset_posterior_mean);
+  run.quality.relative_projection_error = run.solve.relative_error;
+  run.evaluation_seconds = seconds_since(start);
+  return run;
+}
+
+BuildResult build_coreset(const Dataset& data, const BuildOptions& options) {
+  check_budget(dataset_name(data), data.rows(), options.solver.k);  // before the costly stages
+  const PreparedProblem problem(data, options);
+  CoresetRun run = problem.solve_and_evaluate(options.solver);
+
+  BuildResult result;
+  result.solve = std::move(run.solve);
+  result.quality = std::move(run.quality);
+  result.seconds = problem.seconds();
+  result.seconds.solve = run.solve_seconds;
+  result.seconds.evaluation += run.evaluation_seconds;
+  result.pihat = problem.pihat();
+  result.parameters = problem.parameters();
+  result.samples = problem.samples();
+  result.parameter_names = problem.parameter_names();
+  result.full_posterior_mean = problem.full_posterior_mean();
+  result.coreset_posterior_mean = std::move(run.coreset_posterior_mean);
+  return result;
+}
+
+Quality evaluate_coreset(const Dataset& data, const BuildOptions& options, const Coreset& coreset) {
+  check_rows(coreset, data.rows());  // before the costly stages
+  return PreparedProblem(data, options).evaluate(coreset);
 }
 
 Matrix<double> projection_from_loglik(const Matrix<double>& loglik) {

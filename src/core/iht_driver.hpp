@@ -22,6 +22,7 @@
 #include <utility>
 
 #include "core/line_search.hpp"
+#include "core/overflow.hpp"
 #include "core/power_iteration.hpp"
 #include "core/selection_rule.hpp"
 #include "coreset/error.hpp"
@@ -130,14 +131,6 @@ class IhtDriver {
   std::array<double, 3> read_progress() {
     return be_.read_all(be_.dot(residual_, residual_), be_.squared_distance(w_next_, w_),
                         be_.squared_norm(w_next_));
-  }
-
-  static void throw_if_overflowed(double objective) {
-    if (!std::isfinite(objective)) {
-      throw InvalidArgument(
-          "||y - Phi w||^2 overflowed: the entries of Phi and y are too large for this "
-          "precision; rescale them (every step is scale-free, so the coreset is unchanged)");
-    }
   }
 
   // The dense pass: gradient_ = Phi^T (y - Phi z) = -grad f(z) / 2.

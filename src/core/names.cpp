@@ -2,6 +2,7 @@
 #include <array>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "coreset/build.hpp"
 #include "coreset/error.hpp"
@@ -13,20 +14,25 @@ namespace {
 template <class Enum, std::size_t N>
 using NameTable = std::array<std::pair<Enum, const char*>, N>;
 
-constexpr NameTable<Algorithm, 3> kAlgorithms{{
+constexpr NameTable<Algorithm, 7> kAlgorithms{{
     {Algorithm::iht, "iht"},
     {Algorithm::aiht, "a-iht"},
     {Algorithm::aiht2, "a-iht-2"},
+    {Algorithm::giga, "giga"},
+    {Algorithm::frank_wolfe, "fw"},
+    {Algorithm::importance_sampling, "is"},
+    {Algorithm::uniform, "uniform"},
 }};
 constexpr NameTable<StepRule, 3> kStepRules{{
     {StepRule::exact, "exact"},
     {StepRule::reference, "reference"},
     {StepRule::paper, "paper"},
 }};
-constexpr NameTable<StopReason, 3> kStopReasons{{
+constexpr NameTable<StopReason, 4> kStopReasons{{
     {StopReason::tolerance, "tolerance"},
     {StopReason::stationary, "stationary"},
     {StopReason::max_iterations, "max_iterations"},
+    {StopReason::budget, "budget"},
 }};
 
 constexpr NameTable<Pihat, 4> kPihats{{
@@ -76,6 +82,13 @@ Algorithm parse_algorithm(const std::string& name) {
 }
 StepRule parse_step_rule(const std::string& name) {
   return parse(kStepRules, name, "step rule");
+}
+std::vector<Algorithm> all_algorithms() {
+  std::vector<Algorithm> algorithms;
+  for (const auto& entry : kAlgorithms) {
+    algorithms.push_back(entry.first);
+  }
+  return algorithms;
 }
 std::string to_string(Pihat pihat) {
   return name_of(kPihats, pihat);

@@ -49,4 +49,16 @@ class NormalGenerator {
   bool has_spare_ = false;
 };
 
+/// A uniform integer in [0, range), range >= 1, from raw engine output by rejection (the
+/// distribution of std::uniform_int_distribution is implementation-defined). The lowest
+/// (2^64 mod range) outputs are rejected so that the rest split evenly into range classes.
+inline std::uint64_t uniform_below(std::mt19937_64& engine, std::uint64_t range) {
+  const std::uint64_t threshold = (0 - range) % range;
+  std::uint64_t x = engine();
+  while (x < threshold) {
+    x = engine();
+  }
+  return x % range;
+}
+
 }  // namespace coreset::core

@@ -16,6 +16,14 @@ void validate_options(const SolverOptions& options) {
   if (options.k < 1) {
     throw InvalidArgument("k must be at least 1 (got " + std::to_string(options.k) + ")");
   }
+  if (!is_iht_family(options.algorithm) && options.k > 1'000'000'000) {
+    throw InvalidArgument(
+        "k must be at most 1e9 for " + to_string(options.algorithm) + ", where it counts " +
+        (options.algorithm == Algorithm::giga || options.algorithm == Algorithm::frank_wolfe
+             ? "steps"
+             : "draws") +
+        " (got " + std::to_string(options.k) + ")");
+  }
   if (options.max_iterations < 1 || options.max_iterations > 1'000'000'000) {
     throw InvalidArgument("max_iterations must be between 1 and 1e9 (got " +
                           std::to_string(options.max_iterations) + ")");
@@ -65,7 +73,7 @@ SolveResult solve_any(MatrixView<T> phi, const T* y, const SolverOptions& option
   validate_options(options);
   const int threads = thread_count(options);
   validate_data(phi, y, threads);
-  SolveResult result = cpu::solve_iht_family(phi, y, options, threads);
+  SolveResult result = cpu::solve_on_cpu(phi, y, options, threads);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

@@ -8,9 +8,12 @@
 #include <array>
 #include <cassert>
 #include <cmath>
+#include <limits>
 #include <random>
+#include <utility>
 #include <vector>
 
+#include "core/argmax.hpp"
 #include "core/line_search.hpp"
 #include "core/selection_rule.hpp"
 #include "core/sparse_vector.hpp"
@@ -29,6 +32,9 @@ class CpuBackend {
   using Scalar = double;  // scalars accumulate in double even for float data
 
   CpuBackend(MatrixView<T> phi, int threads) : phi_(phi), threads_(std::max(1, threads)) {}
+
+  /// The unit roundoff of the data: the baselines scale their degeneracy tests by it.
+  static constexpr double epsilon() { return std::numeric_limits<T>::epsilon(); }
 
   index_t rows() const noexcept { return phi_.rows; }
   index_t cols() const noexcept { return phi_.cols; }
@@ -225,6 +231,110 @@ class CpuBackend {
   template <class... S>
   std::array<double, sizeof...(S)> read_all(S... s) const {
     return {static_cast<double>(s)...};
+  }
+
+  // ---- the baselines (core/baselines/): norms, greedy selection, host transfers ----
+
+  /// out = (||Phi_1||, ..., ||Phi_n||): one read of Phi. Each norm is summed in double by one
+  /// thread alone, so the thread count cannot change it.
+  void column_norms(Dense& out) const {
+    const index_t n = cols();
+#pragma omp parallel for num_threads(threads_) schedule(static) if (worth_threads())
+    for (index_t j = 0; j < n; ++j) {
+      out[static_cast<std::size_t>(j)] =
+          static_cast<T>(std::sqrt(column(j).template cast<double>().squaredNorm()));
+    }
+  }
+
+  /// The index i maximising rule(v[i]...), the score taken in double, and that score; ties go
+  /// to the lower index, NaN and -infinity never win (index -1 when nothing scores higher).
+  /// Fixed blocks, each scanned by one thread, are reduced in block order: the result does not
+  /// depend on the thread count. O(n).
+  template <class Rule, class... Vectors>
+  core::ArgMax argmax(const Rule& rule, const Vectors&... v) const {
+    constexpr index_t kBlock = 4096;
+    const index_t n = cols();
+    const index_t blocks = (n + kBlock - 1) / kBlock;
+    std::vector<core::ArgMax> best(static_cast<std::size_t>(blocks));
+#pragma omp parallel for num_threads(threads_) \
+    schedule(static) if (threads_ > 1 && n >= (index_t{1} << 16))
+    for (index_t b = 0; b < blocks; ++b) {
+      core::ArgMax local;
+      const index_t end = std::min(n, (b + 1) * kBlock);
+      for (index_t i = b * kBlock; i < end; ++i) {
+        const double score = rule(v[static_cast<std::size_t>(i)]...);
+        if (score > local.score) {  // strict: the lower index keeps a tie
+          local = {i, score};
+        }
+      }
+      best[static_cast<std::size_t>(b)] = local;
+    }
+    core::ArgMax result;
+    for (const core::ArgMax& candidate : best) {
+      result = core::better(result, candidate);
+    }
+    return result;
+  }
+
+  /// v[i], e.g. the chosen point's entry of a dense pass.
+  Scalar value_at(const Dense& v, index_t i) const {
+    return static_cast<double>(v[static_cast<std::size_t>(i)]);
+  }
+
+  /// The sum of v's entries, in double and in index order.
+  Scalar sum(const Dense& v) const {
+    double total = 0.0;
+    for (const T value : v) {
+      total += static_cast<double>(value);
+    }
+    return total;
+  }
+
+  /// A copy of v on the host, in double (the samplers draw on the host: every backend sees the
+  /// same draws).
+  std::vector<double> to_host(const Dense& v) const {
+    return std::vector<double>(v.begin(), v.end());
+  }
+
+  /// A sparse vector from host arrays (indices strictly ascending).
+  void from_host(const std::vector<index_t>& index, const std::vector<double>& value,
+                 Sparse& out) const {
+    out.index = index;
+    out.value.assign(value.begin(), value.end());
+  }
+
+  /// out = (1 - gamma) w + gamma * vertex * 1_j, the greedy step of GIGA and Frank-Wolfe; exact
+  /// zeros leave the support. `out` must not be `w`.
+  void convex_step(const Sparse& w, Scalar gamma, index_t j, Scalar vertex, Sparse& out) const {
+    assert(&w != &out);
+    Sparse unit;
+    unit.push_back(j, T(1));
+    out.clear();
+    merge(w, unit, [&](index_t i, T a, T b) {
+      const double added = b != T(0) ? gamma * vertex : 0.0;
+      const T value = static_cast<T>((1.0 - gamma) * a + added);
+      if (value != T(0)) {
+        out.push_back(i, value);
+      }
+    });
+  }
+
+  /// out = c * in (in may be out); entries that round to zero leave the support.
+  void scale(double c, const Sparse& in, Sparse& out) const {
+    Sparse result;
+    for (std::size_t p = 0; p < in.index.size(); ++p) {
+      const T value = static_cast<T>(c * in.value[p]);
+      if (value != T(0)) {
+        result.push_back(in.index[p], value);
+      }
+    }
+    out = std::move(result);
+  }
+
+  /// out = a x + b z for S-vectors, in double before the final rounding (out may be x or z).
+  void axpby(double a, const Short& x, double b, const Short& z, Short& out) const {
+    map(out) = (a * map(x).template cast<double>() + b * map(z).template cast<double>())
+                   .template cast<T>();
   }
 
   // ---- setup and results ----

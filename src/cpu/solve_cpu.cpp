@@ -3,14 +3,13 @@
 #include <cmath>
 #include <limits>
 
-#include "core/iht_driver.hpp"
+#include "core/run_algorithm.hpp"
 #include "cpu/cpu_backend.hpp"
 
 namespace coreset::cpu {
 
 template <class T>
-SolveResult solve_iht_family(MatrixView<T> phi, const T* y, const SolverOptions& options,
-                             int threads) {
+SolveResult solve_on_cpu(MatrixView<T> phi, const T* y, const SolverOptions& options, int threads) {
   CpuBackend<T> backend(phi, threads);
   auto target = backend.make_short();
   if (y != nullptr) {
@@ -18,8 +17,7 @@ SolveResult solve_iht_family(MatrixView<T> phi, const T* y, const SolverOptions&
   } else {
     backend.column_sums(target);
   }
-  core::IhtDriver<CpuBackend<T>> driver(backend, target, options);
-  return driver.run();
+  return core::run_algorithm(backend, target, options);
 }
 
 template <class T>
@@ -40,10 +38,10 @@ index_t find_non_finite(MatrixView<T> phi, int threads) {
   return first == std::numeric_limits<index_t>::max() ? -1 : first;
 }
 
-template SolveResult solve_iht_family<float>(MatrixView<float>, const float*, const SolverOptions&,
-                                             int);
-template SolveResult solve_iht_family<double>(MatrixView<double>, const double*,
-                                              const SolverOptions&, int);
+template SolveResult solve_on_cpu<float>(MatrixView<float>, const float*, const SolverOptions&,
+                                         int);
+template SolveResult solve_on_cpu<double>(MatrixView<double>, const double*, const SolverOptions&,
+                                          int);
 template index_t find_non_finite<float>(MatrixView<float>, int);
 template index_t find_non_finite<double>(MatrixView<double>, int);
 

@@ -1,4 +1,4 @@
-// The IHT family on the CPU backend. Inputs are assumed validated (core/solve.cpp does that).
+// Every algorithm on the CPU backend. Inputs are assumed validated (core/solve.cpp does that).
 #pragma once
 
 #include "coreset/matrix.hpp"
@@ -6,10 +6,9 @@
 
 namespace coreset::cpu {
 
-/// `y` null means y = Phi 1. `threads` >= 1.
+/// Runs options.algorithm (core/run_algorithm.hpp). `y` null means y = Phi 1. `threads` >= 1.
 template <class T>
-SolveResult solve_iht_family(MatrixView<T> phi, const T* y, const SolverOptions& options,
-                             int threads);
+SolveResult solve_on_cpu(MatrixView<T> phi, const T* y, const SolverOptions& options, int threads);
 
 /// Index of the first non-finite entry in column-major order, or -1 when all are finite.
 template <class T>

@@ -57,6 +57,31 @@ TEST_F(Cli, SolveWithoutOutPrintsASummaryAndTheWeights) {
   EXPECT_NE(r.out.find("index,weight"), std::string::npos);
 }
 
+TEST_F(Cli, SolveWithGigaWritesTheCoresetAndAReport) {
+  const auto problem = write_planted();
+  const CommandResult r = run("solve --phi " + path("phi.npy") + " --y " + path("y.npy") +
+                              " -k 5 --algorithm giga --out " + path("coreset.csv") + " --report " +
+                              path("report.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("coreset solve: giga, k = 5"), std::string::npos) << r.out;
+  const Coreset coreset = io::read_coreset_csv(path("coreset.csv"));
+  EXPECT_GE(coreset.size(), 1);
+  EXPECT_LE(coreset.size(), 5);
+
+  const auto report = nlohmann::json::parse(slurp(path("report.json")));
+  EXPECT_EQ(report["algorithm"], "giga");
+  EXPECT_EQ(report["k"], 5);
+  EXPECT_EQ(report["support_size"], coreset.size());
+  EXPECT_EQ(report["converged"], true);
+  const std::string stop = report["stop_reason"];
+  EXPECT_TRUE(stop == "budget" || stop == "stationary") << stop;
+  EXPECT_LE(report["iterations"].get<int>(), 5);
+  EXPECT_EQ(report["objective_history"].size(), report["iterations"].get<std::size_t>());
+  EXPECT_LT(report["relative_error"].get<double>(), 1.0);
+  const double recomputed = objective(problem.phi.view(), problem.y.data(), coreset);
+  EXPECT_NEAR(report["objective"].get<double>(), recomputed, 1e-12 + 1e-9 * recomputed);
+}
+
 TEST_F(Cli, ReadsCsvAndCOrderFloatNpyAlike) {
   const auto problem = test::planted_problem(60, 80, 3, 7);
   // Phi as CSV: S lines of n numbers.

@@ -1,10 +1,12 @@
-// build_coreset and evaluate_coreset end to end on generated data: the properties of spec 4 that
-// hold for any correct pipeline (KL 0 at w = 1, the two paths agree, reproducibility, errors).
+// build_coreset, evaluate_coreset and PreparedProblem end to end on generated data: the
+// properties of spec 4 that hold for any correct pipeline (KL 0 at w = 1, the paths agree,
+// reproducibility, errors).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <numeric>
 #include <string>
+#include <utility>
 
 #include "coreset/build.hpp"
 #include "coreset/error.hpp"
@@ -181,6 +183,80 @@ TEST(Build, RefusesInconsistentOptions) {
   outside.weights = {1.0};
   EXPECT_THROW(evaluate_coreset(data, small_options(ModelKind::logistic, 10), outside),
                InvalidArgument);
+}
+
+void expect_same_run(const CoresetRun& run, const BuildResult& built) {
+  EXPECT_EQ(run.solve.coreset.indices, built.solve.coreset.indices);
+  EXPECT_EQ(run.solve.coreset.weights, built.solve.coreset.weights);
+  EXPECT_EQ(run.solve.objective_history, built.solve.objective_history);
+  EXPECT_EQ(run.quality.forward_kl, built.quality.forward_kl);
+  EXPECT_EQ(run.quality.reverse_kl, built.quality.reverse_kl);
+  EXPECT_EQ(run.quality.symmetric_kl, built.quality.symmetric_kl);
+  EXPECT_EQ(run.quality.map_distance, built.quality.map_distance);
+  EXPECT_EQ(run.quality.relative_projection_error, built.quality.relative_projection_error);
+  EXPECT_EQ(run.quality.posterior_method, built.quality.posterior_method);
+  EXPECT_EQ(run.coreset_posterior_mean, built.coreset_posterior_mean);
+  EXPECT_GE(run.solve_seconds, 0.0);
+  EXPECT_GE(run.evaluation_seconds, 0.0);
+}
+
+// One prepared problem, many solves: each gives what a separate build_coreset gives for the
+// same options, in either precision and for a conjugate and a Laplace model.
+TEST(Build, PreparedProblemGivesTheSameCoresetsAndQualityAsBuild) {
+  const Dataset logistic = synthetic_logistic_dataset(700, 9);
+  const Dataset gaussian = gaussian_data(300);
+  for (const bool single : {false, true}) {
+    for (const Dataset* data : {&logistic, &gaussian}) {
+      BuildOptions options =
+          small_options(data == &logistic ? ModelKind::logistic : ModelKind::gaussian, 10);
+      options.single_precision = single;
+      const PreparedProblem problem(*data, options);
+      EXPECT_EQ(problem.rows(), data->rows());
+      EXPECT_EQ(problem.samples(), 200);
+      EXPECT_GT(problem.seconds().projection, 0.0);
+      EXPECT_EQ(problem.seconds().solve, 0.0);
+      for (const Algorithm algorithm : {Algorithm::aiht2, Algorithm::iht}) {
+        for (const index_t k : {index_t{3}, index_t{25}}) {
+          SCOPED_TRACE(to_string(algorithm) + " k=" + std::to_string(k) +
+                       (single ? " float" : " double") + " " + to_string(options.model.kind));
+          options.solver.algorithm = algorithm;
+          options.solver.k = k;
+          options.solver.seed = 11;
+          const BuildResult built = build_coreset(*data, options);
+          expect_same_run(problem.solve_and_evaluate(options.solver), built);
+          EXPECT_EQ(problem.parameters(), built.parameters);
+          EXPECT_EQ(problem.pihat(), built.pihat);
+          EXPECT_EQ(problem.parameter_names(), built.parameter_names);
+          EXPECT_EQ(problem.full_posterior_mean(), built.full_posterior_mean);
+
+          const Quality quality = problem.evaluate(built.solve.coreset);
+          const Quality again = evaluate_coreset(*data, options, built.solve.coreset);
+          EXPECT_EQ(quality.forward_kl, again.forward_kl);
+          EXPECT_EQ(quality.reverse_kl, again.reverse_kl);
+          EXPECT_EQ(quality.relative_projection_error, again.relative_projection_error);
+          EXPECT_NEAR(quality.relative_projection_error, built.solve.relative_error,
+                      single ? 1e-5 : 1e-9);
+        }
+      }
+    }
+  }
+}
+
+TEST(Build, PreparedProblemRefusesABudgetAboveTheRowsAndRowsOutsideTheData) {
+  const Dataset data = synthetic_logistic_dataset(100, 10);
+  PreparedProblem problem(data, small_options(ModelKind::logistic, 10));
+  SolverOptions solver;
+  solver.k = 101;
+  EXPECT_THROW(problem.solve(solver), InputError);
+  solver.k = 100;
+  EXPECT_LE(problem.solve(solver).coreset.size(), 100);
+  Coreset outside;
+  outside.indices = {100};
+  outside.weights = {1.0};
+  EXPECT_THROW(problem.evaluate(outside), InvalidArgument);
+  const PreparedProblem moved = std::move(problem);  // the Eigen state moves with the pimpl
+  EXPECT_EQ(moved.rows(), 100);
+  EXPECT_LE(moved.solve(solver).coreset.size(), 100);
 }
 
 TEST(Build, LoglikMatrixIsCentredAndScaledPerDatapoint) {

@@ -1,0 +1,153 @@
+#include "cli/experiment_report.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace coreset::cli {
+namespace {
+
+std::string number(double value) {
+  char buffer[40];
+  std::snprintf(buffer, sizeof buffer, "%.12g", value);
+  return buffer;
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t m = values.size();
+  return m % 2 == 1 ? values[m / 2] : 0.5 * (values[m / 2 - 1] + values[m / 2]);
+}
+
+// At most four budgets spread over the list: the first, the last and two between.
+std::vector<index_t> summary_budgets(const std::vector<index_t>& ks) {
+  if (ks.size() <= 4) {
+    return ks;
+  }
+  const std::size_t last = ks.size() - 1;
+  std::vector<index_t> picked;
+  for (const std::size_t position : {std::size_t{0}, last / 3, (2 * last) / 3, last}) {
+    if (picked.empty() || picked.back() != ks[position]) {
+      picked.push_back(ks[position]);
+    }
+  }
+  return picked;
+}
+
+std::string padded(const std::string& text, std::size_t width) {
+  return text.size() >= width ? text + " " : text + std::string(width - text.size(), ' ');
+}
+
+std::string end_line(std::string text) {
+  text.erase(text.find_last_not_of(' ') + 1);
+  return text + "\n";
+}
+
+std::string counted(std::size_t count, const char* noun) {
+  return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
+}
+
+}  // namespace
+
+const char* const kExperimentCsvHeader =
+    "experiment,dataset,algorithm,k,trial,forward_kl,reverse_kl,symmetric_kl,map_distance,"
+    "objective,relative_error,support,seconds";
+
+ExperimentRow experiment_row(const std::string& dataset, const std::string& algorithm, index_t k,
+                             int trial, const CoresetRun& run) {
+  ExperimentRow row;
+  row.dataset = dataset;
+  row.algorithm = algorithm;
+  row.k = k;
+  row.trial = trial;
+  row.forward_kl = run.quality.forward_kl;
+  row.reverse_kl = run.quality.reverse_kl;
+  row.symmetric_kl = run.quality.symmetric_kl;
+  row.map_distance = run.quality.map_distance;
+  row.objective = run.solve.objective;
+  row.relative_error = run.solve.relative_error;
+  row.support = run.solve.coreset.size();
+  row.seconds = run.solve_seconds;
+  return row;
+}
+
+std::string render_experiment_csv(const std::string& experiment,
+                                  const std::vector<ExperimentRow>& rows) {
+  std::string text = std::string(kExperimentCsvHeader) + "\n";
+  text.reserve(text.size() + rows.size() * 160);
+  for (const ExperimentRow& row : rows) {
+    text += experiment + "," + row.dataset + "," + row.algorithm + "," + std::to_string(row.k) +
+            "," + std::to_string(row.trial) + "," + number(row.forward_kl) + "," +
+            number(row.reverse_kl) + "," + number(row.symmetric_kl) + "," +
+            number(row.map_distance) + "," + number(row.objective) + "," +
+            number(row.relative_error) + "," + std::to_string(row.support) + "," +
+            number(row.seconds) + "\n";
+  }
+  return text;
+}
+
+std::string render_experiment_summary(const ExperimentSummary& summary,
+                                      const std::vector<ExperimentRow>& rows) {
+  const std::size_t runs = summary.datasets.size() * summary.algorithms.size() * summary.ks.size() *
+                           static_cast<std::size_t>(summary.trials);
+  char line[512];
+  std::string text = "coreset experiment " + summary.experiment + ": " +
+                     counted(summary.datasets.size(), "dataset") + " x " +
+                     counted(summary.algorithms.size(), "algorithm") + " x " +
+                     counted(summary.ks.size(), "budget") + " k x " +
+                     counted(static_cast<std::size_t>(summary.trials), "trial") + " = " +
+                     counted(runs, "run");
+  std::snprintf(line, sizeof line, " in %.1f s\n", summary.seconds);
+  text += line;
+  text += "  " + summary.description + "\n";
+  if (summary.failed_runs > 0) {
+    std::snprintf(line, sizeof line,
+                  "  %d run(s) failed and were left out of the table (reasons on stderr)\n",
+                  summary.failed_runs);
+    text += line;
+  }
+  text += "  results: " + summary.results_path + "\n";
+  text += "median forward KL(full || coreset) over the trials:\n";
+
+  const std::vector<index_t> budgets = summary_budgets(summary.ks);
+  std::size_t dataset_width = 8;
+  for (const std::string& name : summary.datasets) {
+    dataset_width = std::max(dataset_width, name.size() + 2);
+  }
+  std::size_t algorithm_width = 11;
+  for (const std::string& name : summary.algorithms) {
+    algorithm_width = std::max(algorithm_width, name.size() + 2);
+  }
+  constexpr std::size_t kColumn = 12;
+  std::string header =
+      "  " + padded("dataset", dataset_width) + padded("algorithm", algorithm_width);
+  for (const index_t k : budgets) {
+    header += padded("k=" + std::to_string(k), kColumn);
+  }
+  text += end_line(header);
+  for (const std::string& dataset : summary.datasets) {
+    for (const std::string& algorithm : summary.algorithms) {
+      std::string cells =
+          "  " + padded(dataset, dataset_width) + padded(algorithm, algorithm_width);
+      for (const index_t k : budgets) {
+        std::vector<double> values;
+        for (const ExperimentRow& row : rows) {
+          if (row.k == k && row.dataset == dataset && row.algorithm == algorithm) {
+            values.push_back(row.forward_kl);
+          }
+        }
+        if (values.empty()) {
+          cells += padded("-", kColumn);
+        } else {
+          std::snprintf(line, sizeof line, "%.4g", median(values));
+          cells += padded(line, kColumn);
+        }
+      }
+      text += end_line(cells);
+    }
+  }
+  return text;
+}
+
+}  // namespace coreset::cli

@@ -1,0 +1,53 @@
+// What `coreset experiment` writes: the tidy results table and the summary on stdout.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "coreset/build.hpp"
+#include "coreset/types.hpp"
+
+namespace coreset::cli {
+
+/// One coreset of the experiment: (dataset, algorithm, k, trial) and how good it is.
+struct ExperimentRow {
+  std::string dataset;
+  std::string algorithm;
+  index_t k = 0;  ///< the budget asked for
+  int trial = 0;  ///< 0-based; also the seed of everything random in the trial
+  double forward_kl = 0.0;
+  double reverse_kl = 0.0;
+  double symmetric_kl = 0.0;
+  double map_distance = 0.0;
+  double objective = 0.0;       ///< ||y - Phi w||^2
+  double relative_error = 0.0;  ///< ||y - Phi w|| / ||y||
+  index_t support = 0;          ///< non-zero weights
+  double seconds = 0.0;         ///< construction: the solve's wall time
+};
+
+ExperimentRow experiment_row(const std::string& dataset, const std::string& algorithm, index_t k,
+                             int trial, const CoresetRun& run);
+
+/// The header line of results.csv, without the newline.
+extern const char* const kExperimentCsvHeader;
+
+/// results.csv: the header, then one line per row, in the given order.
+std::string render_experiment_csv(const std::string& experiment,
+                                  const std::vector<ExperimentRow>& rows);
+
+/// What the run did and the median forward KL per dataset and algorithm at a few of the budgets.
+struct ExperimentSummary {
+  std::string experiment;
+  std::string description;  // e.g. "S = 500 samples from the Laplace pi-hat ..."
+  std::vector<std::string> datasets;
+  std::vector<std::string> algorithms;
+  std::vector<index_t> ks;  // ascending
+  int trials = 0;
+  int failed_runs = 0;
+  double seconds = 0.0;
+  std::string results_path;
+};
+std::string render_experiment_summary(const ExperimentSummary& summary,
+                                      const std::vector<ExperimentRow>& rows);
+
+}  // namespace coreset::cli

@@ -1,0 +1,88 @@
+// What the four baseline constructions (spec 2.8-2.11: giga.hpp, frank_wolfe.hpp,
+// importance_sampling.hpp, uniform.hpp) share. Like core/iht_driver.hpp they are written once
+// against a backend's primitives, so a device backend reuses them. On top of the IHT family's
+// list (phi_t_times, phi_times, subtract, dot, line_search, read, read_all, to_coreset, ...)
+// they use
+//   norms   column_norms(dense)             ||Phi_j|| for every column: one dense pass
+//   select  argmax(rule, dense...)          a fused score-and-argmax over the n entries (rule is
+//                                           a host-device functor of the entries' values)
+//   values  value_at(dense, i), sum(dense), epsilon() (the data's unit roundoff)
+//   steps   convex_step(sparse, gamma, j, vertex, sparse), scale(c, sparse, sparse),
+//           axpby(a, short, b, short, short)
+//   host    to_host(dense), from_host(index, value, sparse): the samplers draw on the host from
+//           the portable generator of core/random.hpp, so every backend makes the same draws.
+// Phi w is kept as an S-vector; every product other than a dense pass touches the support only.
+#pragma once
+
+#include <cmath>
+#include <functional>
+
+#include "core/overflow.hpp"
+#include "coreset/error.hpp"
+#include "coreset/solver.hpp"
+
+namespace coreset::core {
+
+/// One step of GIGA or Frank-Wolfe, reported to an optional observer (tests, diagnostics).
+struct GreedyStep {
+  int iteration = 0;    ///< t = 1, 2, ...: the step that produced `weights`
+  index_t chosen = -1;  ///< the point picked: GIGA's n_t, Frank-Wolfe's vertex f_t
+  /// GIGA: <d_t, d_{t n_t}>, the cosine of the chosen geodesic; Frank-Wolfe:
+  /// <y - Phi w_t, Phi_f> / ||Phi_f||.
+  double score = 0.0;
+  double step = 0.0;  ///< gamma_t, in [0, 1]
+  /// After the step. GIGA: v_{t+1} = w_{t+1} / sigma, the weights on Phi's columns with
+  /// ell(w_{t+1}) = Phi v_{t+1} of norm 1 (before the final scaling). Frank-Wolfe: w_{t+1}.
+  Coreset weights;
+};
+
+using StepObserver = std::function<void(const GreedyStep&)>;
+
+/// The result before any step: the options recorded, the empty coreset, `stationary`.
+inline SolveResult start_baseline_result(const SolverOptions& options) {
+  SolveResult result;
+  result.algorithm = options.algorithm;
+  result.step_rule = options.step_rule;
+  result.k = options.k;
+  result.converged = true;  // every baseline ends by construction, never at an iteration cap
+  result.stop_reason = StopReason::stationary;
+  return result;
+}
+
+/// ||y||, refusing a y whose squared norm overflowed.
+template <class Backend>
+double target_norm(Backend& be, const typename Backend::Short& y) {
+  const double squared = be.read(be.dot(y, y));
+  throw_if_overflowed(squared);
+  return std::sqrt(squared);
+}
+
+/// sigma_n = ||Phi_n|| into `sigma`; returns their sum sigma (throws when it overflowed).
+template <class Backend>
+double column_norms(Backend& be, typename Backend::Dense& sigma) {
+  be.column_norms(sigma);
+  const double total = be.read(be.sum(sigma));
+  if (!std::isfinite(total)) {
+    throw InvalidArgument(
+        "the column norms of Phi overflowed: its entries are too large for this precision; "
+        "rescale them");
+  }
+  return total;
+}
+
+/// The objective, relative error and coreset of the final weights w (on the columns of Phi).
+template <class Backend>
+void finish_baseline(Backend& be, const typename Backend::Short& y,
+                     const typename Backend::Sparse& w, SolveResult& result) {
+  auto phi_w = be.make_short();
+  auto residual = be.make_short();
+  be.phi_times(w, phi_w);
+  be.subtract(y, phi_w, residual);
+  result.objective = be.read(be.dot(residual, residual));
+  throw_if_overflowed(result.objective);
+  result.relative_error =
+      result.target_norm > 0.0 ? std::sqrt(result.objective) / result.target_norm : 0.0;
+  result.coreset = be.to_coreset(w);
+}
+
+}  // namespace coreset::core
