@@ -289,7 +289,7 @@ void write_memset(double* out, index_t count, int team) {
 // What is done to each block after its product.
 enum class Pass {
   product,      // nothing: the matrix product alone (the floor's blocked product)
-  link,         // the link's value and the column sum, with the kernel of a given ISA
+  link,         // the link's value and the column sum (as the library takes it), given ISA
   link_centre,  // ... and the centring: a replica of models::projection's loop (logistic)
   centre,       // the centring alone, on the raw product
 };
@@ -327,8 +327,8 @@ index_t blocked_pass(const coreset::models::Model& model, const Eigen::MatrixXd&
           coreset::models::center_and_scale(column, s);
           continue;
         }
-        const double sum =
-            coreset::cpu::simd::log_sigmoid_sum(isa, column, model.response(first + i), column, s);
+        coreset::cpu::simd::log_sigmoid(isa, column, model.response(first + i), column, s);
+        const double sum = coreset::models::column_sum(column, s);
         if (!std::isfinite(sum)) {
           ++bad;
         }

@@ -5,6 +5,7 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "coreset/version.hpp"
+#include "cpu/simd/isa.hpp"
 
 namespace coreset::cli {
 
@@ -32,6 +33,8 @@ std::function<int()> add_info_command(CLI::App& app) {
                   device.compute_major, device.compute_minor);
     }
     std::printf("  solvers:       CPU (iht, a-iht, a-iht-2, giga, fw, is, uniform)\n");
+    std::printf("  CPU kernels:   %s (set CORESET_ISA=baseline|avx2|avx512 to choose)\n",
+                cpu::simd::isa_name(cpu::simd::active_isa()));
     return static_cast<int>(kSuccess);
   };
 }

@@ -48,23 +48,6 @@ void validate(const Model& model, const Eigen::MatrixXd& samples) {
   }
 }
 
-/// Sum in double with four interleaved partial sums: one dependent add per four values keeps
-/// the adder busy (a single running sum costs the add's latency per value).
-template <class T>
-double sum_of(const T* values, index_t count) {
-  double partial[4] = {0.0, 0.0, 0.0, 0.0};
-  index_t i = 0;
-  for (; i + 4 <= count; i += 4) {
-    for (int lane = 0; lane < 4; ++lane) {
-      partial[lane] += static_cast<double>(values[i + lane]);
-    }
-  }
-  for (; i < count; ++i) {
-    partial[i % 4] += static_cast<double>(values[i]);
-  }
-  return (partial[0] + partial[1]) + (partial[2] + partial[3]);
-}
-
 /// to <- (from - sum / count) / sqrt(count), the centring and scaling of spec 1.3 (from may
 /// equal to). Subtracts in double so a float column is rounded once, at the end, exactly as
 /// when a double column is centred and then converted.
@@ -78,26 +61,24 @@ void subtract_mean_and_scale(const From* from, To* to, index_t count, double sum
 }
 
 /// column[j] <- ell(column[j], y) - quadratic[j] for j < s (quadratic may be null); returns the
-/// sum of the new values. The logistic link, the only one whose value costs transcendental
-/// functions per entry in the benchmarks, runs the vectorised kernel.
-double link_column(const Model& model, double y, const double* quadratic, double quadratic_sum,
-                   double* column, index_t s) {
-  double sum = 0.0;
+/// sum of the new values, taken here rather than in the kernels so that it, and hence Phi, is
+/// the same whichever vector width ran the link. The logistic link, the only one whose value
+/// costs transcendental functions per entry in the benchmarks, runs the vectorised kernel.
+double link_column(const Model& model, double y, const double* quadratic, double* column,
+                   index_t s) {
   if (model.link == Link::logistic) {
-    sum = cpu::simd::log_sigmoid_sum(column, y, column, s);
+    cpu::simd::log_sigmoid(column, y, column, s);
   } else {
     for (index_t j = 0; j < s; ++j) {
       column[j] = link_value(model.link, column[j], y, model.noise_precision);
     }
-    sum = sum_of(column, s);
   }
   if (quadratic != nullptr) {
     for (index_t j = 0; j < s; ++j) {
       column[j] -= quadratic[j];
     }
-    sum -= quadratic_sum;
   }
-  return sum;
+  return column_sum(column, s);
 }
 
 }  // namespace
@@ -109,11 +90,28 @@ index_t projection_block_width(index_t samples) {
 }
 
 template <class T>
+double column_sum(const T* values, index_t count) {
+  // Four interleaved partial sums: one dependent add per four values keeps the adder busy (a
+  // single running sum costs the add's latency per value).
+  double partial[4] = {0.0, 0.0, 0.0, 0.0};
+  index_t i = 0;
+  for (; i + 4 <= count; i += 4) {
+    for (int lane = 0; lane < 4; ++lane) {
+      partial[lane] += static_cast<double>(values[i + lane]);
+    }
+  }
+  for (; i < count; ++i) {
+    partial[i % 4] += static_cast<double>(values[i]);
+  }
+  return (partial[0] + partial[1]) + (partial[2] + partial[3]);
+}
+
+template <class T>
 void center_and_scale(T* values, index_t count) {
   if (count < 1) {
     return;
   }
-  subtract_mean_and_scale(values, values, count, sum_of(values, count));
+  subtract_mean_and_scale(values, values, count, column_sum(values, count));
 }
 
 template <class T>
@@ -125,10 +123,8 @@ Matrix<T> projection(const Model& model, const Eigen::MatrixXd& samples, int thr
 
   // 1/2 theta_j^T Q theta_j does not depend on the datapoint: once per sample.
   Eigen::VectorXd quadratic;
-  double quadratic_sum = 0.0;
   if (model.shared_quadratic.size() > 0) {
     quadratic = 0.5 * (samples * model.shared_quadratic).cwiseProduct(samples).rowwise().sum();
-    quadratic_sum = sum_of(quadratic.data(), s);
   }
   const double* quadratic_values = quadratic.size() > 0 ? quadratic.data() : nullptr;
 
@@ -165,8 +161,7 @@ Matrix<T> projection(const Model& model, const Eigen::MatrixXd& samples, int thr
       for (index_t i = 0; i < width; ++i) {
         const index_t row = first + i;
         double* column = out + i * s;
-        const double sum =
-            link_column(model, model.response(row), quadratic_values, quadratic_sum, column, s);
+        const double sum = link_column(model, model.response(row), quadratic_values, column, s);
         if (!std::isfinite(sum) && local_bad < 0) {
           // A non-finite value makes the sum non-finite (or the sum overflowed): find it.
           const index_t j =
@@ -224,6 +219,8 @@ Matrix<T> projection_from_loglik(const Matrix<T>& loglik) {
   return phi;
 }
 
+template double column_sum<float>(const float*, index_t);
+template double column_sum<double>(const double*, index_t);
 template void center_and_scale<float>(float*, index_t);
 template void center_and_scale<double>(double*, index_t);
 template Matrix<float> projection<float>(const Model&, const Eigen::MatrixXd&, int);

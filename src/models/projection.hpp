@@ -26,6 +26,10 @@ Matrix<T> projection_from_loglik(const Matrix<T>& loglik);
 /// benchmark, whose floor is the same blocked product.
 index_t projection_block_width(index_t samples);
 
+/// The sum of `values[0..count)` in double, in the fixed order the projection's centring uses.
+template <class T>
+double column_sum(const T* values, index_t count);
+
 /// Centres `values[0..count)` on their mean and scales by 1/sqrt(count): the one place this
 /// formula lives.
 template <class T>

@@ -1,12 +1,15 @@
 // `coreset build`, `coreset evaluate` and `coreset solve --loglik` end to end.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "coreset/io.hpp"
+#include "cpu/simd/isa.hpp"
 #include "support/cli_fixture.hpp"
 
 namespace coreset {
@@ -130,6 +133,28 @@ TEST_F(Cli, BadDatasetsFailWithFileLineColumnAndNoOutput) {
     EXPECT_FALSE(fs::exists(path("out.csv"))) << c.name;
     EXPECT_FALSE(fs::exists(path("out.json"))) << c.name;
   }
+}
+
+TEST_F(Cli, TheCoresetDoesNotDependOnWhetherTheCpuHasAvx2OrAvx512) {
+  // The link kernels give identical bits and the column sums are taken outside them, so the same
+  // build on either kind of CPU writes the same coreset.
+  using cpu::simd::Isa;
+  if (!cpu::simd::supported(Isa::avx2) || !cpu::simd::supported(Isa::avx512)) {
+    GTEST_SKIP() << "needs a CPU with both AVX2 and AVX-512";
+  }
+  std::string written[2];
+  const char* sets[2] = {"avx2", "avx512"};
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_EQ(setenv("CORESET_ISA", sets[i], 1), 0);
+    const std::string out = path(std::string("coreset_") + sets[i] + ".csv");
+    const CommandResult result = run("build --model logistic -k 30 --samples 200 --out " + out);
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    std::ifstream file(out);
+    written[i].assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+  }
+  unsetenv("CORESET_ISA");
+  EXPECT_FALSE(written[0].empty());
+  EXPECT_EQ(written[0], written[1]);
 }
 
 }  // namespace

@@ -8,18 +8,19 @@
 
 namespace coreset::cpu::simd {
 
-/// out[j] = log sigma(y a[j]) = -softplus(-y a[j]) for j < count (out may equal a); returns the
-/// sum of out[0..count). Uses the best instruction set this CPU supports.
-double log_sigmoid_sum(const double* a, double y, double* out, index_t count);
+/// out[j] = log sigma(y a[j]) = -softplus(-y a[j]) for j < count (out may equal a). Uses the
+/// best instruction set this CPU supports. The AVX2 and AVX-512 kernels give identical bits;
+/// the baseline (glibc's exp and log1p) differs from them by at most 4 ulp.
+void log_sigmoid(const double* a, double y, double* out, index_t count);
 
 /// The same with a given instruction set, which the CPU must support (supported(isa)): for the
 /// tests, which compare every compiled variant with the scalar formula, and the benchmarks.
-double log_sigmoid_sum(Isa isa, const double* a, double y, double* out, index_t count);
+void log_sigmoid(Isa isa, const double* a, double y, double* out, index_t count);
 
 namespace detail {
-double log_sigmoid_sum_baseline(const double* a, double y, double* out, index_t count);
-double log_sigmoid_sum_avx2(const double* a, double y, double* out, index_t count);
-double log_sigmoid_sum_avx512(const double* a, double y, double* out, index_t count);
+void log_sigmoid_baseline(const double* a, double y, double* out, index_t count);
+void log_sigmoid_avx2(const double* a, double y, double* out, index_t count);
+void log_sigmoid_avx512(const double* a, double y, double* out, index_t count);
 }  // namespace detail
 
 }  // namespace coreset::cpu::simd

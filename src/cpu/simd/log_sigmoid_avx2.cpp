@@ -1,14 +1,14 @@
-// log_sigmoid_sum for AVX2 + FMA: four 4-lane vectors per step. This file alone is compiled with
+// log_sigmoid for AVX2 + FMA: four 4-lane vectors per step. This file alone is compiled with
 // the instruction set's flags (src/CMakeLists.txt) and is only called when supported() says so.
 #include "cpu/simd/log_sigmoid.hpp"
 #include "cpu/simd/log_sigmoid_kernel.hpp"
 
 namespace coreset::cpu::simd::detail {
 
-double log_sigmoid_sum_avx2(const double* a, double y, double* out, index_t count) {
+void log_sigmoid_avx2(const double* a, double y, double* out, index_t count) {
   typedef double Vector __attribute__((vector_size(32)));
   typedef long long IntVector __attribute__((vector_size(32)));  // NOLINT(runtime/int)
-  return log_sigmoid_sum_impl<Vector, IntVector, 4>(a, y, out, count);
+  log_sigmoid_impl<Vector, IntVector, 4>(a, y, out, count);
 }
 
 }  // namespace coreset::cpu::simd::detail

@@ -125,17 +125,12 @@ inline __attribute__((always_inline)) void log_sigmoid_vectors(V (&m)[U]) {
   }
 }
 
-/// out[j] = log sigma(y a[j]) for j < count; returns the sum of out (partial sums per lane,
-/// combined in a fixed order, so the result does not depend on where a block starts).
+/// out[j] = log sigma(y a[j]) for j < count. Every lane runs the same operations, so the
+/// values do not depend on the vector width: AVX2 and AVX-512 give the same bits.
 template <class V, class VI, int U>
-double log_sigmoid_sum_impl(const double* a, double y, double* out, long long count) {  // NOLINT
+void log_sigmoid_impl(const double* a, double y, double* out, long long count) {  // NOLINT
   constexpr int kLanes = static_cast<int>(sizeof(V) / sizeof(double));
   constexpr int kStep = kLanes * U;
-  V sum[U];
-#pragma GCC unroll 8
-  for (int u = 0; u < U; ++u) {
-    sum[u] = V{};
-  }
   long long j = 0;  // NOLINT(runtime/int)
   for (; j + kStep <= count; j += kStep) {
     V m[U];
@@ -145,17 +140,7 @@ double log_sigmoid_sum_impl(const double* a, double y, double* out, long long co
       m[u] = m[u] * y;
     }
     log_sigmoid_vectors<V, VI, U>(m);
-#pragma GCC unroll 8
-    for (int u = 0; u < U; ++u) {
-      sum[u] += m[u];
-    }
     __builtin_memcpy(out + j, &m, sizeof(m));
-  }
-  double total = 0.0;
-  for (int u = 0; u < U; ++u) {
-    for (int lane = 0; lane < kLanes; ++lane) {
-      total += sum[u][lane];
-    }
   }
   if (j < count) {  // the tail, padded with zeros that are computed and dropped
     V m[U];
@@ -166,10 +151,8 @@ double log_sigmoid_sum_impl(const double* a, double y, double* out, long long co
     log_sigmoid_vectors<V, VI, U>(m);
     for (long long i = 0; j + i < count; ++i) {  // NOLINT(runtime/int)
       out[j + i] = padded[i];
-      total += padded[i];
     }
   }
-  return total;
 }
 
 }  // namespace
