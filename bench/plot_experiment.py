@@ -4,7 +4,8 @@
 One PNG per dataset, beside results.csv unless --out says otherwise: on the left the forward KL
 (or --metric) against k on a log scale, on the right the construction time (seconds) against k;
 for each algorithm the median over the trials as a line and the papers' percentile band
-(spec 4.6: 25th-75th for gaussian, 35th-65th for logistic and poisson) as a shaded area.
+(spec 4.6: 25th-75th for gaussian and rbf, 35th-65th for logistic, poisson and large) as a
+shaded area.
 
 Needs python3 with matplotlib (Debian: apt-get install python3-matplotlib). No test uses it.
 
@@ -17,7 +18,8 @@ import csv
 import os
 import sys
 
-BANDS = {"gaussian": (25, 75), "logistic": (35, 65), "poisson": (35, 65)}
+BANDS = {"gaussian": (25, 75), "rbf": (25, 75), "logistic": (35, 65), "poisson": (35, 65),
+         "large": (35, 65)}
 DEFAULT_BAND = (25, 75)
 METRICS = ("forward_kl", "reverse_kl", "symmetric_kl", "map_distance", "relative_error",
            "objective")

@@ -3,7 +3,7 @@
 # The CUDA toolkit is optional (found at /usr/local/cuda when present); it is not in Debian.
 set -euo pipefail
 packages=(build-essential cmake ninja-build libeigen3-dev libgtest-dev libbenchmark-dev
-          libcli11-dev nlohmann-json3-dev clang-format)
+          libcli11-dev nlohmann-json3-dev clang-format pkgconf)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -104,7 +104,9 @@ class PreparedProblem {
   const StageSeconds& seconds() const noexcept;
 
   /// Solves on this Phi. Throws InputError when solver.k > rows() (a coreset must be smaller
-  /// than the data), else as solve() does.
+  /// than the data), else as solve() does. Algorithm::sparsevi is run here (solve() refuses it):
+  /// it draws its own samples from the model's coreset posteriors (solver.sparsevi, solver.seed)
+  /// and uses this Phi only for the reported objective.
   SolveResult solve(const SolverOptions& solver) const;
   /// The quality of any coreset (0-based rows; InvalidArgument for a row outside the data).
   Quality evaluate(const Coreset& coreset) const;

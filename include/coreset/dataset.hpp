@@ -11,11 +11,21 @@
 
 namespace coreset {
 
+/// The data a coreset is built for: row i (0-based) is datapoint i, and coreset indices are
+/// these row numbers. Fill it from a file with io::read_dataset_csv, or in memory: set
+/// `covariates` (n x D) and, except for the gaussian model, `response` (n values); the other
+/// fields are optional. Values are in the data's own units (the models add no scaling). Nothing
+/// is checked here: build_coreset, evaluate_coreset and PreparedProblem check the dataset against
+/// the model and throw InvalidArgument for inconsistent sizes (a response or a name list whose
+/// length is not n or D) and InputError for values outside the model's domain (a non-finite
+/// covariate, a label that is not in {-1, 1} or {0, 1}, a count that is not a non-negative
+/// integer, no rows). A plain value type: thread-safety as for Matrix.
 struct Dataset {
   Matrix<double> covariates;     ///< n x D, column-major (column c = covariate c)
   std::vector<double> response;  ///< n values; empty when the file had no response column
+  /// D names (empty: "x1", "x2", ...); they name the parameters in reports and errors.
   std::vector<std::string> covariate_names;
-  std::string response_name;
+  std::string response_name;  ///< for reports; may be empty
   /// Where the rows came from, so later validation can name the file, line and column:
   /// row i was on line `first_data_line + i` (0: not from a file); the response was in
   /// 1-based column `response_column` (0: none).
@@ -23,12 +33,16 @@ struct Dataset {
   index_t first_data_line = 0;
   index_t response_column = 0;
 
-  index_t rows() const noexcept { return covariates.rows(); }
-  index_t dims() const noexcept { return covariates.cols(); }
+  index_t rows() const noexcept { return covariates.rows(); }  ///< n
+  index_t dims() const noexcept { return covariates.cols(); }  ///< D, the intercept excluded
 };
 
 /// The papers' synthetic logistic-regression problem (spec 3.6): x_n ~ N(0, I_2), labels in
-/// {-1, 1} drawn from the model with theta = (3, 3) and intercept 0. Deterministic in `seed`.
+/// {-1, 1} drawn from the model with theta = (3, 3) and intercept 0 (covariates "x1", "x2",
+/// response "y"). Deterministic in `seed` on every platform, and the first m rows of a longer
+/// dataset are the m-row dataset of the same seed. `coreset build` without --data uses
+/// rows = 10000, seed 0. Throws InvalidArgument for rows < 1 (std::bad_alloc when too large).
+/// Thread-safe: no shared state.
 Dataset synthetic_logistic_dataset(index_t rows = 10000, std::uint64_t seed = 0);
 
 }  // namespace coreset

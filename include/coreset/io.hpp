@@ -2,6 +2,18 @@
 // validates what it reads and throws InputError naming the file (and line and column for text);
 // every writer writes to a temporary file beside the target and renames it into place, so a
 // failed or interrupted run never leaves a partial file.
+//
+// Common to every reader: InputError (with the file name, and line and column for text) for a
+// file that is missing, unreadable, a directory, truncated or malformed; std::bad_alloc when the
+// contents do not fit in memory. Common to every writer: OutputError for a folder that is missing
+// or not writable, a full disk or another write failure. Numbers are stored and returned as they
+// are: no function here converts units.
+//
+// Thread-safety: every function may be called from several threads at once. Readers share no
+// state. Writers use a temporary name unique to the process and the call, so concurrent writes
+// of distinct files never interfere, and concurrent writes of one file each leave a complete
+// file (the last rename wins). Reading a file while another process rewrites it is safe: the
+// rename is atomic.
 #pragma once
 
 #include <string>
@@ -16,13 +28,17 @@ namespace coreset::io {
 
 /// Reads an S x n matrix from a NumPy .npy file (float32 or float64, also int32/int64 converted;
 /// either byte order, C or Fortran order, format versions 1-3; 2-D shape (S, n)) or from CSV (S
-/// lines of n numbers, comma separated, no header). The format is chosen by the ".npy" extension.
-/// Values are converted to T. Non-finite values are rejected with their position.
+/// lines of n numbers, comma separated, no header). The format is chosen by the ".npy" extension
+/// (any case). Values are converted to T (float or double: the two instantiations the library
+/// provides). Throws InputError for an empty matrix, an unsupported dtype or shape, a ragged CSV
+/// row, a cell that is not a number, and a value that is not finite or not finite once converted
+/// to T, naming its position.
 template <class T>
 Matrix<T> read_matrix(const std::string& path);
 
 /// Reads a vector: .npy of shape (m,), (m, 1) or (1, m); or CSV holding m numbers, one per line or
-/// all on one line.
+/// all on one line. T is float or double. Throws as read_matrix does (InputError also for an
+/// empty vector or another shape).
 template <class T>
 std::vector<T> read_vector(const std::string& path);
 
@@ -30,31 +46,38 @@ std::vector<T> read_vector(const std::string& path);
 /// numeric and finite. The response is the column named `response` (empty: the last column);
 /// with `has_response` false every column is a covariate. The result records the file and the
 /// line and column of each row, so later validation can point at a bad cell. Throws InputError
-/// (file, line, column) for an empty file, a header with a duplicate or empty name, an unknown
-/// response name, a ragged row, a non-numeric cell, NaN or Inf.
+/// (file, line, column) for an empty file, a file with no data rows, a header with a duplicate
+/// or empty name, an unknown response name, a ragged row, a non-numeric cell, NaN or Inf.
+/// Whether the values suit a model (labels, counts) is checked later, by build_coreset.
 Dataset read_dataset_csv(const std::string& path, const std::string& response = "",
                          bool has_response = true);
 
-/// Writes a .npy file (format 1.0, little-endian) of the given 1-D or 2-D shape. `data` is in
-/// Fortran (column-major) order when `fortran_order`, else C order. Throws InvalidArgument for a
-/// shape that is not 1-D or 2-D, a negative dimension or null data; OutputError when the file
-/// cannot be written.
+/// Writes a .npy file (format 1.0, little-endian) of the given 1-D or 2-D shape, holding the
+/// product of the dimensions of elements read from `data`. `data` is in Fortran (column-major)
+/// order when `fortran_order`, else C order; a Matrix is written as (rows, cols) with
+/// fortran_order true. T is float, double, std::int32_t or std::int64_t. Throws InvalidArgument
+/// for a shape that is not 1-D or 2-D, a negative or overflowing dimension or null data;
+/// OutputError when the file cannot be written.
 template <class T>
 void write_npy(const std::string& path, const T* data, const std::vector<index_t>& shape,
                bool fortran_order);
 
 /// Writes `index,weight` CSV: a header line, then one line per datapoint, ascending index,
 /// weights printed so that they read back bit-exactly. Throws InvalidArgument unless the
-/// indices are non-negative and strictly ascending and every weight is finite and >= 0, so every
-/// file it writes reads back with read_coreset_csv.
+/// indices and weights have the same length, the indices are non-negative and strictly
+/// ascending and every weight is finite and >= 0, so every file it writes reads back with
+/// read_coreset_csv; OutputError as write_file_atomic.
 void write_coreset_csv(const std::string& path, const Coreset& coreset);
 
 /// Reads a coreset CSV written by write_coreset_csv (or by hand): header `index,weight`, then
-/// non-negative integer indices and finite non-negative weights.
+/// 0-based non-negative integer indices in strictly ascending order and finite non-negative
+/// weights (a weight of 0 is kept). Throws InputError (line, column) for anything else. Whether
+/// the indices fit a dataset is checked by whoever uses the coreset.
 Coreset read_coreset_csv(const std::string& path);
 
-/// Replaces `path` atomically with `contents` (temporary file in the same folder, then rename).
-/// Throws OutputError when the folder is not writable or the disk is full.
+/// Replaces `path` atomically with `contents`, byte for byte (temporary file in the same folder,
+/// flushed to disk, then renamed). Throws OutputError when `path` names no file, the folder is
+/// missing or not writable, or the disk is full; the old file, if any, is then left as it was.
 void write_file_atomic(const std::string& path, const std::string& contents);
 
 }  // namespace coreset::io

@@ -1,9 +1,15 @@
 // Dense column-major matrices: the layout every solver works on. Phi is S x n with leading
 // dimension S, so column i (datapoint i's S projected log-likelihood values) is contiguous.
+//
+// Element access is unchecked (like std::vector::operator[]): an index outside the matrix is
+// undefined behaviour. Thread-safety is that of std::vector: any number of threads may read one
+// matrix at once, and threads may write distinct elements at once, but nothing may read or write
+// a matrix while another thread assigns, moves or destroys it.
 #pragma once
 
 #include <cstddef>
 #include <new>
+#include <utility>
 #include <vector>
 
 #include "coreset/error.hpp"
@@ -11,7 +17,11 @@
 
 namespace coreset {
 
-/// Non-owning view of a column-major matrix: element (i, j) is data[i + j * ld].
+/// Non-owning, read-only view of a column-major matrix: element (i, j) is data[i + j * ld]. The
+/// viewed memory must outlive the view and stay unchanged while a function reads through it.
+/// The functions that take a view (solve, objective) check that data is not null, that it has at
+/// least one row and one column and that ld >= rows (InvalidArgument), not the memory behind it.
+/// Copying a view copies the pointer, never the elements.
 template <class T>
 struct MatrixView {
   const T* data = nullptr;
@@ -19,15 +29,19 @@ struct MatrixView {
   index_t cols = 0;
   index_t ld = 0;  ///< leading dimension, >= rows
 
+  /// The `rows` contiguous elements of column j (0 <= j < cols; unchecked).
   const T* column(index_t j) const { return data + j * ld; }
+  /// Element (i, j) (0 <= i < rows, 0 <= j < cols; unchecked).
   T operator()(index_t i, index_t j) const { return data[i + j * ld]; }
 };
 
 namespace detail {
 
-/// Large blocks (>= 32 MiB) come from the operating system aligned to 2 MiB and advised for
-/// transparent huge pages, so a multi-gigabyte Phi costs thousands of page faults, not
-/// millions; small ones from operator new. Throws std::bad_alloc.
+/// Not part of the stable API: the storage behind Matrix. Large blocks (>= 32 MiB) come from the
+/// operating system aligned to 2 MiB and advised for transparent huge pages, so a
+/// multi-gigabyte Phi costs thousands of page faults, not millions; small ones from operator
+/// new. `bytes` is the block size in bytes. allocate throws std::bad_alloc; free must get the
+/// same `bytes` as the allocation. Both are thread-safe.
 void* allocate_matrix_storage(std::size_t bytes);
 void free_matrix_storage(void* pointer, std::size_t bytes) noexcept;
 
@@ -68,18 +82,35 @@ struct MatrixAllocator {
 
 }  // namespace detail
 
-/// Owning column-major matrix with leading dimension equal to its row count.
+/// Owning column-major matrix with leading dimension equal to its row count. Copyable (a deep
+/// copy) and movable (cheap; the moved-from matrix is 0 x 0); a default-constructed matrix is
+/// 0 x 0, which the options that take an optional matrix read as "not given".
 template <class T>
 class Matrix {
  public:
   Matrix() = default;
-  /// A zero-filled rows x cols matrix. Throws InvalidArgument for negative sizes.
+  Matrix(const Matrix&) = default;
+  Matrix& operator=(const Matrix&) = default;
+  Matrix(Matrix&& other) noexcept
+      : rows_(std::exchange(other.rows_, 0)),
+        cols_(std::exchange(other.cols_, 0)),
+        values_(std::move(other.values_)) {}
+  Matrix& operator=(Matrix&& other) noexcept {
+    rows_ = std::exchange(other.rows_, 0);
+    cols_ = std::exchange(other.cols_, 0);
+    values_ = std::move(other.values_);
+    return *this;
+  }
+  ~Matrix() = default;
+  /// A zero-filled rows x cols matrix. Throws InvalidArgument for a negative size and
+  /// std::bad_alloc when rows * cols elements do not fit in memory.
   Matrix(index_t rows, index_t cols) : rows_(rows), cols_(cols) {
     values_.assign(checked_size(rows, cols), T(0));
   }
 
   /// A rows x cols matrix whose elements are indeterminate until written: for producers that
   /// write every element (in parallel, so each thread first-touches the pages it fills).
+  /// Reading an element before writing it is undefined. Throws as the constructor does.
   static Matrix uninitialized(index_t rows, index_t cols) {
     Matrix matrix;
     matrix.values_.resize(checked_size(rows, cols));
@@ -90,6 +121,8 @@ class Matrix {
 
   index_t rows() const noexcept { return rows_; }
   index_t cols() const noexcept { return cols_; }
+  /// The rows * cols elements, column after column (leading dimension rows()); may be null for
+  /// a matrix without elements.
   T* data() noexcept { return values_.data(); }
   const T* data() const noexcept { return values_.data(); }
   T* column(index_t j) noexcept { return values_.data() + j * rows_; }
@@ -99,6 +132,7 @@ class Matrix {
     return values_[static_cast<std::size_t>(i + j * rows_)];
   }
 
+  /// A view of the whole matrix, valid until the matrix is assigned, moved from or destroyed.
   MatrixView<T> view() const noexcept { return {values_.data(), rows_, cols_, rows_}; }
 
  private:

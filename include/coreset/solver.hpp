@@ -7,7 +7,9 @@
 //
 // What k means depends on the algorithm:
 //   iht, a-iht, a-iht-2  the sparsity constraint ||w||_0 <= k; k >= n makes the problem NNLS and
-//                        the budget actually used is min(k, n).
+//                        the budget actually used is min(k, n). A column equal to an earlier one
+//                        (a duplicate datapoint) is never chosen: the first copy carries the
+//                        weight of all its copies, and the budget goes to distinct points.
 //   giga, fw             the number of greedy steps (spec 2.8, 2.10): each step adds at most one
 //                        point, so the coreset has at most min(k, n) points. Both may pick a point
 //                        again (it is then reweighted), so fewer than k distinct points is normal;
@@ -16,9 +18,14 @@
 //   is, uniform          the number of draws with replacement (spec 2.9, 2.11); repeats merge, so
 //                        the coreset has at most min(k, n) points and usually fewer. Both
 //                        estimate Phi 1 without looking at y (y only enters the objective).
-// For the four baselines k may exceed n, is at most 1e9, and max_iterations, tolerance and
-// step_rule are ignored; k itself is the iteration or draw count. giga, fw and is never choose
-// a zero column; uniform ignores Phi.
+// For the four baselines k may exceed n, is at most 1e9, and max_iterations, tolerance,
+// step_rule and batch_fraction are ignored; k itself is the iteration or draw count. giga, fw and
+// is never choose a zero column; uniform ignores Phi.
+//   sparsevi             the number of greedy selections M of SparseVI (spec 2.12), each followed
+//                        by SparseViOptions::steps stochastic-gradient steps on the weights; a
+//                        point may be selected again, so the coreset has at most k points. It
+//                        needs the model (it samples its own coreset posteriors), so it runs only
+//                        through build_coreset / PreparedProblem; solve() on a bare Phi refuses it.
 #pragma once
 
 #include <cstdint>
@@ -38,6 +45,9 @@ enum class Algorithm {
   frank_wolfe,          ///< Hilbert Frank-Wolfe with the exact line search ([HIL] Algorithm 2)
   importance_sampling,  ///< Hilbert importance sampling, p_n proportional to ||Phi_n||
   uniform,              ///< uniform subsampling with replacement, weights N * count / k
+  /// Greedy sparse variational inference ([SVI] Algorithm 1, spec 2.12): needs the model, so it
+  /// runs only in the pipeline (PreparedProblem, build_coreset), never in solve().
+  sparsevi,
 };
 
 /// True for iht, a-iht and a-iht-2, the algorithms that iterate to a tolerance; false for the
@@ -63,18 +73,61 @@ enum class StopReason {
   budget,
 };
 
+/// How SparseVI moves the active weights after each selection (spec 2.12, 7 A16, 8).
+enum class SparseViOptimizer {
+  /// The authors' code ([CODE] nn_opt): bias-corrected Adam moments (beta1 0.9, beta2 0.99,
+  /// eps 1e-8), reset at each selection, the step scaled by gamma_t; the default, as the papers'
+  /// published curves come from it.
+  adam,
+  sgd,  ///< plain SGD as printed in [SVI] Algorithm 1: w <- w - gamma_t D
+};
+
+/// SparseVI's settings (spec 2.12). 0 means "the papers' value for the model": steps T = 100 and
+/// gamma_t = 1/t for gaussian and linear ([SVI] sec. 5.1-5.2, [IHT] sec. 5.1), T = 500 and
+/// gamma_t = 0.5/t for logistic and poisson ([SVI] sec. 5.3). Every step (and every selection)
+/// draws `samples` fresh parameters from the current coreset posterior pi_w (exact for gaussian
+/// and linear, the weighted Laplace approximation for logistic and poisson, the prior at w = 0),
+/// and the weights are projected onto w >= 0 after every step.
+struct SparseViOptions {
+  int steps = 0;               ///< T, gradient steps per selection, 0 ... 1e6 (0: the model's)
+  double learning_rate = 0.0;  ///< gamma_t = learning_rate / t, t = 1..T; >= 0 (0: the model's)
+  index_t samples = 100;       ///< S per Monte Carlo estimate, >= 2 ([SVI] sec. 5.3: 100)
+  SparseViOptimizer optimizer = SparseViOptimizer::adam;
+};
+
 struct SolverOptions {
   Algorithm algorithm = Algorithm::aiht2;
   /// >= 1: the sparsity budget of the IHT family (k >= n makes the problem plain NNLS), the
-  /// step count of giga and fw, the draw count of is and uniform (<= 1e9 for these four).
+  /// step count of giga and fw, the draw count of is and uniform (<= 1e9 for these four), the
+  /// selection count of sparsevi.
   index_t k = 0;
   int max_iterations = 300;  ///< 1 ... 1e9; the IHT family only
   double tolerance = 1e-5;   ///< relative change that counts as converged, >= 0; IHT family only
   StepRule step_rule = StepRule::exact;  ///< a-iht and a-iht-2 only; iht has a fixed step
   /// Seeds the power iteration of `iht` and the draws of `is` and `uniform` (portable: the same
-  /// seed gives the same coreset everywhere). giga, fw, a-iht and a-iht-2 are deterministic.
+  /// seed gives the same coreset everywhere), sparsevi's posterior draws and the batches of
+  /// batch_fraction. giga, fw, and a-iht and a-iht-2 without batches are deterministic.
   std::uint64_t seed = 0;
-  int threads = 0;  ///< CPU threads for the dense passes; 0 = every core
+  int threads = 0;           ///< CPU threads for the dense passes; 0 = every core
+  SparseViOptions sparsevi;  ///< sparsevi only
+  /// Batch A-IHT (spec 2.6), a-iht and a-iht-2 only: in [0, 1], 0 = off (the full gradient).
+  /// Each iteration's gradient Phi^T r is taken on m = max(1, floor(batch_fraction * n)) columns
+  /// drawn uniformly without replacement, afresh per iteration (seeded from `seed` and the
+  /// iteration number), and is 0 on the others (no rescaling; the residual uses all of Phi, as
+  /// in the authors' code); the papers use 0.2. The de-bias step of a-iht-2 stays exact (it
+  /// reads only supp(x_t)). Stopping: a batch step that meets the tolerance or stays put proves
+  /// nothing, since its batch may have missed the columns that would move w, so the next
+  /// iteration is taken with the full gradient and the solver stops only if that one meets the
+  /// test too; the stopping rule thus means what it means without batches, at the cost of one
+  /// full pass per attempt. iht refuses a fraction in (0, 1) (its safe step and monotone descent
+  /// rest on the full gradient); the baselines ignore it.
+  double batch_fraction = 0.0;
+  /// Every algorithm: once it has returned w, replace its weights by the exact non-negative
+  /// least-squares fit of y on the columns of supp(w) (min ||y - Phi_T v||^2, v >= 0,
+  /// T = supp(w); Lawson-Hanson, started from w). w is feasible there, so f can only fall;
+  /// points whose refit weight is 0 leave the coreset. Costs a few least-squares solves of size
+  /// S x |T| on the host. SolveResult::objective_before_refit keeps f(w).
+  bool refit = false;
 };
 
 /// A weighted subset of the datapoints: ascending indices, strictly positive weights.
@@ -104,6 +157,11 @@ struct SolveResult {
   /// `iht` only: the L whose inverse was the final step: 2 x the power-iteration estimate of
   /// lambda_max(Phi^T Phi), doubled for every step that had to be retaken because f rose.
   double lipschitz = 0.0;
+  /// With SolverOptions::refit: f at the algorithm's own weights, before the refit (then both it
+  /// and `objective` are computed in double on the host from the support's columns, and
+  /// objective <= objective_before_refit; objective_history stays the algorithm's trace).
+  /// Without: equal to `objective`.
+  double objective_before_refit = 0.0;
 };
 
 /// Solves the sparse non-negative regression on the CPU.
@@ -121,13 +179,15 @@ double objective(MatrixView<double> phi, const double* y, const Coreset& coreset
 double objective(MatrixView<float> phi, const float* y, const Coreset& coreset);
 
 /// Names used on the command line and in reports ("iht", "a-iht", "a-iht-2", "giga", "fw",
-/// "is", "uniform"; "exact", ...).
+/// "is", "uniform", "sparsevi"; "exact", ...; "adam", "sgd").
 std::string to_string(Algorithm algorithm);
 std::string to_string(StepRule rule);
 std::string to_string(StopReason reason);
+std::string to_string(SparseViOptimizer optimizer);
 /// Inverse of to_string; throws InvalidArgument listing the accepted names.
 Algorithm parse_algorithm(const std::string& name);
 StepRule parse_step_rule(const std::string& name);
+SparseViOptimizer parse_sparsevi_optimizer(const std::string& name);
 /// Every algorithm parse_algorithm accepts, in the order of its name table.
 std::vector<Algorithm> all_algorithms();
 

@@ -1,4 +1,5 @@
-// Version and build description of the library a program is linked against.
+// Version and build description of the library a program is linked against (which may differ from
+// the headers it was compiled with: compare version() with what you expect at start-up).
 #pragma once
 
 #include <cstddef>
@@ -7,32 +8,40 @@
 
 namespace coreset {
 
-/// "MAJOR.MINOR.PATCH" of the linked libcoreset.
+/// "MAJOR.MINOR.PATCH" of the linked libcoreset, e.g. "0.1.0": a static string, never null.
+/// Never throws; thread-safe.
 const char* version() noexcept;
 
-/// Build facts: compiler, build type, OpenMP, whether CUDA support is compiled in.
+/// Build facts of the linked library, as `coreset info` prints them.
 struct BuildInfo {
-  std::string version;
-  std::string compiler;
-  std::string build_type;
-  bool openmp = false;
-  int threads = 1;  ///< CPU threads the solvers use by default (every core)
-  bool cuda = false;
+  std::string version;     ///< as version()
+  std::string compiler;    ///< "gcc 12.2.0", "clang ...", or "unknown"
+  std::string build_type;  ///< CMAKE_BUILD_TYPE: "Release", "Debug", ...
+  bool openmp = false;     ///< whether the CPU passes are parallel (OpenMP compiled in)
+  /// CPU threads the library uses when SolverOptions::threads is 0: OpenMP's maximum
+  /// (omp_get_max_threads(), so OMP_NUM_THREADS lowers it) at the time of the call; 1 without
+  /// OpenMP.
+  int threads = 1;
+  bool cuda = false;                 ///< CUDA support compiled in (list_devices works)
   std::string cuda_runtime_version;  ///< "13.0" etc., empty without CUDA
 };
+/// Fills a BuildInfo. Throws only std::bad_alloc; thread-safe.
 BuildInfo build_info();
 
 /// A GPU visible to the CUDA runtime.
 struct DeviceInfo {
-  int ordinal = 0;
-  std::string name;
-  std::size_t total_memory_bytes = 0;
-  int compute_major = 0;
-  int compute_minor = 0;
+  int ordinal = 0;                     ///< the CUDA device number, 0-based
+  std::string name;                    ///< as the driver reports it, e.g. "NVIDIA H200"
+  std::size_t total_memory_bytes = 0;  ///< global memory, in bytes
+  int compute_major = 0;               ///< compute capability, major
+  int compute_minor = 0;               ///< compute capability, minor
 };
 
-/// The usable GPUs; empty without CUDA support, without a driver, or without a device.
-/// `why_none` (optional) receives the reason when the list is empty.
+/// The usable GPUs, in CUDA ordinal order; empty without CUDA support, without a driver, or
+/// without a device. `why_none` (optional, may be null) receives the reason when the list is
+/// empty and is left untouched otherwise. A missing or too old driver is not an error: the list
+/// is empty and `why_none` says why. Throws only std::bad_alloc. Thread-safe (the CUDA runtime
+/// calls it makes are); the first call may take a second or more while the CUDA runtime starts.
 std::vector<DeviceInfo> list_devices(std::string* why_none = nullptr);
 
 }  // namespace coreset

@@ -22,6 +22,10 @@ struct BuildArguments {
   index_t k = 100;
   int max_iterations = 300;
   double tolerance = 1e-5;
+  double batch_fraction = 0.0;
+  bool refit = false;
+  SparseViOptions sparsevi;  // --sparsevi-*: 0 steps or rate = the model's default
+  std::string sparsevi_optimizer = "adam";
   std::string out_path;
   std::string report_path;
 };
@@ -36,6 +40,10 @@ int run_build(const BuildArguments& args) {
   options.solver.k = args.k;
   options.solver.max_iterations = args.max_iterations;
   options.solver.tolerance = args.tolerance;
+  options.solver.batch_fraction = args.batch_fraction;
+  options.solver.refit = args.refit;
+  options.solver.sparsevi = args.sparsevi;
+  options.solver.sparsevi.optimizer = parse_sparsevi_optimizer(args.sparsevi_optimizer);
   const Dataset data = load_dataset(args.model, inputs);
   inputs.options = options;
   const BuildResult result = build_coreset(data, options);
@@ -83,11 +91,31 @@ std::function<int()> add_build_command(CLI::App& app) {
   add_model_options(command, args->model);
   command
       ->add_option("-k,--k", args->k,
-                   "coreset size budget, >= 1 (giga/fw: steps; is/uniform: draws)")
+                   "coreset size budget, >= 1 (giga/fw: steps; is/uniform: draws; sparsevi: "
+                   "selections)")
       ->capture_default_str();
   command
       ->add_option("--algorithm", args->algorithm,
-                   "iht, a-iht, a-iht-2 (sparse regression) or giga, fw, is, uniform (baselines)")
+                   "iht, a-iht, a-iht-2 (sparse regression) or giga, fw, is, uniform, sparsevi "
+                   "(baselines)")
+      ->capture_default_str();
+  command
+      ->add_option("--sparsevi-steps", args->sparsevi.steps,
+                   "sparsevi: gradient steps per selection T; 0 = the papers' 100 (gaussian, "
+                   "linear) or 500 (logistic, poisson)")
+      ->capture_default_str();
+  command
+      ->add_option("--sparsevi-learning-rate", args->sparsevi.learning_rate,
+                   "sparsevi: gamma_t = RATE / t; 0 = the papers' 1 (gaussian, linear) or 0.5 "
+                   "(logistic, poisson)")
+      ->capture_default_str();
+  command
+      ->add_option("--sparsevi-samples", args->sparsevi.samples,
+                   "sparsevi: fresh draws from the coreset posterior per selection and per step")
+      ->capture_default_str();
+  command
+      ->add_option("--sparsevi-optimizer", args->sparsevi_optimizer,
+                   "sparsevi: adam (the authors' code) or sgd (plain SGD as printed)")
       ->capture_default_str();
   command->add_option("--step-rule", args->step_rule, "exact, reference (authors' code) or paper")
       ->capture_default_str();
@@ -95,6 +123,14 @@ std::function<int()> add_build_command(CLI::App& app) {
       ->capture_default_str();
   command->add_option("--tol", args->tolerance, "relative-change tolerance (iht, a-iht, a-iht-2)")
       ->capture_default_str();
+  command
+      ->add_option("--batch-fraction", args->batch_fraction,
+                   "batch A-IHT (a-iht, a-iht-2): gradients on this random fraction of the rows, "
+                   "redrawn per iteration (the papers: 0.2); 0 = the full gradient")
+      ->capture_default_str();
+  command->add_flag("--refit", args->refit,
+                    "after any algorithm: refit the weights by non-negative least squares on the "
+                    "chosen support (f can only fall; f before and after are reported)");
   command->add_option("--out", args->out_path, "write the coreset here as CSV (index,weight)");
   command->add_option("--report", args->report_path, "write a JSON report here");
   return [args] { return run_build(*args); };

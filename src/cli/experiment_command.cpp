@@ -1,4 +1,4 @@
-// `coreset experiment NAME`: the A-IHT papers' experiments (spec 3.1, 3.6, 3.7, 4.6, 5.1, 8).
+// `coreset experiment NAME`: the A-IHT papers' experiments (spec 3.1, 3.5, 3.6, 3.7, 4.6, 5.1, 8).
 // For each dataset and trial, pi-hat, the samples and Phi are prepared once; every algorithm and
 // budget k is then solved and scored on that Phi. Trial t seeds everything random with t, as the
 // authors' code does.
@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -35,75 +36,36 @@ using Clock = std::chrono::steady_clock;
 // prior N(0, I), noise Sigma = I, and (as the authors' code does) x_n ~ N(1_d, I).
 constexpr index_t kGaussianRows = 600;
 constexpr index_t kGaussianDims = 200;
+// The RBF experiment's records per trial ([IHT] sec. 5.2: N = 1000, subsampled per trial).
+constexpr index_t kRbfRows = 1000;
+// The large-scale synthetic logistic data of [IHT2] (spec 3.6, 5.1).
+constexpr index_t kLargeLogisticRows = 9000;
+
+// Where an experiment's dataset comes from.
+enum class Origin {
+  file,       ///< NAME.csv in --data-dir, read once before the first run
+  fixed,      ///< generated once (generate(0)), the same in every trial
+  per_trial,  ///< generated anew for each trial t (generate(t))
+};
+
+struct DatasetSpec {
+  const char* name;  // the `dataset` column of results.csv; the file stem for Origin::file
+  ModelKind model;
+  Origin origin;
+  Dataset (*generate)(std::uint64_t trial);  // Origin::fixed and Origin::per_trial
+  bool rbf;  // linear with the radial-basis features and data-derived prior and noise of 3.5
+};
 
 struct Experiment {
   const char* name;
-  ModelKind model;
-  std::vector<const char*> datasets;  // CSV file stems in --data-dir; empty: synthetic Gaussian
+  std::vector<DatasetSpec> datasets;
   std::vector<index_t> ks;            // the default budgets
   int trials;                         // the default number of trials (spec 4.6)
+  int max_iterations;                 // the IHT family's cap: 300, 500 at large scale (2.5)
+  std::vector<Algorithm> algorithms;  // the default; empty: every algorithm
+  bool symmetric_kl_and_time;         // summarise as spec 5.1's large-scale figure does
   const char* description;
-};
-
-const std::vector<Experiment>& experiments() {
-  static const std::vector<Experiment> table = {
-      {"gaussian",
-       ModelKind::gaussian,
-       {},
-       {1, 2, 5, 10, 20, 30, 40, 50, 75, 100, 125, 150, 200, 250, 300},
-       10,
-       "synthetic Gaussian mean, d = 200, N = 600, x_n ~ N(1, I) regenerated per trial; prior "
-       "N(0, I); pi-hat and both posteriors exact"},
-      {"logistic",
-       ModelKind::logistic,
-       {"synth_lr", "phishing", "ds1"},
-       {1, 2, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100},
-       20,
-       "logistic regression, prior N(0, I), intercept; Laplace pi-hat; weighted-Laplace coreset "
-       "posterior"},
-      {"poisson",
-       ModelKind::poisson,
-       {"synth_poiss", "biketrips", "airportdelays"},
-       {1, 2, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100},
-       20,
-       "Poisson regression (softplus link), prior N(0, I), intercept; Laplace pi-hat; "
-       "weighted-Laplace coreset posterior"},
-  };
-  return table;
-}
-
-const Experiment& find_experiment(const std::string& name) {
-  std::string names;
-  for (const Experiment& experiment : experiments()) {
-    if (name == experiment.name) {
-      return experiment;
-    }
-    names += (names.empty() ? "" : ", ") + std::string(experiment.name);
-  }
-  const std::string pending = "rbf, large";
-  if (name == "rbf" || name == "large") {
-    throw InvalidArgument("experiment '" + name + "' is not implemented yet: " + pending +
-                          " (available: " + names + ")");
-  }
-  throw InvalidArgument("unknown experiment '" + name + "' (expected one of: " + names +
-                        "; not implemented yet: " + pending + ")");
-}
-
-struct ExperimentArguments {
-  std::string name;
-  std::optional<int> trials;
-  std::vector<index_t> ks;
-  std::vector<std::string> algorithms;
-  std::string out_dir;
-  std::string data_dir = "../shared/data";
-  index_t samples = 500;
-  int threads = 0;
-};
-
-// A dataset of the experiment: loaded from --data-dir, or generated for each trial.
-struct DatasetSource {
-  std::string name;
-  Dataset data;  // empty for the synthetic Gaussian
+  const char* note;  // printed with the summary (nullptr: none)
 };
 
 // The synthetic data of trial t come from a stream of their own, derived from t (splitmix64):
@@ -131,29 +93,241 @@ Dataset gaussian_dataset(std::uint64_t trial) {
   return data;
 }
 
+// A SYNTHETIC STAND-IN for the UK house-price data of spec 3.5 (Land Registry sale prices at
+// Geonames postcode coordinates), which is not available: 1000 sales per trial, regenerated
+// from the trial's own stream, with (latitude, longitude) in degrees and the response log10 of
+// the price, as the authors' file has them. Locations: 80% around 13 British cities (a normal
+// spread of 0.1-0.25 degrees of latitude, 1.6 times that in longitude, shares by size), 20%
+// uniform over the box 50.2-55.8 N, 5.3 W-1.7 E. Price: log10 p = 5.2 + 0.4 exp(-d_L^2 / (2 0.8^2))
+// - 0.06 (lat - 52.5) + 0.1 exp(-d_c^2 / (2 0.15^2)) + 0.15 eps, with d_L the distance to
+// London and d_c to the nearest city centre (degrees, longitude scaled by 1/1.6), eps ~ N(0, 1):
+// a south-east premium, a north-south trend, an urban premium and noise, so that the radial
+// bases have local structure at all their scales to fit. Draw order per row: the mixture
+// uniform, then the location's two numbers, then eps.
+Dataset uk_house_price_standin(std::uint64_t trial) {
+  struct City {
+    double lat, lon, share, spread;
+  };
+  static constexpr City kCities[] = {
+      {51.51, -0.13, 0.30, 0.25},  // London
+      {52.49, -1.89, 0.10, 0.15},  // Birmingham
+      {53.48, -2.24, 0.10, 0.15},  // Manchester
+      {53.80, -1.55, 0.07, 0.12},  // Leeds
+      {53.41, -2.98, 0.06, 0.12},  // Liverpool
+      {51.45, -2.59, 0.06, 0.12},  // Bristol
+      {54.98, -1.61, 0.05, 0.12},  // Newcastle
+      {53.38, -1.47, 0.05, 0.10},  // Sheffield
+      {52.95, -1.15, 0.05, 0.10},  // Nottingham
+      {50.90, -1.40, 0.05, 0.12},  // Southampton
+      {51.48, -3.18, 0.04, 0.10},  // Cardiff
+      {55.86, -4.25, 0.04, 0.12},  // Glasgow
+      {55.95, -3.19, 0.03, 0.10},  // Edinburgh
+  };
+  constexpr double kBackground = 0.2;
+  constexpr double kLonStretch = 1.6;  // ~1 / cos(52 degrees): degrees of longitude are shorter
+  const auto squared_distance = [&](double lat, double lon, const City& city) {
+    const double dlat = lat - city.lat;
+    const double dlon = (lon - city.lon) / kLonStretch;
+    return dlat * dlat + dlon * dlon;
+  };
+
+  Dataset data;
+  data.covariates = Matrix<double>(kRbfRows, 2);
+  data.response.resize(static_cast<std::size_t>(kRbfRows));
+  core::NormalGenerator random(data_seed(trial));
+  for (index_t i = 0; i < kRbfRows; ++i) {
+    double lat = 0.0;
+    double lon = 0.0;
+    const double u = random.uniform();
+    if (u < kBackground) {
+      lat = 50.2 + 5.6 * random.uniform();
+      lon = -5.3 + 7.0 * random.uniform();
+    } else {
+      double cumulative = kBackground;
+      const City* city = &kCities[0];
+      for (const City& candidate : kCities) {
+        city = &candidate;
+        cumulative += (1.0 - kBackground) * candidate.share;
+        if (u < cumulative) {
+          break;
+        }
+      }
+      lat = city->lat + city->spread * random();
+      lon = city->lon + kLonStretch * city->spread * random();
+    }
+    double nearest = squared_distance(lat, lon, kCities[0]);
+    for (const City& city : kCities) {
+      nearest = std::min(nearest, squared_distance(lat, lon, city));
+    }
+    const double london = squared_distance(lat, lon, kCities[0]);
+    data.covariates(i, 0) = lat;
+    data.covariates(i, 1) = lon;
+    data.response[static_cast<std::size_t>(i)] =
+        5.2 + 0.4 * std::exp(-london / (2 * 0.8 * 0.8)) - 0.06 * (lat - 52.5) +
+        0.1 * std::exp(-nearest / (2 * 0.15 * 0.15)) + 0.15 * random();
+  }
+  data.covariate_names = {"latitude", "longitude"};
+  data.response_name = "log10_price";
+  data.source =
+      "synthetic stand-in for the UK house-price data (trial " + std::to_string(trial) + ")";
+  return data;
+}
+
+// The first 9000 rows of the built-in synthetic logistic data (seed 0; spec 3.6), the same in
+// every trial, as a file would be.
+Dataset large_logistic_dataset(std::uint64_t) {
+  Dataset data = synthetic_logistic_dataset(kLargeLogisticRows, 0);
+  data.source = "built-in synthetic logistic data, first 9000 rows";
+  return data;
+}
+
+const std::vector<Experiment>& experiments() {
+  static const std::vector<Experiment> table = {
+      {"gaussian",
+       {{"synthetic_gaussian", ModelKind::gaussian, Origin::per_trial, gaussian_dataset, false}},
+       {1, 2, 5, 10, 20, 30, 40, 50, 75, 100, 125, 150, 200, 250, 300},
+       10,
+       300,
+       {},
+       false,
+       "synthetic Gaussian mean, d = 200, N = 600, x_n ~ N(1, I) regenerated per trial; prior "
+       "N(0, I); pi-hat and both posteriors exact",
+       nullptr},
+      {"logistic",
+       {{"synth_lr", ModelKind::logistic, Origin::file, nullptr, false},
+        {"phishing", ModelKind::logistic, Origin::file, nullptr, false},
+        {"ds1", ModelKind::logistic, Origin::file, nullptr, false}},
+       {1, 2, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100},
+       20,
+       300,
+       {},
+       false,
+       "logistic regression, prior N(0, I), intercept; Laplace pi-hat; weighted-Laplace coreset "
+       "posterior",
+       nullptr},
+      {"poisson",
+       {{"synth_poiss", ModelKind::poisson, Origin::file, nullptr, false},
+        {"biketrips", ModelKind::poisson, Origin::file, nullptr, false},
+        {"airportdelays", ModelKind::poisson, Origin::file, nullptr, false}},
+       {1, 2, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100},
+       20,
+       300,
+       {},
+       false,
+       "Poisson regression (softplus link), prior N(0, I), intercept; Laplace pi-hat; "
+       "weighted-Laplace coreset posterior",
+       nullptr},
+      {"rbf",
+       {{"uk_houses_standin", ModelKind::linear, Origin::per_trial, uk_house_price_standin, true}},
+       {1, 2, 5, 10, 20, 30, 40, 50, 75, 100, 125, 150, 200, 250, 300},
+       10,
+       300,
+       {},
+       false,
+       "Bayesian radial-basis regression (spec 3.5): 301 bases (50 centres from the data per "
+       "scale 0.2, 0.4, 0.8, 1.2, 1.6, 2.0, and one of scale 100 at the mean location), "
+       "N = 1000 per trial, prior N(0, mean(y^2) I), noise variance var(y); pi-hat and both "
+       "posteriors exact",
+       "the data are a SYNTHETIC STAND-IN for the UK house-price data (not available): 1000 "
+       "sales per trial around 13 British cities, log10 price with a south-east premium, a "
+       "north-south trend, an urban premium and noise (README, Experiments)"},
+      {"large",
+       {{"synth_lr_large", ModelKind::logistic, Origin::fixed, large_logistic_dataset, false},
+        {"synth_poiss_large", ModelKind::poisson, Origin::file, nullptr, false},
+        {"biketrips_large", ModelKind::poisson, Origin::file, nullptr, false},
+        {"airportdelays_large", ModelKind::poisson, Origin::file, nullptr, false}},
+       {10, 20, 50, 100, 200, 300, 500, 1000},
+       10,
+       500,
+       {Algorithm::aiht, Algorithm::aiht2, Algorithm::giga, Algorithm::uniform},
+       true,
+       "large scale (spec 3.6, 3.7, 5.1): synthetic logistic N = 9000 and the large Poisson "
+       "files (N = 9000, 15641, 6822); priors N(0, I), intercept; Laplace pi-hat; IHT cap 500 "
+       "iterations; each k solved from scratch",
+       "the papers' large phishing file (N = 11055, D = 68) is not available and is left out"},
+  };
+  return table;
+}
+
+const Experiment& find_experiment(const std::string& name) {
+  std::string names;
+  for (const Experiment& experiment : experiments()) {
+    if (name == experiment.name) {
+      return experiment;
+    }
+    names += (names.empty() ? "" : ", ") + std::string(experiment.name);
+  }
+  throw InvalidArgument("unknown experiment '" + name + "' (expected one of: " + names + ")");
+}
+
+struct ExperimentArguments {
+  std::string name;
+  std::optional<int> trials;
+  std::vector<index_t> ks;
+  std::vector<std::string> algorithms;
+  std::string out_dir;
+  std::string data_dir = "../shared/data";
+  index_t samples = 500;
+  int threads = 0;
+};
+
+// A dataset of the experiment: read or generated once, or (per_trial) left empty.
+struct DatasetSource {
+  const DatasetSpec* spec;
+  Dataset data;
+};
+
 std::vector<DatasetSource> load_datasets(const Experiment& experiment,
                                          const std::string& data_dir) {
-  std::vector<DatasetSource> sources;
-  if (experiment.datasets.empty()) {
-    sources.push_back({"synthetic_gaussian", {}});
-    return sources;
-  }
+  const bool needs_files =
+      std::any_of(experiment.datasets.begin(), experiment.datasets.end(),
+                  [](const DatasetSpec& spec) { return spec.origin == Origin::file; });
   std::error_code error;
-  if (!fs::is_directory(data_dir, error)) {
+  if (needs_files && !fs::is_directory(data_dir, error)) {
     throw InputError(data_dir,
                      "no such folder (--data-dir must name the folder holding the "
                      "papers' datasets, e.g. ../shared/data)");
   }
-  for (const char* stem : experiment.datasets) {
-    const std::string path = (fs::path(data_dir) / (std::string(stem) + ".csv")).string();
-    sources.push_back({stem, io::read_dataset_csv(path)});
+  std::vector<DatasetSource> sources;
+  for (const DatasetSpec& spec : experiment.datasets) {
+    sources.push_back({&spec, {}});
+    if (spec.origin == Origin::file) {
+      const std::string path = (fs::path(data_dir) / (std::string(spec.name) + ".csv")).string();
+      sources.back().data = io::read_dataset_csv(path);
+    } else if (spec.origin == Origin::fixed) {
+      sources.back().data = spec.generate(0);
+    }
   }
   return sources;
 }
 
-std::vector<Algorithm> chosen_algorithms(const std::vector<std::string>& names) {
+// The model of a dataset in trial t. RBF (spec 3.5): centres drawn with seed t, prior variance
+// mean(y^2) and noise variance var(y) of the trial's data (the paper's sigma_0^2 and sigma^2;
+// its prior mean mean(y) is not offered, the prior has mean 0).
+ModelOptions model_for(const DatasetSpec& spec, const Dataset& data, std::uint64_t trial) {
+  ModelOptions model;
+  model.kind = spec.model;
+  if (spec.rbf) {
+    model.rbf.enabled = true;
+    model.rbf.seed = trial;
+    double sum = 0.0;
+    double sum_squares = 0.0;
+    for (const double y : data.response) {
+      sum += y;
+      sum_squares += y * y;
+    }
+    const auto n = static_cast<double>(data.response.size());
+    const double mean = sum / n;
+    model.prior_sd = std::sqrt(sum_squares / n);
+    model.noise_sd = std::sqrt(std::max(sum_squares / n - mean * mean, 1e-12));
+  }
+  return model;
+}
+
+std::vector<Algorithm> chosen_algorithms(const std::vector<std::string>& names,
+                                         const Experiment& experiment) {
   if (names.empty()) {
-    return all_algorithms();
+    return experiment.algorithms.empty() ? all_algorithms() : experiment.algorithms;
   }
   std::vector<Algorithm> algorithms;
   for (const std::string& name : names) {
@@ -221,7 +395,8 @@ struct TrialRun {
 // order algorithm, then k.
 std::vector<TrialRun> run_trial(const PreparedProblem& problem,
                                 const std::vector<Algorithm>& algorithms,
-                                const std::vector<index_t>& ks, std::uint64_t seed, int workers) {
+                                const std::vector<index_t>& ks, std::uint64_t seed,
+                                int max_iterations, int workers) {
   std::vector<TrialRun> runs;
   for (const Algorithm algorithm : algorithms) {
     for (const index_t k : ks) {
@@ -236,6 +411,7 @@ std::vector<TrialRun> run_trial(const PreparedProblem& problem,
       solver.algorithm = algorithms[j / ks.size()];
       solver.k = run.k;
       solver.seed = seed;
+      solver.max_iterations = max_iterations;
       solver.threads = 1;
       try {
         run.row = experiment_row({}, run.algorithm, run.k, 0, problem.solve_and_evaluate(solver));
@@ -265,7 +441,7 @@ std::vector<TrialRun> run_trial(const PreparedProblem& problem,
 int run_experiment(const ExperimentArguments& args) {
   const auto start = Clock::now();
   const Experiment& experiment = find_experiment(args.name);
-  const std::vector<Algorithm> algorithms = chosen_algorithms(args.algorithms);
+  const std::vector<Algorithm> algorithms = chosen_algorithms(args.algorithms, experiment);
   const std::vector<index_t> ks = chosen_budgets(args.ks, experiment);
   const int trials = args.trials.value_or(experiment.trials);
   if (trials < 1) {
@@ -285,26 +461,32 @@ int run_experiment(const ExperimentArguments& args) {
   std::vector<ExperimentRow> rows;
   int failed = 0;
   for (const DatasetSource& source : datasets) {
+    const DatasetSpec& spec = *source.spec;
     for (int trial = 0; trial < trials; ++trial) {
       if (progress) {
-        std::fprintf(stderr, "\r%s trial %d/%d ", source.name.c_str(), trial + 1, trials);
+        std::fprintf(stderr, "\r%s trial %d/%d ", spec.name, trial + 1, trials);
       }
       const auto seed = static_cast<std::uint64_t>(trial);
+      Dataset generated;
+      if (spec.origin == Origin::per_trial) {
+        generated = spec.generate(seed);
+      }
+      const Dataset& data = spec.origin == Origin::per_trial ? generated : source.data;
       BuildOptions options;
-      options.model.kind = experiment.model;
+      options.model = model_for(spec, data, seed);
       options.samples = args.samples;
       options.seed = seed;
       options.solver.threads = workers;
-      const PreparedProblem problem(
-          experiment.datasets.empty() ? gaussian_dataset(seed) : source.data, options);
-      for (TrialRun& run : run_trial(problem, algorithms, ks, seed, workers)) {
+      const PreparedProblem problem(data, options);
+      for (TrialRun& run :
+           run_trial(problem, algorithms, ks, seed, experiment.max_iterations, workers)) {
         if (run.row) {
-          run.row->dataset = source.name;
+          run.row->dataset = spec.name;
           run.row->trial = trial;
           rows.push_back(std::move(*run.row));
         } else {
           std::fprintf(stderr, "%scoreset: experiment: skipped %s %s k=%lld trial %d: %s\n",
-                       progress ? "\n" : "", source.name.c_str(), run.algorithm.c_str(),
+                       progress ? "\n" : "", spec.name, run.algorithm.c_str(),
                        static_cast<long long>(run.k), trial, run.error.c_str());
           ++failed;
         }
@@ -328,8 +510,12 @@ int run_experiment(const ExperimentArguments& args) {
   summary.experiment = args.name;
   summary.description = std::string(experiment.description) +
                         "; S = " + std::to_string(args.samples) + " samples; trial t uses seed t";
+  if (experiment.note != nullptr) {
+    summary.note = experiment.note;
+  }
+  summary.symmetric_kl_and_time = experiment.symmetric_kl_and_time;
   for (const DatasetSource& source : datasets) {
-    summary.datasets.push_back(source.name);
+    summary.datasets.push_back(source.spec->name);
   }
   for (const Algorithm algorithm : algorithms) {
     summary.algorithms.push_back(to_string(algorithm));
@@ -349,25 +535,27 @@ std::function<int()> add_experiment_command(CLI::App& app) {
   auto args = std::make_shared<ExperimentArguments>();
   CLI::App* command = app.add_subcommand(
       "experiment",
-      "Reproduce an A-IHT paper experiment (gaussian, logistic, poisson): every algorithm at "
-      "every k over several trials, results in DIR/results.csv");
-  command->add_option("name", args->name, "gaussian, logistic or poisson")->required();
+      "Reproduce an A-IHT paper experiment (gaussian, logistic, poisson, rbf, large): every "
+      "algorithm at every k over several trials, results in DIR/results.csv");
+  command->add_option("name", args->name, "gaussian, logistic, poisson, rbf or large")->required();
   command->add_option("--trials", args->trials,
-                      "trials (trial t seeds everything with t); default 10 for gaussian, 20 "
-                      "for logistic and poisson");
+                      "trials (trial t seeds everything with t); default 10 for gaussian, rbf "
+                      "and large, 20 for logistic and poisson");
   command
       ->add_option("--k", args->ks,
-                   "comma-separated budgets; default gaussian 1,2,5,10,20,30,40,50,75,100,125,"
-                   "150,200,250,300, logistic/poisson 1,2,5,10,20,...,100")
+                   "comma-separated budgets; default gaussian and rbf 1,2,5,10,20,30,40,50,75,"
+                   "100,125,150,200,250,300, logistic/poisson 1,2,5,10,20,...,100, large 10,20,"
+                   "50,100,200,300,500,1000")
       ->delimiter(',');
   command
       ->add_option("--algorithms", args->algorithms,
-                   "comma-separated algorithm names; default: every algorithm")
+                   "comma-separated algorithm names; default: every algorithm (large: a-iht, "
+                   "a-iht-2, giga, uniform, as spec 5.1)")
       ->delimiter(',');
   command->add_option("--out", args->out_dir, "output folder; default ./experiment-NAME");
   command
       ->add_option("--data-dir", args->data_dir,
-                   "folder of the papers' datasets (logistic, poisson)")
+                   "folder of the papers' datasets (logistic, poisson, large)")
       ->capture_default_str();
   command->add_option("--samples", args->samples, "S, samples from pi-hat per trial")
       ->capture_default_str();

@@ -48,6 +48,52 @@ std::string counted(std::size_t count, const char* noun) {
   return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
 }
 
+// One row per dataset and algorithm, one column per summary budget: the median of `metric`.
+template <class Metric>
+std::string median_table(const ExperimentSummary& summary, const std::vector<ExperimentRow>& rows,
+                         const Metric& metric) {
+  char line[64];
+  std::string text;
+  const std::vector<index_t> budgets = summary_budgets(summary.ks);
+  std::size_t dataset_width = 8;
+  for (const std::string& name : summary.datasets) {
+    dataset_width = std::max(dataset_width, name.size() + 2);
+  }
+  std::size_t algorithm_width = 11;
+  for (const std::string& name : summary.algorithms) {
+    algorithm_width = std::max(algorithm_width, name.size() + 2);
+  }
+  constexpr std::size_t kColumn = 12;
+  std::string header =
+      "  " + padded("dataset", dataset_width) + padded("algorithm", algorithm_width);
+  for (const index_t k : budgets) {
+    header += padded("k=" + std::to_string(k), kColumn);
+  }
+  text += end_line(header);
+  for (const std::string& dataset : summary.datasets) {
+    for (const std::string& algorithm : summary.algorithms) {
+      std::string cells =
+          "  " + padded(dataset, dataset_width) + padded(algorithm, algorithm_width);
+      for (const index_t k : budgets) {
+        std::vector<double> values;
+        for (const ExperimentRow& row : rows) {
+          if (row.k == k && row.dataset == dataset && row.algorithm == algorithm) {
+            values.push_back(metric(row));
+          }
+        }
+        if (values.empty()) {
+          cells += padded("-", kColumn);
+        } else {
+          std::snprintf(line, sizeof line, "%.4g", median(values));
+          cells += padded(line, kColumn);
+        }
+      }
+      text += end_line(cells);
+    }
+  }
+  return text;
+}
+
 }  // namespace
 
 const char* const kExperimentCsvHeader =
@@ -101,6 +147,9 @@ std::string render_experiment_summary(const ExperimentSummary& summary,
   std::snprintf(line, sizeof line, " in %.1f s\n", summary.seconds);
   text += line;
   text += "  " + summary.description + "\n";
+  if (!summary.note.empty()) {
+    text += "  note: " + summary.note + "\n";
+  }
   if (summary.failed_runs > 0) {
     std::snprintf(line, sizeof line,
                   "  %d run(s) failed and were left out of the table (reasons on stderr)\n",
@@ -108,44 +157,14 @@ std::string render_experiment_summary(const ExperimentSummary& summary,
     text += line;
   }
   text += "  results: " + summary.results_path + "\n";
-  text += "median forward KL(full || coreset) over the trials:\n";
-
-  const std::vector<index_t> budgets = summary_budgets(summary.ks);
-  std::size_t dataset_width = 8;
-  for (const std::string& name : summary.datasets) {
-    dataset_width = std::max(dataset_width, name.size() + 2);
-  }
-  std::size_t algorithm_width = 11;
-  for (const std::string& name : summary.algorithms) {
-    algorithm_width = std::max(algorithm_width, name.size() + 2);
-  }
-  constexpr std::size_t kColumn = 12;
-  std::string header =
-      "  " + padded("dataset", dataset_width) + padded("algorithm", algorithm_width);
-  for (const index_t k : budgets) {
-    header += padded("k=" + std::to_string(k), kColumn);
-  }
-  text += end_line(header);
-  for (const std::string& dataset : summary.datasets) {
-    for (const std::string& algorithm : summary.algorithms) {
-      std::string cells =
-          "  " + padded(dataset, dataset_width) + padded(algorithm, algorithm_width);
-      for (const index_t k : budgets) {
-        std::vector<double> values;
-        for (const ExperimentRow& row : rows) {
-          if (row.k == k && row.dataset == dataset && row.algorithm == algorithm) {
-            values.push_back(row.forward_kl);
-          }
-        }
-        if (values.empty()) {
-          cells += padded("-", kColumn);
-        } else {
-          std::snprintf(line, sizeof line, "%.4g", median(values));
-          cells += padded(line, kColumn);
-        }
-      }
-      text += end_line(cells);
-    }
+  if (summary.symmetric_kl_and_time) {
+    text += "median symmetrised KL(full || coreset) + KL(coreset || full) over the trials:\n";
+    text += median_table(summary, rows, [](const ExperimentRow& row) { return row.symmetric_kl; });
+    text += "median construction time (s; each k solved from scratch) over the trials:\n";
+    text += median_table(summary, rows, [](const ExperimentRow& row) { return row.seconds; });
+  } else {
+    text += "median forward KL(full || coreset) over the trials:\n";
+    text += median_table(summary, rows, [](const ExperimentRow& row) { return row.forward_kl; });
   }
   return text;
 }

@@ -35,10 +35,13 @@ extern const char* const kExperimentCsvHeader;
 std::string render_experiment_csv(const std::string& experiment,
                                   const std::vector<ExperimentRow>& rows);
 
-/// What the run did and the median forward KL per dataset and algorithm at a few of the budgets.
+/// What the run did and the median forward KL (or, for the large-scale experiment, the median
+/// symmetrised KL and construction time) per dataset and algorithm at a few of the budgets.
 struct ExperimentSummary {
   std::string experiment;
   std::string description;  // e.g. "S = 500 samples from the Laplace pi-hat ..."
+  std::string note;         // printed as "  note: ..." when set (e.g. a synthetic stand-in)
+  bool symmetric_kl_and_time = false;  // spec 5.1's large-scale figure: symmetrised KL, time
   std::vector<std::string> datasets;
   std::vector<std::string> algorithms;
   std::vector<index_t> ks;  // ascending

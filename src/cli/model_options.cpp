@@ -81,6 +81,8 @@ Dataset load_dataset(const ModelArguments& args, BuildInputs& inputs) {
   inputs.covariates = data.dims();
   inputs.response_name = data.response_name;
   inputs.precision = args.precision;
+  inputs.prior_covariance_path = args.prior_covariance_path;
+  inputs.noise_covariance_path = args.noise_covariance_path;
   return data;
 }
 

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "coreset/version.hpp"
+#include "cpu/simd/isa.hpp"
 
 namespace coreset::cli {
 namespace {
@@ -34,6 +35,18 @@ Json path_or_null(const std::string& path) {
   return path.empty() ? Json(nullptr) : Json(path);
 }
 
+// What ran the job. With the version, the options and the seed it pins the output: the same
+// runtime gives the same bits (the CPU kernel set can change the last bits of Phi).
+Json runtime_json(int threads_requested) {
+  const BuildInfo info = build_info();
+  return {{"backend", "cpu"},
+          {"cpu_kernels", cpu::simd::isa_name(cpu::simd::active_isa())},
+          {"threads", threads_requested > 0 ? threads_requested : info.threads},
+          {"threads_requested", threads_requested},
+          {"compiler", info.compiler},
+          {"build_type", info.build_type}};
+}
+
 // The solver's options and outcome: the same fields in every report that ran a solve.
 void add_solve_fields(Json& report, const SolverOptions& options, const SolveResult& result) {
   report["algorithm"] = to_string(result.algorithm);
@@ -42,11 +55,14 @@ void add_solve_fields(Json& report, const SolverOptions& options, const SolveRes
   report["k"] = result.k;
   report["max_iterations"] = options.max_iterations;
   report["tolerance"] = options.tolerance;
+  report["batch_fraction"] = options.batch_fraction;
+  report["refit"] = options.refit;
   report["support_size"] = result.coreset.size();
   report["iterations"] = result.iterations;
   report["converged"] = result.converged;
   report["stop_reason"] = to_string(result.stop_reason);
   report["objective"] = result.objective;
+  report["objective_before_refit"] = result.objective_before_refit;
   report["relative_error"] = result.relative_error;
   report["target_norm"] = result.target_norm;
   if (result.algorithm == Algorithm::iht) {
@@ -70,11 +86,23 @@ Json coreset_json(const Coreset& coreset) {
 
 Json build_input_json(const BuildInputs& inputs) {
   const ModelOptions& model = inputs.options.model;
-  return {{"data", inputs.data_description}, {"rows", inputs.rows},
-          {"covariates", inputs.covariates}, {"response", inputs.response_name},
-          {"model", to_string(model.kind)},  {"intercept", model.intercept},
-          {"prior_sd", model.prior_sd},      {"noise_sd", model.noise_sd},
-          {"rbf", model.rbf.enabled},        {"precision", inputs.precision}};
+  Json input = {{"data", inputs.data_description}, {"rows", inputs.rows},
+                {"covariates", inputs.covariates}, {"response", inputs.response_name},
+                {"model", to_string(model.kind)},  {"intercept", model.intercept},
+                {"prior_sd", model.prior_sd},      {"noise_sd", model.noise_sd},
+                {"rbf", model.rbf.enabled},        {"precision", inputs.precision}};
+  input["prior_covariance"] = path_or_null(inputs.prior_covariance_path);
+  input["noise_covariance"] = path_or_null(inputs.noise_covariance_path);
+  if (model.rbf.enabled) {
+    input["rbf_centers_per_scale"] = model.rbf.centers_per_scale;
+    input["rbf_scales"] = model.rbf.scales;
+    input["rbf_near_constant_basis"] = model.rbf.near_constant_basis;
+    input["rbf_near_constant_scale"] = model.rbf.near_constant_scale;
+  }
+  input["pihat_requested"] = to_string(inputs.options.pihat);
+  input["pihat_samples_file"] = path_or_null(inputs.options.user_samples_source);
+  input["samples_requested"] = inputs.options.samples;
+  return input;
 }
 
 std::string total_weight(const Coreset& coreset) {
@@ -121,6 +149,34 @@ std::string stop_line(const SolveResult& result) {
                 to_string(result.stop_reason).c_str(), result.iterations, outcome);
 }
 
+// With --refit: f at the algorithm's weights and after the NNLS refit on their support.
+std::string refit_line(const SolverOptions& options, const SolveResult& result) {
+  if (!options.refit) {
+    return "";
+  }
+  return format("  refit:          NNLS on the support: f = %.6g before, %.6g after\n",
+                result.objective_before_refit, result.objective);
+}
+
+// When the coreset has fewer points than the budget, why (README, "Fewer than k points").
+std::string fewer_points_line(const SolverOptions& options, const SolveResult& result) {
+  if (result.coreset.size() >= result.k) {
+    return "";
+  }
+  const char* why = "a point chosen again is reweighted, not added";
+  if (is_iht_family(result.algorithm)) {
+    why =
+        "no other point lowers f (copies of a chosen datapoint and datapoints whose "
+        "log-likelihood does not vary are never chosen)";
+  } else if (result.algorithm == Algorithm::importance_sampling ||
+             result.algorithm == Algorithm::uniform) {
+    why = "repeated draws of a point merge into one weight";
+  }
+  return format("  note:           %lld points, fewer than k = %lld: %s%s\n",
+                static_cast<long long>(result.coreset.size()), static_cast<long long>(result.k),
+                why, options.refit ? "; the refit drops points whose best weight is 0" : "");
+}
+
 }  // namespace
 
 std::string render_solve_report(const SolveInputs& inputs, const SolveResult& result) {
@@ -133,6 +189,7 @@ std::string render_solve_report(const SolveInputs& inputs, const SolveResult& re
                      {"precision", inputs.precision}};
   add_solve_fields(report, inputs.options, result);
   report["seed"] = inputs.options.seed;
+  report["runtime"] = runtime_json(inputs.options.threads);
   report["seconds"] = result.seconds;
   report["coreset"] = coreset_json(result.coreset);
   return report.dump(2) + "\n";
@@ -147,10 +204,12 @@ std::string render_solve_summary(const SolveInputs& inputs, const SolveResult& r
              static_cast<long long>(inputs.cols), inputs.precision.c_str());
   text += stop_line(result);
   text += format("  objective:      ||y - Phi w||^2 = %.6g\n", result.objective);
+  text += refit_line(inputs.options, result);
   text += format("  relative error: ||y - Phi w|| / ||y|| = %.6g\n", result.relative_error);
   text += format("  coreset:        %lld of %lld datapoints, total weight %s\n",
                  static_cast<long long>(result.coreset.size()), static_cast<long long>(inputs.cols),
                  total_weight(result.coreset).c_str());
+  text += fewer_points_line(inputs.options, result);
   text += format("  time:           %.3f s\n", result.seconds);
   return list_coreset ? text + coreset_listing(result.coreset) : text;
 }
@@ -163,6 +222,7 @@ std::string render_build_report(const BuildInputs& inputs, const BuildResult& re
   report["pihat"] = to_string(result.pihat);
   report["samples"] = result.samples;
   report["seed"] = inputs.options.seed;
+  report["runtime"] = runtime_json(inputs.options.solver.threads);
   add_solve_fields(report, inputs.options.solver, result.solve);
   report["quality"] = quality_json(result.quality);
   const StageSeconds& s = result.seconds;
@@ -192,9 +252,11 @@ std::string render_build_summary(const BuildInputs& inputs, const BuildResult& r
   text += format("  solver:         %s, k = %lld\n", solver_label(solve).c_str(),
                  static_cast<long long>(solve.k));
   text += stop_line(solve);
+  text += refit_line(inputs.options.solver, solve);
   text += format("  coreset:        %lld of %lld rows, total weight %s\n",
                  static_cast<long long>(solve.coreset.size()), static_cast<long long>(inputs.rows),
                  total_weight(solve.coreset).c_str());
+  text += fewer_points_line(inputs.options.solver, solve);
   text += quality_lines(result.quality);
   text += format(
       "  time:           %.3f s (pi-hat %.3f, sampling %.3f, projection %.3f, solve %.3f, "
@@ -213,6 +275,7 @@ std::string render_evaluate_report(const BuildInputs& inputs, const std::string&
   report["pihat"] = to_string(inputs.options.pihat);
   report["samples"] = inputs.options.samples;
   report["seed"] = inputs.options.seed;
+  report["runtime"] = runtime_json(inputs.options.solver.threads);
   report["quality"] = quality_json(quality);
   return report.dump(2) + "\n";
 }

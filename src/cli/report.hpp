@@ -26,6 +26,8 @@ struct BuildInputs {
   index_t covariates = 0;
   std::string response_name;
   std::string precision;
+  std::string prior_covariance_path;  // empty: none given
+  std::string noise_covariance_path;
   BuildOptions options;
 };
 

@@ -37,6 +37,11 @@ int run_solve(const SolveArguments& args) {
   inputs.precision = args.precision;
   inputs.options = args.options;
   inputs.options.algorithm = parse_algorithm(args.algorithm);
+  if (inputs.options.algorithm == Algorithm::sparsevi) {  // before any file is read
+    throw InvalidArgument(
+        "sparsevi needs the model and the data, not just Phi: run `coreset build --algorithm "
+        "sparsevi` instead");
+  }
   inputs.options.step_rule = parse_step_rule(args.step_rule);
   check_writable_destination(args.out_path, "--out");
   check_writable_destination(args.report_path, "--report");
@@ -119,6 +124,14 @@ std::function<int()> add_solve_command(CLI::App& app) {
       ->capture_default_str();
   command->add_option("--threads", args->options.threads, "CPU threads, 0 = every core")
       ->capture_default_str();
+  command
+      ->add_option("--batch-fraction", args->options.batch_fraction,
+                   "batch A-IHT (a-iht, a-iht-2): each gradient on this random fraction of the "
+                   "columns, redrawn per iteration (the papers: 0.2); 0 = the full gradient")
+      ->capture_default_str();
+  command->add_flag("--refit", args->options.refit,
+                    "after any algorithm: refit the weights by non-negative least squares on the "
+                    "chosen support (f can only fall; f before and after are reported)");
   command->add_option("--out", args->out_path, "write the coreset here as CSV (index,weight)");
   command->add_option("--report", args->report_path, "write a JSON report here");
   return [args] {

@@ -10,7 +10,9 @@
 #include <utility>
 #include <vector>
 
+#include "core/sparsevi.hpp"
 #include "coreset/error.hpp"
+#include "cpu/solve_cpu.hpp"
 #include "models/model.hpp"
 #include "models/projection.hpp"
 #include "posterior/posterior.hpp"
@@ -151,6 +153,32 @@ void check_rows(const Coreset& coreset, index_t rows) {
   }
 }
 
+// SparseVI draws its own coreset posteriors from the model; only the objective of its coreset
+// (after every selection, for the trace) is taken on the build's Phi, as for the other solvers.
+template <class T>
+SolveResult solve_sparsevi(const models::Model& model, const Matrix<T>& phi,
+                           const SolverOptions& solver) {
+  const auto start = Clock::now();
+  SolveResult result;
+  result.algorithm = solver.algorithm;
+  result.step_rule = solver.step_rule;
+  result.k = solver.k;
+  const core::SparseViRun run = core::run_sparsevi(model, solver, [&](int, const Coreset& coreset) {
+    result.objective_history.push_back(objective(phi.view(), nullptr, coreset));
+  });
+  result.coreset = run.coreset;
+  result.iterations = run.selections;
+  result.converged = true;
+  result.stop_reason = run.stop_reason;
+  const double target = objective(phi.view(), nullptr, Coreset{});  // ||y||^2
+  result.objective = result.objective_history.empty() ? target : result.objective_history.back();
+  result.target_norm = std::sqrt(target);
+  result.relative_error = target > 0.0 ? std::sqrt(result.objective / target) : 0.0;
+  cpu::refit_on_cpu(phi.view(), static_cast<const T*>(nullptr), solver, result);
+  result.seconds = seconds_since(start);
+  return result;
+}
+
 }  // namespace
 
 struct PreparedProblem::Impl {
@@ -221,6 +249,10 @@ const StageSeconds& PreparedProblem::seconds() const noexcept {
 
 SolveResult PreparedProblem::solve(const SolverOptions& solver) const {
   check_budget(impl_->source, rows(), solver.k);
+  if (solver.algorithm == Algorithm::sparsevi) {
+    return impl_->with_phi(
+        [&](const auto& phi) { return solve_sparsevi(impl_->prepared.model, phi, solver); });
+  }
   return impl_->with_phi(
       [&](const auto& phi) { return coreset::solve(phi.view(), nullptr, solver); });
 }
@@ -253,6 +285,9 @@ CoresetRun PreparedProblem::solve_and_evaluate(const SolverOptions& solver) cons
 
 BuildResult build_coreset(const Dataset& data, const BuildOptions& options) {
   check_budget(dataset_name(data), data.rows(), options.solver.k);  // before the costly stages
+  if (options.solver.algorithm == Algorithm::sparsevi) {
+    core::resolve_sparsevi_settings(options.solver.sparsevi, options.model.kind);  // validates
+  }
   const PreparedProblem problem(data, options);
   CoresetRun run = problem.solve_and_evaluate(options.solver);
 

@@ -6,24 +6,42 @@
 //           Scalar (a number that may live on the device; read() brings it to the host)
 //   sizes   rows(), cols(), make_short(), make_dense()
 //   passes  phi_t_times(r, dense)       the dense pass Phi^T r, the only O(nS) step per iteration
+//           phi_t_times_on_subset(r, subset, dense)  Phi^T r on the ascending host indices of
+//                                        `subset`, 0 elsewhere (batch A-IHT: O(mS), m = |subset|)
 //           phi_times(sparse, short)     Phi v over the support of v
 //           phi_t_times_on(sparse, r, sparse)  (Phi^T r) restricted to a support
-//   select  select_top_k(dense, k, rule, exclude, sparse), gather, restrict_to_union
+//   select  select_top_k(dense, k, rule, exclude, sparse), gather, restrict_to_union,
+//           duplicate_columns() (once per solve: the columns equal to an earlier one),
+//           zero_entries(indices, dense)
 //   steps   projected_step, clamped_step, extrapolate, subtract (S-vectors and sparse), copy,
 //           dot, squared_norm, squared_distance, line_search, constant, read, read_all
 //
 // Per iteration the driver keeps Phi w and Phi z as S-vectors, so every residual costs O(S) and
 // every product other than the dense pass touches at most 3k columns.
+//
+// Duplicate datapoints: a column equal to an earlier one is never selected (its gradient entry
+// is set to 0 after every pass). Two copies in a k-sparse w are never needed (their weights can
+// be merged on one copy with the same Phi w), but copies tie in every selection, and top-k would
+// spend the budget on them; this way the first copy carries the weight of all its copies. Found
+// once per solve, at the cost of one pass over Phi.
+//
+// Batch A-IHT (spec 2.6, SolverOptions::batch_fraction): the dense pass becomes a pass over a
+// batch of m columns drawn on the host (core/random.hpp, seeded from the seed and the iteration
+// number, so every backend and thread count sees the same batches); the gradient is 0 off the
+// batch and everything downstream (expansion, line search, projection) uses it as it is. A step
+// that meets the stopping test is confirmed by one full-gradient iteration (see solver.hpp).
 #pragma once
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <utility>
+#include <vector>
 
 #include "core/line_search.hpp"
 #include "core/overflow.hpp"
 #include "core/power_iteration.hpp"
+#include "core/random.hpp"
 #include "core/selection_rule.hpp"
 #include "coreset/error.hpp"
 #include "coreset/solver.hpp"
@@ -48,7 +66,19 @@ class IhtDriver {
         phi_z_(backend.make_short()),
         phi_step_(backend.make_short()),
         residual_(backend.make_short()),
-        gradient_(backend.make_dense()) {}
+        gradient_(backend.make_dense()),
+        batch_size_(batch_size(options, backend.cols())) {}
+
+  /// The columns per batch gradient, or n when every gradient is full (batch_fraction 0 or 1,
+  /// iht, or too few columns for a proper subset).
+  static index_t batch_size(const SolverOptions& options, index_t n) {
+    if (!(options.batch_fraction > 0.0) || options.algorithm == Algorithm::iht) {
+      return n;
+    }
+    const auto m =
+        static_cast<index_t>(std::floor(options.batch_fraction * static_cast<double>(n)));
+    return std::clamp<index_t>(m, 1, n);
+  }
 
   /// Runs to convergence or the cap; returns w and the trace. Timing is the caller's.
   SolveResult run() {
@@ -68,9 +98,12 @@ class IhtDriver {
       iht_step_ = lambda > 0.0 ? 1.0 / lambda : 0.0;
     }
 
+    duplicates_ = be_.duplicate_columns();
     bool z_equals_w = true;  // z_0 = w_0 = 0
     for (int t = 1; t <= options_.max_iterations; ++t) {
-      take_gradient_at_z();
+      // Batch mode: a full gradient only to confirm a stop (see full_gradient_next_).
+      const bool full_gradient = batch_size_ == be_.cols() || full_gradient_next_;
+      take_gradient_at_z(t, full_gradient);
       step_from_gradient();
       // The only values the host needs per iteration, read together.
       std::array<double, 3> host = read_progress();
@@ -94,18 +127,17 @@ class IhtDriver {
         be_.copy(w_, z_);  // IHT has no momentum: its next gradient is taken at w itself
         be_.copy(phi_w_, phi_z_);
       }
-      if (change == 0.0 && z_equals_w) {
-        // The iteration started from z_t = w_t and returned w_t: a fixed point, every later
-        // iteration would repeat it.
-        result.stop_reason = StopReason::stationary;
-        result.converged = true;
-        break;
-      }
+      // The iteration started from z_t = w_t and returned w_t: a fixed point, every later
+      // iteration would repeat it.
+      const bool stationary = change == 0.0 && z_equals_w;
       // z_{t+1} = w_{t+1} + tau (w_{t+1} - w_t) equals w_{t+1} when w did not move.
       z_equals_w = change == 0.0 || iht;
       // From the second iteration on: the first step always moves by all of w_1.
-      if (t >= 2 && change <= options_.tolerance * size) {
-        result.stop_reason = StopReason::tolerance;
+      const bool small_change = t >= 2 && change <= options_.tolerance * size;
+      // A batch gradient's verdict is only a reason to look with the full one next time.
+      full_gradient_next_ = !full_gradient && (stationary || small_change);
+      if (full_gradient && (stationary || small_change)) {
+        result.stop_reason = stationary ? StopReason::stationary : StopReason::tolerance;
         result.converged = true;
         break;
       }
@@ -133,10 +165,21 @@ class IhtDriver {
                         be_.squared_norm(w_next_));
   }
 
-  // The dense pass: gradient_ = Phi^T (y - Phi z) = -grad f(z) / 2.
-  void take_gradient_at_z() {
+  // The dense pass: gradient_ = Phi^T (y - Phi z) = -grad f(z) / 2; in batch mode, unless `full`,
+  // only on iteration t's batch of columns (0 elsewhere).
+  void take_gradient_at_z(int t, bool full) {
     be_.subtract(y_, phi_z_, residual_);
-    be_.phi_t_times(residual_, gradient_);
+    if (full) {
+      be_.phi_t_times(residual_, gradient_);
+    } else {
+      sample_without_replacement(static_cast<std::uint64_t>(be_.cols()),
+                                 static_cast<std::uint64_t>(batch_size_),
+                                 derive_seed(options_.seed, static_cast<std::uint64_t>(t)), batch_);
+      be_.phi_t_times_on_subset(residual_, batch_, gradient_);
+    }
+    if (!duplicates_.empty()) {
+      be_.zero_entries(duplicates_, gradient_);  // never selected: see the header
+    }
   }
 
   // From the gradient at z_t to w_{t+1} in w_next_, with Phi w_{t+1} in phi_w_next_, the
@@ -204,6 +247,10 @@ class IhtDriver {
   Sparse expansion_, candidates_, gradient_on_s_, gradient_on_z_, gradient_on_x_;
   Short phi_w_, phi_w_next_, phi_z_, phi_step_, residual_;
   Dense gradient_;
+  index_t batch_size_;               // n: no batches
+  bool full_gradient_next_ = false;  // batch mode: a batch step met the stopping test
+  std::vector<index_t> batch_;       // this iteration's columns, ascending
+  std::vector<index_t> duplicates_;  // columns equal to an earlier column, ascending
 };
 
 }  // namespace coreset::core

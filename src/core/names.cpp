@@ -14,7 +14,7 @@ namespace {
 template <class Enum, std::size_t N>
 using NameTable = std::array<std::pair<Enum, const char*>, N>;
 
-constexpr NameTable<Algorithm, 7> kAlgorithms{{
+constexpr NameTable<Algorithm, 8> kAlgorithms{{
     {Algorithm::iht, "iht"},
     {Algorithm::aiht, "a-iht"},
     {Algorithm::aiht2, "a-iht-2"},
@@ -22,6 +22,7 @@ constexpr NameTable<Algorithm, 7> kAlgorithms{{
     {Algorithm::frank_wolfe, "fw"},
     {Algorithm::importance_sampling, "is"},
     {Algorithm::uniform, "uniform"},
+    {Algorithm::sparsevi, "sparsevi"},
 }};
 constexpr NameTable<StepRule, 3> kStepRules{{
     {StepRule::exact, "exact"},
@@ -33,6 +34,11 @@ constexpr NameTable<StopReason, 4> kStopReasons{{
     {StopReason::stationary, "stationary"},
     {StopReason::max_iterations, "max_iterations"},
     {StopReason::budget, "budget"},
+}};
+
+constexpr NameTable<SparseViOptimizer, 2> kSparseViOptimizers{{
+    {SparseViOptimizer::adam, "adam"},
+    {SparseViOptimizer::sgd, "sgd"},
 }};
 
 constexpr NameTable<Pihat, 4> kPihats{{
@@ -76,6 +82,12 @@ std::string to_string(StepRule rule) {
 }
 std::string to_string(StopReason reason) {
   return name_of(kStopReasons, reason);
+}
+std::string to_string(SparseViOptimizer optimizer) {
+  return name_of(kSparseViOptimizers, optimizer);
+}
+SparseViOptimizer parse_sparsevi_optimizer(const std::string& name) {
+  return parse(kSparseViOptimizers, name, "sparsevi optimizer");
 }
 Algorithm parse_algorithm(const std::string& name) {
   return parse(kAlgorithms, name, "algorithm");

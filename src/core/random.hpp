@@ -7,6 +7,9 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <vector>
+
+#include "coreset/types.hpp"
 
 namespace coreset::core {
 
@@ -59,6 +62,36 @@ inline std::uint64_t uniform_below(std::mt19937_64& engine, std::uint64_t range)
     x = engine();
   }
   return x % range;
+}
+
+/// A seed for stream `stream` of the generator seeded with `seed` (e.g. one stream per
+/// iteration): both are mixed through splitmix64, so neighbouring seeds and streams give
+/// unrelated sequences.
+inline std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t stream) {
+  const auto mix = [](std::uint64_t z) {
+    z += 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  };
+  return mix(mix(seed) ^ stream);
+}
+
+/// m distinct indices drawn uniformly from 0 ... n-1 (every m-subset equally likely), in
+/// ascending order, into `out`; 0 <= m <= n. Selection sampling (Knuth's Algorithm S): index i
+/// is taken with probability (m - taken) / (n - i), decided by an exact integer draw, so the
+/// subset is the same on every platform. O(n) time, one engine output per index considered.
+inline void sample_without_replacement(std::uint64_t n, std::uint64_t m, std::uint64_t seed,
+                                       std::vector<index_t>& out) {
+  out.clear();
+  out.reserve(m);
+  std::mt19937_64 engine(seed);
+  for (std::uint64_t i = 0; i < n && out.size() < m; ++i) {
+    const std::uint64_t left = m - out.size();
+    if (left == n - i || uniform_below(engine, n - i) < left) {
+      out.push_back(static_cast<index_t>(i));
+    }
+  }
 }
 
 }  // namespace coreset::core

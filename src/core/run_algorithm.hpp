@@ -6,14 +6,16 @@
 #include "core/baselines/importance_sampling.hpp"
 #include "core/baselines/uniform.hpp"
 #include "core/iht_driver.hpp"
+#include "core/refit.hpp"
+#include "coreset/error.hpp"
 #include "coreset/solver.hpp"
 
 namespace coreset::core {
 
-/// Solves for the target y on `backend`; options are assumed validated (core/solve.cpp).
+/// options.algorithm alone, without the refit.
 template <class Backend>
-SolveResult run_algorithm(Backend& backend, const typename Backend::Short& y,
-                          const SolverOptions& options) {
+SolveResult run_chosen_algorithm(Backend& backend, const typename Backend::Short& y,
+                                 const SolverOptions& options) {
   switch (options.algorithm) {
     case Algorithm::giga:
       return run_giga(backend, y, options);
@@ -23,12 +25,30 @@ SolveResult run_algorithm(Backend& backend, const typename Backend::Short& y,
       return run_importance_sampling(backend, y, options);
     case Algorithm::uniform:
       return run_uniform(backend, y, options);
+    case Algorithm::sparsevi:
+      // It samples its own coreset posteriors, so a bare Phi is not enough (core/sparsevi.hpp).
+      throw InvalidArgument(
+          "sparsevi needs the model and the data, not just Phi: run it with `coreset build "
+          "--algorithm sparsevi` (library: build_coreset or PreparedProblem::solve)");
     case Algorithm::iht:
     case Algorithm::aiht:
     case Algorithm::aiht2:
       break;
   }
   return IhtDriver<Backend>(backend, y, options).run();
+}
+
+/// Solves for the target y on `backend`, then (options.refit) refits the weights on the support
+/// (core/refit.hpp); options are assumed validated (core/solve.cpp).
+template <class Backend>
+SolveResult run_algorithm(Backend& backend, const typename Backend::Short& y,
+                          const SolverOptions& options) {
+  SolveResult result = run_chosen_algorithm(backend, y, options);
+  result.objective_before_refit = result.objective;
+  if (options.refit) {
+    refit_on_support(backend, y, result);
+  }
+  return result;
 }
 
 }  // namespace coreset::core

@@ -34,6 +34,16 @@ void validate_options(const SolverOptions& options) {
   if (options.threads < 0) {
     throw InvalidArgument("threads must be >= 0 (0 = every core)");
   }
+  if (!(options.batch_fraction >= 0.0 && options.batch_fraction <= 1.0)) {
+    throw InvalidArgument("batch_fraction must be between 0 (off) and 1 (got " +
+                          std::to_string(options.batch_fraction) + ")");
+  }
+  if (options.algorithm == Algorithm::iht && options.batch_fraction > 0.0 &&
+      options.batch_fraction < 1.0) {
+    throw InvalidArgument(
+        "batch_fraction is for a-iht and a-iht-2: iht's safe step and monotone descent need the "
+        "full gradient");
+  }
 }
 
 int thread_count(const SolverOptions& options) {

@@ -8,7 +8,10 @@
 #include <array>
 #include <cassert>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
+#include <numeric>
 #include <random>
 #include <utility>
 #include <vector>
@@ -50,6 +53,20 @@ class CpuBackend {
     const index_t n = cols();
 #pragma omp parallel for num_threads(threads_) schedule(static) if (worth_threads())
     for (index_t j = 0; j < n; ++j) {
+      out[static_cast<std::size_t>(j)] = column(j).dot(residual);
+    }
+  }
+
+  /// out = Phi^T r on the columns in `subset` (ascending, distinct) and 0 elsewhere: the batch
+  /// gradient of spec 2.6. Reads only those columns; each entry is one column's dot product,
+  /// computed by one thread, so the result does not depend on the thread count.
+  void phi_t_times_on_subset(const Short& r, const std::vector<index_t>& subset, Dense& out) const {
+    const auto residual = map(r);
+    std::fill(out.begin(), out.end(), T(0));
+    const auto m = static_cast<index_t>(subset.size());
+#pragma omp parallel for num_threads(threads_) schedule(static) if (worth_threads_on(m))
+    for (index_t p = 0; p < m; ++p) {
+      const index_t j = subset[static_cast<std::size_t>(p)];
       out[static_cast<std::size_t>(j)] = column(j).dot(residual);
     }
   }
@@ -246,6 +263,58 @@ class CpuBackend {
     }
   }
 
+  /// The columns equal, entry for entry (bit for bit), to a column of lower index, ascending:
+  /// copies of a datapoint. One pass over Phi (a hash per column, each by one thread), then an
+  /// exact comparison within each group of equal hashes, so the result is exact and does not
+  /// depend on the thread count.
+  std::vector<index_t> duplicate_columns() const {
+    const index_t n = cols();
+    const std::size_t bytes = static_cast<std::size_t>(rows()) * sizeof(T);
+    std::vector<std::uint64_t> hash(static_cast<std::size_t>(n));
+#pragma omp parallel for num_threads(threads_) schedule(static) if (worth_threads())
+    for (index_t j = 0; j < n; ++j) {
+      const auto* byte = reinterpret_cast<const unsigned char*>(phi_.column(j));
+      std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a
+      for (std::size_t b = 0; b < bytes; ++b) {
+        h = (h ^ byte[b]) * 0x100000001b3ULL;
+      }
+      hash[static_cast<std::size_t>(j)] = h;
+    }
+    std::vector<index_t> order(static_cast<std::size_t>(n));
+    std::iota(order.begin(), order.end(), index_t{0});
+    std::sort(order.begin(), order.end(), [&](index_t a, index_t b) {
+      const auto ha = hash[static_cast<std::size_t>(a)];
+      const auto hb = hash[static_cast<std::size_t>(b)];
+      return ha != hb ? ha < hb : a < b;
+    });
+    std::vector<index_t> duplicates;
+    std::vector<index_t> kept;  // the distinct columns of the current group of equal hashes
+    for (std::size_t p = 0; p < order.size(); ++p) {
+      if (p == 0 || hash[static_cast<std::size_t>(order[p])] !=
+                        hash[static_cast<std::size_t>(order[p - 1])]) {
+        kept.clear();
+      }
+      const index_t j = order[p];
+      const bool copy = std::any_of(kept.begin(), kept.end(), [&](index_t i) {
+        return std::memcmp(phi_.column(i), phi_.column(j), bytes) == 0;
+      });
+      if (copy) {
+        duplicates.push_back(j);
+      } else {
+        kept.push_back(j);
+      }
+    }
+    std::sort(duplicates.begin(), duplicates.end());
+    return duplicates;
+  }
+
+  /// v[i] = 0 for every i in `at`.
+  void zero_entries(const std::vector<index_t>& at, Dense& v) const {
+    for (const index_t i : at) {
+      v[static_cast<std::size_t>(i)] = T(0);
+    }
+  }
+
   /// The index i maximising rule(v[i]...), the score taken in double, and that score; ties go
   /// to the lower index, NaN and -infinity never win (index -1 when nothing scores higher).
   /// Fixed blocks, each scanned by one thread, are reduced in block order: the result does not
@@ -291,9 +360,20 @@ class CpuBackend {
   }
 
   /// A copy of v on the host, in double (the samplers draw on the host: every backend sees the
-  /// same draws).
+  /// same draws). Also takes a Short (the refit's y): both are std::vector<T> here.
   std::vector<double> to_host(const Dense& v) const {
     return std::vector<double>(v.begin(), v.end());
+  }
+
+  /// The columns `indices` of Phi on the host, in double, column-major (S x |indices|): the
+  /// refit's small least-squares problem (core/refit.hpp).
+  std::vector<double> columns_to_host(const std::vector<index_t>& indices) const {
+    std::vector<double> out;
+    out.reserve(indices.size() * static_cast<std::size_t>(rows()));
+    for (const index_t j : indices) {
+      out.insert(out.end(), phi_.column(j), phi_.column(j) + rows());
+    }
+    return out;
   }
 
   /// A sparse vector from host arrays (indices strictly ascending).
@@ -378,7 +458,10 @@ class CpuBackend {
   // Waking a thread team costs microseconds; below about a million entries of Phi one thread
   // finishes a pass sooner (and oversubscribed test runs stay fast).
   bool worth_threads() const noexcept {
-    return threads_ > 1 && phi_.rows * phi_.cols >= (index_t{1} << 20);
+    return worth_threads_on(phi_.cols);
+  }
+  bool worth_threads_on(index_t columns) const noexcept {
+    return threads_ > 1 && phi_.rows * columns >= (index_t{1} << 20);
   }
 
   static void gather_values(const Dense& v, Sparse& out) {

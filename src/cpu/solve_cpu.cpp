@@ -21,6 +21,23 @@ SolveResult solve_on_cpu(MatrixView<T> phi, const T* y, const SolverOptions& opt
 }
 
 template <class T>
+void refit_on_cpu(MatrixView<T> phi, const T* y, const SolverOptions& options,
+                  SolveResult& result) {
+  result.objective_before_refit = result.objective;
+  if (!options.refit) {
+    return;
+  }
+  CpuBackend<T> backend(phi, 1);
+  auto target = backend.make_short();
+  if (y != nullptr) {
+    target.assign(y, y + phi.rows);
+  } else {
+    backend.column_sums(target);
+  }
+  core::refit_on_support(backend, target, result);
+}
+
+template <class T>
 index_t find_non_finite(MatrixView<T> phi, int threads) {
   index_t first = std::numeric_limits<index_t>::max();
 #pragma omp parallel for num_threads(threads) schedule(static) \
@@ -42,6 +59,10 @@ template SolveResult solve_on_cpu<float>(MatrixView<float>, const float*, const 
                                          int);
 template SolveResult solve_on_cpu<double>(MatrixView<double>, const double*, const SolverOptions&,
                                           int);
+template void refit_on_cpu<float>(MatrixView<float>, const float*, const SolverOptions&,
+                                  SolveResult&);
+template void refit_on_cpu<double>(MatrixView<double>, const double*, const SolverOptions&,
+                                   SolveResult&);
 template index_t find_non_finite<float>(MatrixView<float>, int);
 template index_t find_non_finite<double>(MatrixView<double>, int);
 

@@ -10,6 +10,11 @@ namespace coreset::cpu {
 template <class T>
 SolveResult solve_on_cpu(MatrixView<T> phi, const T* y, const SolverOptions& options, int threads);
 
+/// The refit of core/refit.hpp for a result computed outside run_algorithm (sparsevi, which
+/// runs in the pipeline): sets objective_before_refit, then refits when options.refit.
+template <class T>
+void refit_on_cpu(MatrixView<T> phi, const T* y, const SolverOptions& options, SolveResult& result);
+
 /// Index of the first non-finite entry in column-major order, or -1 when all are finite.
 template <class T>
 index_t find_non_finite(MatrixView<T> phi, int threads);

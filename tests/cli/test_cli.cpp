@@ -82,6 +82,20 @@ TEST_F(Cli, SolveWithGigaWritesTheCoresetAndAReport) {
   EXPECT_NEAR(report["objective"].get<double>(), recomputed, 1e-12 + 1e-9 * recomputed);
 }
 
+// SparseVI samples its own coreset posteriors from the model, so a bare Phi cannot run it: a
+// usage error (before the files are read) that points to `coreset build`.
+TEST_F(Cli, SolveRefusesSparseViAndPointsToBuild) {
+  write_planted();
+  const CommandResult r = run("solve --phi " + path("phi.npy") +
+                              " -k 5 --algorithm sparsevi --out " + path("coreset.csv"));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("coreset build --algorithm sparsevi"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("coreset.csv")));
+  const CommandResult missing =
+      run("solve --phi " + path("absent.npy") + " -k 5 --algorithm sparsevi");
+  EXPECT_EQ(missing.exit_code, 2) << missing.err;  // refused before the file is looked at
+}
+
 TEST_F(Cli, ReadsCsvAndCOrderFloatNpyAlike) {
   const auto problem = test::planted_problem(60, 80, 3, 7);
   // Phi as CSV: S lines of n numbers.

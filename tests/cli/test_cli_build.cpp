@@ -104,6 +104,34 @@ struct BadBuild {
   std::string message;
 };
 
+TEST_F(Cli, BuildRunsSparseViWithItsOptions) {
+  const std::string common = " --model logistic --samples 100 -k 3 --algorithm sparsevi";
+  const CommandResult built =
+      run("build" + common +
+          " --sparsevi-steps 10 --sparsevi-samples 20 --sparsevi-learning-rate 0.25 --out " +
+          path("c.csv") + " --report " + path("build.json"));
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  EXPECT_NE(built.out.find("sparsevi"), std::string::npos) << built.out;
+  const Coreset coreset = io::read_coreset_csv(path("c.csv"));
+  EXPECT_GE(coreset.size(), 1);
+  EXPECT_LE(coreset.size(), 3);
+  const auto report = nlohmann::json::parse(slurp(path("build.json")));
+  EXPECT_EQ(report["algorithm"], "sparsevi");
+  EXPECT_EQ(report["iterations"], 3);
+  EXPECT_EQ(report["stop_reason"], "budget");
+
+  const CommandResult help = run("build --help");
+  for (const char* flag : {"--sparsevi-steps", "--sparsevi-learning-rate", "--sparsevi-samples",
+                           "--sparsevi-optimizer"}) {
+    EXPECT_NE(help.out.find(flag), std::string::npos) << flag;
+  }
+  const CommandResult bad = run("build" + common + " --sparsevi-samples 1");
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("samples must be at least 2"), std::string::npos) << bad.err;
+  const CommandResult unknown = run("build" + common + " --sparsevi-optimizer rmsprop");
+  EXPECT_EQ(unknown.exit_code, 2) << unknown.err;
+}
+
 TEST_F(Cli, BadDatasetsFailWithFileLineColumnAndNoOutput) {
   const std::string ok_rows = "x1,x2,y\n0.1,0.2,1\n0.3,0.4,-1\n0.5,0.6,1\n";
   { std::ofstream(path("wide_draws.csv")) << "1,2,3,4\n5,6,7,8\n"; }

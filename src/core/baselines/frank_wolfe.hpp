@@ -15,7 +15,10 @@
 //  - zero columns are never scored (they are not vertices); ties go to the lower index, so of
 //    duplicate columns only the lowest is ever chosen.
 //  - a step with gamma = 0 (the Frank-Wolfe gap is <= 0: w is optimal on the polytope, or
-//    ||q|| = 0) would repeat forever: it stops there (StopReason::stationary), keeping w.
+//    ||q|| = 0) would repeat forever: it stops there (StopReason::stationary), keeping w. So
+//    does a step that does not lower f (rounding level: the exact line search cannot raise f);
+//    that step is undone. Without this, k far above n (k may be 1e9) would make rounding-noise
+//    steps to the end, one history entry each.
 //  - y = 0, Phi = 0, or no column correlating positively with y: w = 0, which is then optimal and
 //    lies outside the polytope (0 steps, stationary).
 //  - the same vertex can be chosen again (it is reweighted), so k steps give at most k points.
@@ -84,7 +87,15 @@ SolveResult run_frank_wolfe(Backend& be, const typename Backend::Short& y,
       std::swap(w, next);
       be.phi_times(w, phi_w);
       be.subtract(y, phi_w, residual);
-      result.objective_history.push_back(be.read(be.dot(residual, residual)));
+      const double f = be.read(be.dot(residual, residual));
+      if (t > 0 && !(f < result.objective_history.back())) {
+        // The exact line search lowers f unless w and its residual are at rounding level: a
+        // step that does not is noise, and so would every later one be. Undo it and stop.
+        std::swap(w, next);
+        result.stop_reason = StopReason::stationary;
+        break;
+      }
+      result.objective_history.push_back(f);
       result.iterations = static_cast<int>(t + 1);
       if (observe) {
         observe(GreedyStep{result.iterations, best.index, best.score, gamma, be.to_coreset(w)});

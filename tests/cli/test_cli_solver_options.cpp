@@ -1,0 +1,112 @@
+// `--batch-fraction` and `--refit` on `solve` and `build`: accepted, recorded in the report and
+// the summary, refused with a usage error where they do not apply; and the summary's note when
+// a coreset has fewer points than k.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "coreset/io.hpp"
+#include "support/cli_fixture.hpp"
+
+namespace coreset {
+namespace {
+
+using test::Cli;
+using test::CommandResult;
+using test::slurp;
+
+TEST_F(Cli, SolveWithBatchesAndRefitRecoversThePlantedCoresetAndReportsBothObjectives) {
+  const auto problem = write_planted();
+  const CommandResult r = run("solve --phi " + path("phi.npy") + " --y " + path("y.npy") +
+                              " -k 5 --tol 1e-10 --batch-fraction 0.2 --refit --seed 3 --out " +
+                              path("coreset.csv") + " --report " + path("report.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("refit:          NNLS on the support: f = "), std::string::npos) << r.out;
+  EXPECT_EQ(io::read_coreset_csv(path("coreset.csv")).indices, problem.support);
+  const auto report = nlohmann::json::parse(slurp(path("report.json")));
+  EXPECT_EQ(report["batch_fraction"], 0.2);
+  EXPECT_EQ(report["refit"], true);
+  EXPECT_LE(report["objective"].get<double>(), report["objective_before_refit"].get<double>());
+  EXPECT_LT(report["relative_error"].get<double>(), 1e-6);
+}
+
+TEST_F(Cli, SolveWithoutRefitReportsEqualObjectivesAndNoRefitLine) {
+  write_planted();
+  const CommandResult r = run("solve --phi " + path("phi.npy") +
+                              " -k 5 --algorithm giga --report " + path("report.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("refit:"), std::string::npos) << r.out;
+  const auto report = nlohmann::json::parse(slurp(path("report.json")));
+  EXPECT_EQ(report["refit"], false);
+  EXPECT_EQ(report["objective"], report["objective_before_refit"]);
+}
+
+TEST_F(Cli, BatchFractionOutsideItsDomainOrWithIhtIsAUsageError) {
+  write_planted();
+  const CommandResult iht =
+      run("solve --phi " + path("phi.npy") + " -k 5 --algorithm iht --batch-fraction 0.2");
+  EXPECT_EQ(iht.exit_code, 2) << iht.err;
+  EXPECT_NE(iht.err.find("batch_fraction is for a-iht and a-iht-2"), std::string::npos) << iht.err;
+  const CommandResult big = run("solve --phi " + path("phi.npy") + " -k 5 --batch-fraction 1.5");
+  EXPECT_EQ(big.exit_code, 2) << big.err;
+  EXPECT_NE(big.err.find("batch_fraction must be between 0"), std::string::npos) << big.err;
+}
+
+TEST_F(Cli, BuildWithRefitLowersTheObjectiveOfAUniformCoreset) {
+  const CommandResult r =
+      run("build --model logistic -k 40 --samples 100 --algorithm uniform "
+          "--refit --report " +
+          path("report.json") + " --out " + path("coreset.csv"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("refit:          NNLS on the support"), std::string::npos) << r.out;
+  const auto report = nlohmann::json::parse(slurp(path("report.json")));
+  EXPECT_EQ(report["refit"], true);
+  EXPECT_LT(report["objective"].get<double>(),
+            0.5 * report["objective_before_refit"].get<double>());
+  EXPECT_EQ(report["support_size"].get<long>(),
+            static_cast<long>(io::read_coreset_csv(path("coreset.csv")).size()));
+}
+
+TEST_F(Cli, BuildWithBatchFractionRecordsIt) {
+  const CommandResult r =
+      run("build --model logistic -k 20 --samples 100 --batch-fraction 0.2 "
+          "--report " +
+          path("report.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto report = nlohmann::json::parse(slurp(path("report.json")));
+  EXPECT_EQ(report["batch_fraction"], 0.2);
+  EXPECT_TRUE(std::isfinite(report["quality"]["forward_kl"].get<double>()));
+}
+
+// Twelve datapoints, three distinct: the coreset has fewer points than k, and the summary says
+// why instead of leaving the user to wonder.
+TEST_F(Cli, FewerPointsThanKAreExplainedInTheSummary) {
+  const Matrix<double> base = test::gaussian_matrix(20, 3, 5);
+  Matrix<double> phi(20, 12);
+  for (index_t j = 0; j < 12; ++j) {
+    std::copy(base.column(j % 3), base.column(j % 3) + 20, phi.column(j));
+  }
+  io::write_npy(path("copies.npy"), phi.data(), {20, 12}, true);
+  const CommandResult iht =
+      run("solve --phi " + path("copies.npy") + " -k 12 --out " + path("coreset.csv"));
+  ASSERT_EQ(iht.exit_code, 0) << iht.err;
+  EXPECT_NE(iht.out.find("note:           3 points, fewer than k = 12: no other point lowers f"),
+            std::string::npos)
+      << iht.out;
+  EXPECT_EQ(io::read_coreset_csv(path("coreset.csv")).indices, (std::vector<index_t>{0, 1, 2}));
+  const CommandResult uniform =
+      run("solve --phi " + path("copies.npy") + " -k 12 --algorithm uniform --refit");
+  ASSERT_EQ(uniform.exit_code, 0) << uniform.err;
+  EXPECT_NE(uniform.out.find("repeated draws of a point merge into one weight; the refit drops"),
+            std::string::npos)
+      << uniform.out;
+  const CommandResult enough = run("solve --phi " + path("copies.npy") + " -k 3");
+  EXPECT_EQ(enough.out.find("note:"), std::string::npos) << enough.out;
+}
+
+}  // namespace
+}  // namespace coreset
