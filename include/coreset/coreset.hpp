@@ -9,6 +9,7 @@
 #include "coreset/io.hpp"
 #include "coreset/matrix.hpp"
 #include "coreset/model.hpp"
+#include "coreset/progress.hpp"
 #include "coreset/solver.hpp"
 #include "coreset/types.hpp"
 #include "coreset/version.hpp"

@@ -67,4 +67,12 @@ class OutputError : public Error {
   using Error::Error;
 };
 
+/// The computation was stopped because SolverOptions::progress asked it to
+/// (ProgressObserver::stop_requested, e.g. on Ctrl-C). Nothing partial is returned or written. The
+/// `coreset` command exits with 130 after SIGINT and 143 after SIGTERM.
+class Cancelled : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace coreset

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "coreset/matrix.hpp"
+#include "coreset/progress.hpp"
 #include "coreset/types.hpp"
 
 namespace coreset {
@@ -128,6 +129,12 @@ struct SolverOptions {
   /// points whose refit weight is 0 leave the coreset. Costs a few least-squares solves of size
   /// S x |T| on the host. SolveResult::objective_before_refit keeps f(w).
   bool refit = false;
+  /// Not owned; null: none. Sees the stages and their progress and can stop the computation
+  /// (coreset::Cancelled is then thrown): the solver's iterations here; for build_coreset,
+  /// PreparedProblem and evaluate_coreset (through BuildOptions::solver) also the Laplace fit,
+  /// the sampling, the projection and the evaluation. See coreset/progress.hpp. It does not
+  /// change any result.
+  ProgressObserver* progress = nullptr;
 };
 
 /// A weighted subset of the datapoints: ascending indices, strictly positive weights.

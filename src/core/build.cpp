@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/progress.hpp"
 #include "core/sparsevi.hpp"
 #include "coreset/error.hpp"
 #include "cpu/solve_cpu.hpp"
@@ -55,9 +56,13 @@ void validate(const BuildOptions& options) {
 
 // The posterior of the full data (weights null) or of a coreset: closed form when the model has
 // one, else the weighted Laplace approximation (spec 4.5).
-posterior::Gaussian posterior_of(const models::Model& model, const Coreset* weights) {
+// `progress` sees the Newton steps (the caller announces the stage).
+posterior::Gaussian posterior_of(const models::Model& model, const Coreset* weights,
+                                 ProgressObserver* progress) {
+  posterior::LaplaceOptions laplace;
+  laplace.progress = progress;
   return conjugate(model.kind) ? posterior::exact_posterior(model, weights)
-                               : posterior::laplace(model, weights).posterior;
+                               : posterior::laplace(model, weights, laplace).posterior;
 }
 
 // Everything before the solve: the model, pi-hat and the samples.
@@ -93,13 +98,23 @@ Prepared prepare(const Dataset& data, const BuildOptions& options) {
     prepared.samples = Eigen::Map<const Eigen::MatrixXd>(draws.data(), draws.rows(), draws.cols());
     return prepared;
   }
+  ProgressObserver* progress = options.solver.progress;
   auto start = Clock::now();
-  prepared.fitted = prepared.pihat == Pihat::exact ? posterior::exact_posterior(model, nullptr)
-                                                   : posterior::laplace(model, nullptr).posterior;
+  if (prepared.pihat == Pihat::exact) {
+    prepared.fitted = posterior::exact_posterior(model, nullptr);
+  } else {
+    core::stage_started(progress, Stage::laplace, 0);
+    posterior::LaplaceOptions laplace;
+    laplace.progress = progress;
+    prepared.fitted = posterior::laplace(model, nullptr, laplace).posterior;
+  }
   prepared.seconds.pihat = seconds_since(start);
+  core::throw_if_stopped(progress);
+  core::stage_started(progress, Stage::sampling, 1);
   start = Clock::now();
   prepared.samples = posterior::draw_samples(*prepared.fitted, options.samples, options.seed);
   prepared.seconds.sampling = seconds_since(start);
+  core::advanced(progress, 1);
   return prepared;
 }
 
@@ -109,9 +124,11 @@ int thread_count(const SolverOptions& solver) {
 
 // The posterior comparison of spec 4.3 and 4.4; `full` is the full-data posterior.
 void compare_posteriors(const models::Model& model, const posterior::Gaussian& full,
-                        const Coreset& coreset, Quality& quality,
-                        std::vector<double>* coreset_mean) {
-  const posterior::Gaussian approximate = posterior_of(model, &coreset);
+                        const Coreset& coreset, Quality& quality, std::vector<double>* coreset_mean,
+                        ProgressObserver* progress) {
+  core::throw_if_stopped(progress);
+  core::stage_started(progress, Stage::evaluation, 1);
+  const posterior::Gaussian approximate = posterior_of(model, &coreset, progress);
   quality.forward_kl = posterior::kl_divergence(full, approximate);
   quality.reverse_kl = posterior::kl_divergence(approximate, full);
   quality.symmetric_kl = quality.forward_kl + quality.reverse_kl;
@@ -122,13 +139,20 @@ void compare_posteriors(const models::Model& model, const posterior::Gaussian& f
     coreset_mean->assign(approximate.mean.data(),
                          approximate.mean.data() + approximate.mean.size());
   }
+  core::advanced(progress, 1);
 }
 
 // The full-data posterior for the quality report: pi-hat itself when pi-hat was that posterior.
-posterior::Gaussian full_posterior(const Prepared& prepared) {
+posterior::Gaussian full_posterior(const Prepared& prepared, ProgressObserver* progress) {
   const bool fitted_is_full = prepared.fitted.has_value() &&
                               (prepared.pihat == Pihat::exact || prepared.pihat == Pihat::laplace);
-  return fitted_is_full ? *prepared.fitted : posterior_of(prepared.model, nullptr);
+  if (fitted_is_full) {
+    return *prepared.fitted;
+  }
+  if (!conjugate(prepared.model.kind)) {
+    core::stage_started(progress, Stage::laplace, 0);
+  }
+  return posterior_of(prepared.model, nullptr, progress);
 }
 
 std::string dataset_name(const Dataset& data) {
@@ -163,6 +187,7 @@ SolveResult solve_sparsevi(const models::Model& model, const Matrix<T>& phi,
   result.algorithm = solver.algorithm;
   result.step_rule = solver.step_rule;
   result.k = solver.k;
+  core::stage_started(solver.progress, Stage::solve, solver.k);
   const core::SparseViRun run = core::run_sparsevi(model, solver, [&](int, const Coreset& coreset) {
     result.objective_history.push_back(objective(phi.view(), nullptr, coreset));
   });
@@ -187,7 +212,8 @@ struct PreparedProblem::Impl {
   posterior::Gaussian full;
   std::vector<double> full_mean;
   bool single_precision = false;
-  Matrix<double> phi_double;  // S x n, one of the two
+  ProgressObserver* progress = nullptr;  // BuildOptions::solver.progress, for evaluate()
+  Matrix<double> phi_double;             // S x n, one of the two
   Matrix<float> phi_float;
 
   // `use(phi)` with Phi in the precision it was built in.
@@ -206,17 +232,22 @@ PreparedProblem::PreparedProblem(const Dataset& data, const BuildOptions& option
   StageSeconds& seconds = impl.prepared.seconds;
 
   const int threads = thread_count(options.solver);
+  ProgressObserver* progress = options.solver.progress;
+  impl.progress = progress;
+  core::throw_if_stopped(progress);
+  core::stage_started(progress, Stage::projection, prepared.model.rows());
   auto start = Clock::now();
   impl.single_precision = options.single_precision;
   if (options.single_precision) {
-    impl.phi_float = models::projection<float>(prepared.model, prepared.samples, threads);
+    impl.phi_float = models::projection<float>(prepared.model, prepared.samples, threads, progress);
   } else {
-    impl.phi_double = models::projection<double>(prepared.model, prepared.samples, threads);
+    impl.phi_double =
+        models::projection<double>(prepared.model, prepared.samples, threads, progress);
   }
   seconds.projection = seconds_since(start);
 
   start = Clock::now();
-  impl.full = full_posterior(prepared);
+  impl.full = full_posterior(prepared, progress);
   impl.full_mean.assign(impl.full.mean.data(), impl.full.mean.data() + impl.full.mean.size());
   seconds.evaluation = seconds_since(start);
 }
@@ -265,7 +296,8 @@ Quality PreparedProblem::evaluate(const Coreset& coreset) const {
     const double residual = objective(phi.view(), nullptr, coreset);
     quality.relative_projection_error = target > 0.0 ? std::sqrt(residual / target) : 0.0;
   });
-  compare_posteriors(impl_->prepared.model, impl_->full, coreset, quality, nullptr);
+  compare_posteriors(impl_->prepared.model, impl_->full, coreset, quality, nullptr,
+                     impl_->progress);
   return quality;
 }
 
@@ -277,7 +309,7 @@ CoresetRun PreparedProblem::solve_and_evaluate(const SolverOptions& solver) cons
 
   start = Clock::now();
   compare_posteriors(impl_->prepared.model, impl_->full, run.solve.coreset, run.quality,
-                     &run.coreset_posterior_mean);
+                     &run.coreset_posterior_mean, solver.progress);
   run.quality.relative_projection_error = run.solve.relative_error;
   run.evaluation_seconds = seconds_since(start);
   return run;

@@ -41,6 +41,7 @@
 #include "core/line_search.hpp"
 #include "core/overflow.hpp"
 #include "core/power_iteration.hpp"
+#include "core/progress.hpp"
 #include "core/random.hpp"
 #include "core/selection_rule.hpp"
 #include "coreset/error.hpp"
@@ -101,6 +102,7 @@ class IhtDriver {
     duplicates_ = be_.duplicate_columns();
     bool z_equals_w = true;  // z_0 = w_0 = 0
     for (int t = 1; t <= options_.max_iterations; ++t) {
+      throw_if_stopped(options_.progress);
       // Batch mode: a full gradient only to confirm a stop (see full_gradient_next_).
       const bool full_gradient = batch_size_ == be_.cols() || full_gradient_next_;
       take_gradient_at_z(t, full_gradient);
@@ -121,6 +123,7 @@ class IhtDriver {
       const double size = std::sqrt(host[2]);
       result.objective_history.push_back(objective);
       result.iterations = t;
+      advanced(options_.progress, t);
       std::swap(w_, w_next_);
       std::swap(phi_w_, phi_w_next_);
       if (iht) {

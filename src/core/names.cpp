@@ -110,3 +110,23 @@ Pihat parse_pihat(const std::string& name) {
 }
 
 }  // namespace coreset
+
+namespace coreset {
+
+const char* to_string(Stage stage) noexcept {
+  switch (stage) {
+    case Stage::laplace:
+      return "laplace";
+    case Stage::sampling:
+      return "sampling";
+    case Stage::projection:
+      return "projection";
+    case Stage::solve:
+      return "solve";
+    case Stage::evaluation:
+      return "evaluation";
+  }
+  return "?";
+}
+
+}  // namespace coreset

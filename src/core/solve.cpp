@@ -5,6 +5,7 @@
 
 #include <omp.h>
 
+#include "core/progress.hpp"
 #include "coreset/error.hpp"
 #include "coreset/solver.hpp"
 #include "cpu/solve_cpu.hpp"
@@ -83,6 +84,9 @@ SolveResult solve_any(MatrixView<T> phi, const T* y, const SolverOptions& option
   validate_options(options);
   const int threads = thread_count(options);
   validate_data(phi, y, threads);
+  core::throw_if_stopped(options.progress);
+  core::stage_started(options.progress, Stage::solve,
+                      is_iht_family(options.algorithm) ? options.max_iterations : options.k);
   SolveResult result = cpu::solve_on_cpu(phi, y, options, threads);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;

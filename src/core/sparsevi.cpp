@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "core/progress.hpp"
 #include "coreset/error.hpp"
 #include "models/projection.hpp"
 #include "posterior/posterior.hpp"
@@ -277,6 +278,7 @@ SparseViRun run_sparsevi(const models::Model& model, const SolverOptions& option
   SparseViRun run;
   const auto selections = static_cast<int>(options.k);
   for (int m = 1; m <= selections; ++m) {
+    throw_if_stopped(options.progress);
     const index_t chosen = select(estimator.draw_phi(state.as_coreset(), m, 0), state, threads);
     if (chosen < 0) {
       run.stop_reason = StopReason::stationary;
@@ -290,9 +292,11 @@ SparseViRun run_sparsevi(const models::Model& model, const SolverOptions& option
     state.first_moment.assign(state.active.size(), 0.0);
     state.second_moment.assign(state.active.size(), 0.0);
     for (int t = 1; t <= settings.steps; ++t) {
+      throw_if_stopped(options.progress);
       gradient_step(estimator.draw_phi(state.as_coreset(), m, t), state, settings, t);
     }
     run.selections = m;
+    advanced(options.progress, m);
     if (observer) {
       observer(m, state.positive_part());
     }

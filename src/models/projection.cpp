@@ -9,12 +9,14 @@
 
 #include <Eigen/Core>
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "core/progress.hpp"
 #include "coreset/error.hpp"
 #include "cpu/simd/log_sigmoid.hpp"
 #include "io/transpose.hpp"
@@ -115,7 +117,8 @@ void center_and_scale(T* values, index_t count) {
 }
 
 template <class T>
-Matrix<T> projection(const Model& model, const Eigen::MatrixXd& samples, int threads) {
+Matrix<T> projection(const Model& model, const Eigen::MatrixXd& samples, int threads,
+                     ProgressObserver* progress) {
   validate(model, samples);
   const index_t s = samples.rows();
   const index_t n = model.rows();
@@ -132,7 +135,9 @@ Matrix<T> projection(const Model& model, const Eigen::MatrixXd& samples, int thr
   Matrix<T> phi = Matrix<T>::uninitialized(s, n);
   const index_t width_max = projection_block_width(s);
   const index_t blocks = (n + width_max - 1) / width_max;
-  index_t bad = -1;  // smallest flat index of a non-finite L_n(theta_j), if any
+  index_t bad = -1;                  // smallest flat index of a non-finite L_n(theta_j), if any
+  std::atomic<index_t> done{0};      // datapoints finished, for `progress`
+  std::atomic<bool> stopped{false};  // `progress` asked to stop: skip the remaining blocks
   // Blocks of datapoints are split over the threads; inside a parallel region Eigen runs the
   // product single-threaded, and each block's product and centring is the same computation
   // whatever the thread count, so Phi is bitwise independent of `threads`.
@@ -146,6 +151,10 @@ Matrix<T> projection(const Model& model, const Eigen::MatrixXd& samples, int thr
     index_t local_bad = -1;
 #pragma omp for schedule(static)
     for (index_t b = 0; b < blocks; ++b) {
+      if (stopped.load(std::memory_order_relaxed) || core::stop_requested(progress)) {
+        stopped.store(true, std::memory_order_relaxed);
+        continue;  // an OpenMP loop cannot be left early
+      }
       const index_t first = b * width_max;
       const index_t width = std::min(width_max, n - first);
       // For a double Phi the block is Phi's own memory; for float it is the reusable buffer.
@@ -170,11 +179,15 @@ Matrix<T> projection(const Model& model, const Eigen::MatrixXd& samples, int thr
         }
         subtract_mean_and_scale(column, phi.column(row), s, sum);
       }
+      core::advanced(progress, done.fetch_add(width, std::memory_order_relaxed) + width);
     }
 #pragma omp critical(coreset_projection_bad)
     if (local_bad >= 0 && (bad < 0 || local_bad < bad)) {
       bad = local_bad;
     }
+  }
+  if (stopped.load()) {
+    throw Cancelled("stopped on request");
   }
   if (bad >= 0) {
     // An exception must not leave an OpenMP region, so the first offender is reported here.
@@ -223,8 +236,10 @@ template double column_sum<float>(const float*, index_t);
 template double column_sum<double>(const double*, index_t);
 template void center_and_scale<float>(float*, index_t);
 template void center_and_scale<double>(double*, index_t);
-template Matrix<float> projection<float>(const Model&, const Eigen::MatrixXd&, int);
-template Matrix<double> projection<double>(const Model&, const Eigen::MatrixXd&, int);
+template Matrix<float> projection<float>(const Model&, const Eigen::MatrixXd&, int,
+                                         ProgressObserver*);
+template Matrix<double> projection<double>(const Model&, const Eigen::MatrixXd&, int,
+                                           ProgressObserver*);
 template Matrix<float> projection_from_loglik<float>(const Matrix<float>&);
 template Matrix<double> projection_from_loglik<double>(const Matrix<double>&);
 

@@ -5,6 +5,7 @@
 #include <Eigen/Core>
 
 #include "coreset/matrix.hpp"
+#include "coreset/progress.hpp"
 #include "models/model.hpp"
 
 namespace coreset::models {
@@ -12,9 +13,12 @@ namespace coreset::models {
 /// Phi (S x n, column-major) for `samples` (S x d, one sample per row): one matrix product
 /// samples * design^T per block of datapoints, then one pass per column applying the link and
 /// the shared quadratic, and the centring and scaling. Uses `threads` threads; the result is
-/// bitwise independent of their number.
+/// bitwise independent of their number. `progress` (null: none) is told the datapoints done after
+/// each block and polled before each; when it asks to stop, the remaining blocks are skipped and
+/// Cancelled is thrown. The stage itself is announced by the caller.
 template <class T>
-Matrix<T> projection(const Model& model, const Eigen::MatrixXd& samples, int threads);
+Matrix<T> projection(const Model& model, const Eigen::MatrixXd& samples, int threads,
+                     ProgressObserver* progress = nullptr);
 
 /// Phi from a user's own log-likelihood matrix `loglik` (n x S: row n = datapoint n at the S
 /// samples), centred and scaled exactly as projection() does.

@@ -21,6 +21,9 @@ struct LaplaceOptions {
   /// max(1, |lj_w|) (floored at 1e-15, the round-off of evaluating lj_w, so 0 means "to
   /// round-off"). Must be finite and >= 0; max_iterations >= 1.
   double decrement_tolerance = 1e-12;
+  /// Polled before every Newton step (throws Cancelled) and told each step's number; the stage
+  /// itself is announced by the caller. Null: none.
+  ProgressObserver* progress = nullptr;
 };
 
 struct LaplaceFit {

@@ -18,6 +18,7 @@
 #include <functional>
 
 #include "core/overflow.hpp"
+#include "core/progress.hpp"
 #include "coreset/error.hpp"
 #include "coreset/solver.hpp"
 

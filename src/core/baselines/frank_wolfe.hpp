@@ -63,6 +63,7 @@ SolveResult run_frank_wolfe(Backend& be, const typename Backend::Short& y,
     be.copy(y, residual);  // r = y - Phi w_0, w_0 = 0
     result.stop_reason = StopReason::budget;
     for (index_t t = 0; t < options.k; ++t) {
+      throw_if_stopped(options.progress);
       be.phi_t_times(residual, c);
       const ArgMax best = be.argmax(FrankWolfeScore{}, c, sigma);
       // At t = 0: no column with <y, Phi_n> > 0 means f(w) >= ||y||^2 for every w >= 0.
@@ -97,6 +98,7 @@ SolveResult run_frank_wolfe(Backend& be, const typename Backend::Short& y,
       }
       result.objective_history.push_back(f);
       result.iterations = static_cast<int>(t + 1);
+      advanced(options.progress, result.iterations);
       if (observe) {
         observe(GreedyStep{result.iterations, best.index, best.score, gamma, be.to_coreset(w)});
       }

@@ -85,6 +85,7 @@ SolveResult run_giga(Backend& be, const typename Backend::Short& y, const Solver
     double zeta1 = 0.0;  // <ell, ell(w_t)>
     result.stop_reason = StopReason::budget;
     for (index_t t = 0; t < options.k; ++t) {
+      throw_if_stopped(options.progress);
       be.axpby(1.0, ell, -zeta1, ell_w, d);
       const double d_norm = std::sqrt(be.read(be.dot(d, d)));
       if (!(d_norm > stop_below)) {
@@ -124,6 +125,7 @@ SolveResult run_giga(Backend& be, const typename Backend::Short& y, const Solver
       be.axpby(1.0, y, -result.target_norm * std::max(0.0, zeta1), ell_w, residual);
       result.objective_history.push_back(be.read(be.dot(residual, residual)));
       result.iterations = static_cast<int>(t + 1);
+      advanced(options.progress, result.iterations);
       if (observe) {
         observe(GreedyStep{result.iterations, best.index, best.score, gamma, be.to_coreset(v)});
       }
