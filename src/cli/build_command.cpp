@@ -8,12 +8,20 @@
 #include "cli/exit_codes.hpp"
 #include "cli/model_options.hpp"
 #include "cli/output_paths.hpp"
+#include "cli/outputs.hpp"
 #include "cli/report.hpp"
+#include "cli/terminal.hpp"
 #include "coreset/build.hpp"
+#include "coreset/error.hpp"
 #include "coreset/io.hpp"
 
 namespace coreset::cli {
 namespace {
+
+std::string reading_label(const ModelArguments& model) {
+  return model.data_path.empty() ? std::string("generating the built-in data")
+                                 : "reading " + model.data_path;
+}
 
 struct BuildArguments {
   ModelArguments model;
@@ -44,19 +52,26 @@ int run_build(const BuildArguments& args) {
   options.solver.refit = args.refit;
   options.solver.sparsevi = args.sparsevi;
   options.solver.sparsevi.optimizer = parse_sparsevi_optimizer(args.sparsevi_optimizer);
+  TerminalProgress progress;
+  progress.task(reading_label(args.model), 0);
   const Dataset data = load_dataset(args.model, inputs);
   inputs.options = options;
+  options.solver.progress = &progress;  // not in inputs.options: the report shows no pointer
   const BuildResult result = build_coreset(data, options);
+  progress.finish();
 
+  // Rendered first, so that a formatting failure cannot leave one file written.
   const std::string report =
       args.report_path.empty() ? std::string() : render_build_report(inputs, result);
-  if (!args.out_path.empty()) {
-    io::write_coreset_csv(args.out_path, result.solve.coreset);
-  }
-  if (!args.report_path.empty()) {
-    io::write_file_atomic(args.report_path, report);
-  }
-  std::fputs(render_build_summary(inputs, result, args.out_path.empty()).c_str(), stdout);
+  Outputs outputs;
+  outputs.add(args.out_path,
+              [&](const std::string& path) { io::write_coreset_csv(path, result.solve.coreset); });
+  outputs.add(args.report_path,
+              [&](const std::string& path) { io::write_file_atomic(path, report); });
+  outputs.commit();
+  print_summary(
+      render_build_summary(inputs, result, false),
+      args.out_path.empty() ? render_coreset_listing(result.solve.coreset) : std::string());
   return kSuccess;
 }
 
@@ -70,15 +85,32 @@ int run_evaluate(const EvaluateArguments& args) {
   check_writable_destination(args.report_path, "--report");
   BuildInputs inputs;
   BuildOptions options = to_build_options(args.model);
+  TerminalProgress progress;
+  progress.task(reading_label(args.model), 0);
   const Dataset data = load_dataset(args.model, inputs);
   inputs.options = options;
+  progress.task("reading " + args.coreset_path, 0);
   const Coreset coreset = io::read_coreset_csv(args.coreset_path);
-  const Quality quality = evaluate_coreset(data, options, coreset);
-  if (!args.report_path.empty()) {
-    io::write_file_atomic(args.report_path,
-                          render_evaluate_report(inputs, args.coreset_path, coreset, quality));
+  for (std::size_t p = 0; p < coreset.indices.size(); ++p) {
+    if (coreset.indices[p] >= data.rows()) {
+      throw InputError(args.coreset_path,
+                       "index " + std::to_string(coreset.indices[p]) + " (entry " +
+                           std::to_string(p + 1) + ") is outside the dataset's " +
+                           std::to_string(data.rows()) + " rows (0-based indices)");
+    }
   }
-  std::fputs(render_evaluate_summary(inputs, args.coreset_path, coreset, quality).c_str(), stdout);
+  options.solver.progress = &progress;
+  const Quality quality = evaluate_coreset(data, options, coreset);
+  progress.finish();
+  const std::string report =
+      args.report_path.empty()
+          ? std::string()
+          : render_evaluate_report(inputs, args.coreset_path, coreset, quality);
+  Outputs outputs;
+  outputs.add(args.report_path,
+              [&](const std::string& path) { io::write_file_atomic(path, report); });
+  outputs.commit();
+  print_summary(render_evaluate_summary(inputs, args.coreset_path, coreset, quality), {});
   return kSuccess;
 }
 

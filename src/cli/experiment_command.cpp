@@ -21,6 +21,9 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/experiment_report.hpp"
+#include "cli/interrupt.hpp"
+#include "cli/outputs.hpp"
+#include "cli/terminal.hpp"
 #include "core/random.hpp"
 #include "coreset/build.hpp"
 #include "coreset/error.hpp"
@@ -393,17 +396,21 @@ struct TrialRun {
 // (these problems are far too small for the solver's own threads to pay). The runs share only
 // the const problem, so the results do not depend on the scheduling; they come back in the
 // order algorithm, then k.
+// `progress` counts the finished runs; the solves themselves only poll for Ctrl-C.
 std::vector<TrialRun> run_trial(const PreparedProblem& problem,
                                 const std::vector<Algorithm>& algorithms,
                                 const std::vector<index_t>& ks, std::uint64_t seed,
-                                int max_iterations, int workers) {
+                                int max_iterations, int workers, TerminalProgress& progress) {
   std::vector<TrialRun> runs;
   for (const Algorithm algorithm : algorithms) {
     for (const index_t k : ks) {
       runs.push_back({to_string(algorithm), k, std::nullopt, {}, nullptr});
     }
   }
+  progress.task("runs", static_cast<std::int64_t>(runs.size()));
+  InterruptObserver interrupt;
   std::atomic<std::size_t> next{0};
+  std::atomic<std::int64_t> finished{0};
   const auto work = [&] {
     for (std::size_t j = next++; j < runs.size(); j = next++) {
       TrialRun& run = runs[j];
@@ -413,13 +420,17 @@ std::vector<TrialRun> run_trial(const PreparedProblem& problem,
       solver.seed = seed;
       solver.max_iterations = max_iterations;
       solver.threads = 1;
+      solver.progress = &interrupt;
       try {
         run.row = experiment_row({}, run.algorithm, run.k, 0, problem.solve_and_evaluate(solver));
+      } catch (const Cancelled&) {
+        run.fatal = std::current_exception();
       } catch (const Error& error) {
         run.error = error.what();
       } catch (...) {
         run.fatal = std::current_exception();
       }
+      progress.advanced(++finished);
     }
   };
   std::vector<std::thread> threads;
@@ -454,18 +465,19 @@ int run_experiment(const ExperimentArguments& args) {
       args.out_dir.empty() ? fs::path("experiment-" + args.name) : fs::path(args.out_dir);
   const fs::path results_path = out_dir / "results.csv";
   check_output_folder(out_dir);
+  TerminalProgress progress;
+  progress.task("reading the datasets", 0);
   const std::vector<DatasetSource> datasets = load_datasets(experiment, args.data_dir);
 
-  const bool progress = ::isatty(STDERR_FILENO) != 0;
   const int workers = worker_count(args.threads);
   std::vector<ExperimentRow> rows;
   int failed = 0;
   for (const DatasetSource& source : datasets) {
     const DatasetSpec& spec = *source.spec;
     for (int trial = 0; trial < trials; ++trial) {
-      if (progress) {
-        std::fprintf(stderr, "\r%s trial %d/%d ", spec.name, trial + 1, trials);
-      }
+      throw_if_interrupted();
+      progress.set_prefix(std::string(spec.name) + " trial " + std::to_string(trial + 1) + "/" +
+                          std::to_string(trials));
       const auto seed = static_cast<std::uint64_t>(trial);
       Dataset generated;
       if (spec.origin == Origin::per_trial) {
@@ -477,34 +489,37 @@ int run_experiment(const ExperimentArguments& args) {
       options.samples = args.samples;
       options.seed = seed;
       options.solver.threads = workers;
+      options.solver.progress = &progress;
       const PreparedProblem problem(data, options);
       for (TrialRun& run :
-           run_trial(problem, algorithms, ks, seed, experiment.max_iterations, workers)) {
+           run_trial(problem, algorithms, ks, seed, experiment.max_iterations, workers, progress)) {
         if (run.row) {
           run.row->dataset = spec.name;
           run.row->trial = trial;
           rows.push_back(std::move(*run.row));
         } else {
-          std::fprintf(stderr, "%scoreset: experiment: skipped %s %s k=%lld trial %d: %s\n",
-                       progress ? "\n" : "", spec.name, run.algorithm.c_str(),
-                       static_cast<long long>(run.k), trial, run.error.c_str());
+          progress.print_line("coreset: experiment: skipped " + std::string(spec.name) + " " +
+                              run.algorithm + " k=" + std::to_string(run.k) + " trial " +
+                              std::to_string(trial) + ": " + run.error + "\n");
           ++failed;
         }
       }
     }
   }
-  if (progress) {
-    std::fprintf(stderr, "\r%40s\r", "");
-  }
+  progress.finish();
 
   const std::string csv = render_experiment_csv(args.name, rows);
+  throw_if_interrupted();  // before the folder appears
   std::error_code error;
   fs::create_directories(out_dir, error);
   if (error) {
     throw OutputError("--out " + out_dir.string() +
                       ": cannot create the folder: " + error.message());
   }
-  io::write_file_atomic(results_path.string(), csv);
+  Outputs outputs;
+  outputs.add(results_path.string(),
+              [&](const std::string& path) { io::write_file_atomic(path, csv); });
+  outputs.commit();
 
   ExperimentSummary summary;
   summary.experiment = args.name;
@@ -525,7 +540,7 @@ int run_experiment(const ExperimentArguments& args) {
   summary.failed_runs = failed;
   summary.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   summary.results_path = results_path.string();
-  std::fputs(render_experiment_summary(summary, rows).c_str(), stdout);
+  print_summary(render_experiment_summary(summary, rows), {});
   return kSuccess;
 }
 

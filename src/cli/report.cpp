@@ -195,6 +195,10 @@ std::string render_solve_report(const SolveInputs& inputs, const SolveResult& re
   return report.dump(2) + "\n";
 }
 
+std::string render_coreset_listing(const Coreset& coreset) {
+  return coreset_listing(coreset);
+}
+
 std::string render_solve_summary(const SolveInputs& inputs, const SolveResult& result,
                                  bool list_coreset) {
   std::string text;

@@ -31,6 +31,9 @@ struct BuildInputs {
   BuildOptions options;
 };
 
+/// The coreset as `index,weight` lines with a header, for stdout when no --out is given.
+std::string render_coreset_listing(const Coreset& coreset);
+
 std::string render_solve_report(const SolveInputs& inputs, const SolveResult& result);
 std::string render_solve_summary(const SolveInputs& inputs, const SolveResult& result,
                                  bool list_coreset);

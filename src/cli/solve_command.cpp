@@ -7,7 +7,9 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/output_paths.hpp"
+#include "cli/outputs.hpp"
 #include "cli/report.hpp"
+#include "cli/terminal.hpp"
 #include "coreset/build.hpp"
 #include "coreset/error.hpp"
 #include "coreset/io.hpp"
@@ -49,15 +51,18 @@ int run_solve(const SolveArguments& args) {
   if (args.phi_path.empty() == args.loglik_path.empty()) {
     throw InvalidArgument("give exactly one of --phi (S x n) and --loglik (n x S)");
   }
+  const std::string& phi_source = args.loglik_path.empty() ? args.phi_path : args.loglik_path;
+  TerminalProgress progress;
+  progress.task("reading " + phi_source, 0);
   // --loglik: the user's own log-likelihoods, centred and scaled here as `build` does.
   const Matrix<T> phi = args.loglik_path.empty()
                             ? io::read_matrix<T>(args.phi_path)
                             : projection_from_loglik(io::read_matrix<T>(args.loglik_path));
-  const std::string& phi_source = args.loglik_path.empty() ? args.phi_path : args.loglik_path;
   inputs.rows = phi.rows();
   inputs.cols = phi.cols();
   std::vector<T> y;
   if (!args.y_path.empty()) {
+    progress.task("reading " + args.y_path, 0);
     y = io::read_vector<T>(args.y_path);
     if (static_cast<index_t>(y.size()) != phi.rows()) {
       throw InputError(args.y_path, "y has " + std::to_string(y.size()) + " entries but Phi (" +
@@ -65,19 +70,22 @@ int run_solve(const SolveArguments& args) {
                                         " rows");
     }
   }
-  const SolveResult result = solve(phi.view(), y.empty() ? nullptr : y.data(), inputs.options);
+  SolverOptions options = inputs.options;
+  options.progress = &progress;  // not in inputs.options: the report shows no pointer
+  const SolveResult result = solve(phi.view(), y.empty() ? nullptr : y.data(), options);
+  progress.finish();
 
   // Render everything first so that a formatting failure cannot leave one file written.
   const std::string report =
       args.report_path.empty() ? std::string() : render_solve_report(inputs, result);
-  if (!args.out_path.empty()) {
-    io::write_coreset_csv(args.out_path, result.coreset);
-  }
-  if (!args.report_path.empty()) {
-    io::write_file_atomic(args.report_path, report);
-  }
-  const std::string summary = render_solve_summary(inputs, result, args.out_path.empty());
-  std::fputs(summary.c_str(), stdout);
+  Outputs outputs;
+  outputs.add(args.out_path,
+              [&](const std::string& path) { io::write_coreset_csv(path, result.coreset); });
+  outputs.add(args.report_path,
+              [&](const std::string& path) { io::write_file_atomic(path, report); });
+  outputs.commit();
+  print_summary(render_solve_summary(inputs, result, false),
+                args.out_path.empty() ? render_coreset_listing(result.coreset) : std::string());
   return kSuccess;
 }
 
