@@ -1,0 +1,564 @@
+// Hardening of the `coreset` command (issue 6, parts 4 and 5): every malformed input is refused
+// with its documented exit code, a message naming the file (and line and column where the format
+// has them) and no output file; Ctrl-C and SIGTERM stop a long run with no output and no
+// temporary file; the progress line appears on a terminal only; outputs are all or nothing.
+#include <gtest/gtest.h>
+#include <pty.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fcntl.h>
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "support/cli_fixture.hpp"
+
+namespace coreset {
+namespace {
+
+using test::CommandResult;
+using test::slurp;
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+const std::string kCorpus = std::string(CORESET_TEST_DATA_DIR) + "/malformed";
+
+std::set<std::string> listing(const fs::path& dir) {
+  std::set<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    names.insert(entry.path().filename().string());
+  }
+  return names;
+}
+
+std::string join(const std::set<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names) {
+    text += " " + name;
+  }
+  return text;
+}
+
+// A test's own folder, named without the '/' of parameterised test names.
+class Hardening : public test::Cli {
+ protected:
+  void SetUp() override {
+    std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    for (char& c : name) {
+      c = c == '/' ? '_' : c;
+    }
+    dir_ = fs::temp_directory_path() /
+           ("coreset_hardening_" + std::to_string(::getpid()) + "_" + name);
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+
+  // A logistic dataset big enough for the build to run for many seconds at S = 1000 without a
+  // tolerance (the exact values do not matter).
+  std::string write_big_dataset() const {
+    const std::string file = path("big.csv");
+    std::ofstream out(file);
+    out << "x1,x2,x3,x4,x5,x6,x7,x8,y\n";
+    unsigned state = 12345;
+    for (int i = 0; i < 20000; ++i) {
+      double sum = 0.0;
+      for (int c = 0; c < 8; ++c) {
+        state = state * 1103515245u + 12345u;
+        const double x = static_cast<double>((state >> 8) % 2000) / 1000.0 - 1.0;
+        sum += x;
+        out << x << ',';
+      }
+      out << (sum > 0 ? 1 : 0) << '\n';
+    }
+    return file;
+  }
+
+  // Starts the command with stdout and stderr in files, sends `signal` after `delay`, and waits
+  // (at most two minutes) for it to end.
+  CommandResult run_and_signal(const std::vector<std::string>& arguments, int signal,
+                               std::chrono::milliseconds delay) const {
+    const std::string out = path("stdout.txt");
+    const std::string err = path("stderr.txt");
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      const int out_fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      const int err_fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      ::dup2(out_fd, STDOUT_FILENO);
+      ::dup2(err_fd, STDERR_FILENO);
+      std::vector<char*> argv;
+      std::string binary = CORESET_BINARY;
+      argv.push_back(binary.data());
+      std::vector<std::string> copies = arguments;
+      for (std::string& argument : copies) {
+        argv.push_back(argument.data());
+      }
+      argv.push_back(nullptr);
+      ::execv(binary.c_str(), argv.data());
+      ::_exit(127);
+    }
+    std::this_thread::sleep_for(delay);
+    const auto sent = Clock::now();
+    ::kill(pid, signal);
+    int status = 0;
+    while (::waitpid(pid, &status, WNOHANG) == 0) {
+      if (Clock::now() - sent > std::chrono::minutes(2)) {
+        ::kill(pid, SIGKILL);
+        ::waitpid(pid, &status, 0);
+        ADD_FAILURE() << "the command did not stop within two minutes of the signal";
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    CommandResult result;
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    result.out = slurp(out);
+    result.err = slurp(err);
+    fs::remove(out);
+    fs::remove(err);
+    return result;
+  }
+
+  // Runs the command on a pseudo-terminal (stdout and stderr both), returning all it printed.
+  std::string run_on_terminal(const std::vector<std::string>& arguments, int& exit_code) const {
+    int master = -1;
+    winsize size{};
+    size.ws_col = 120;
+    size.ws_row = 40;
+    const pid_t pid = ::forkpty(&master, nullptr, nullptr, &size);
+    if (pid < 0) {
+      ADD_FAILURE() << "forkpty failed: " << std::strerror(errno);
+      return {};
+    }
+    if (pid == 0) {
+      std::vector<char*> argv;
+      std::string binary = CORESET_BINARY;
+      argv.push_back(binary.data());
+      std::vector<std::string> copies = arguments;
+      for (std::string& argument : copies) {
+        argv.push_back(argument.data());
+      }
+      argv.push_back(nullptr);
+      ::execv(binary.c_str(), argv.data());
+      ::_exit(127);
+    }
+    std::string text;
+    char buffer[4096];
+    for (;;) {
+      const ssize_t got = ::read(master, buffer, sizeof buffer);
+      if (got > 0) {
+        text.append(buffer, static_cast<std::size_t>(got));
+      } else if (got < 0 && errno == EINTR) {
+        continue;
+      } else {
+        break;  // EIO once the child has closed the terminal
+      }
+    }
+    ::close(master);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return text;
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// The malformed-input corpus (tests/data/malformed, plus the large cases generated here).
+
+struct MalformedCase {
+  const char* name;
+  const char* command;   // {M}: the corpus folder, {D}: the test's folder (holds the outputs)
+  const char* file;      // the file the message must name (relative to {M} or {D})
+  const char* location;  // ":LINE:COLUMN: " or ":LINE: " the message must show, or ": "
+  int exit_code;
+  std::function<void(const fs::path&)> generate;  // writes the large inputs into {D}
+};
+
+std::string expand(std::string text, const std::string& corpus, const std::string& dir) {
+  for (std::size_t at; (at = text.find("{M}")) != std::string::npos;) {
+    text.replace(at, 3, corpus);
+  }
+  for (std::size_t at; (at = text.find("{D}")) != std::string::npos;) {
+    text.replace(at, 3, dir);
+  }
+  return text;
+}
+
+void write_text(const fs::path& file, const std::string& text) {
+  std::ofstream(file, std::ios::binary) << text;
+}
+
+const char* const kBuild = "build --model logistic -k 2 --out {D}/out.csv --report {D}/report.json";
+const char* const kSolve = "solve -k 1 --out {D}/out.csv --report {D}/report.json";
+const char* const kEvaluate =
+    "evaluate --model logistic --data {M}/good.csv --report {D}/report.json --coreset";
+
+std::vector<MalformedCase> malformed_cases() {
+  const auto build = [](const char* data) { return std::string(kBuild) + " --data " + data; };
+  const auto solve = [](const char* option, const char* file) {
+    return std::string(kSolve) + " " + option + " " + file;
+  };
+  const auto evaluate = [](const char* file) { return std::string(kEvaluate) + " " + file; };
+  // std::string keeps the command texts alive for the table below.
+  static std::vector<std::string> texts;
+  const auto keep = [](std::string text) {
+    texts.push_back(std::move(text));
+    return texts.back().c_str();
+  };
+  texts.reserve(64);
+  return {
+      // Datasets (build --data): CSV with a header row.
+      {"empty_csv", keep(build("{M}/empty.csv")), "empty.csv", ": ", 3, {}},
+      {"header_only_csv", keep(build("{M}/header_only.csv")), "header_only.csv", ": ", 3, {}},
+      {"ragged_csv", keep(build("{M}/ragged.csv")), "ragged.csv", ":3:3: ", 3, {}},
+      {"non_numeric_cell", keep(build("{M}/non_numeric.csv")), "non_numeric.csv", ":3:2: ", 3, {}},
+      {"empty_cell", keep(build("{M}/empty_cell.csv")), "empty_cell.csv", ":2:2: ", 3, {}},
+      {"nan_cell", keep(build("{M}/nan_cell.csv")), "nan_cell.csv", ":3:2: ", 3, {}},
+      {"inf_cell", keep(build("{M}/inf_cell.csv")), "inf_cell.csv", ":4:1: ", 3, {}},
+      {"duplicate_header",
+       keep(build("{M}/duplicate_header.csv")),
+       "duplicate_header.csv",
+       ":1:2: ",
+       3,
+       {}},
+      {"label_out_of_domain",
+       keep(build("{M}/label_out_of_domain.csv")),
+       "label_out_of_domain.csv",
+       ":3:3: ",
+       3,
+       {}},
+      {"negative_count",
+       keep("build --model poisson -k 2 --out {D}/out.csv --report {D}/report.json --data "
+            "{M}/negative_count.csv"),
+       "negative_count.csv",
+       ":3:3: ",
+       3,
+       {}},
+      {"binary_garbage_dataset",
+       keep(build("{M}/binary_garbage.csv")),
+       "binary_garbage.csv",
+       ":1: ",
+       3,
+       {}},
+      {"nul_bytes", keep(build("{M}/nul_bytes.csv")), "nul_bytes.csv", ":2:2: ", 3, {}},
+      {"directory_as_dataset", keep(build("{M}")), "malformed", ": ", 3, {}},
+      {"missing_dataset", keep(build("{M}/no_such_file.csv")), "no_such_file.csv", ": ", 3, {}},
+      {"overlong_cell", keep(build("{D}/overlong_cell.csv")), "overlong_cell.csv", ":2:1: ", 3,
+       [](const fs::path& dir) {  // a 10 MB number
+         write_text(dir / "overlong_cell.csv",
+                    "x1,x2,y\n" + std::string(10'000'000, '7') + ",1,0\n");
+       }},
+      {"overlong_ragged_line", keep(build("{D}/overlong_line.csv")), "overlong_line.csv", ":3:", 3,
+       [](const fs::path& dir) {  // a 10 MB line of 5 million fields under a 3-column header
+         std::string line;
+         line.reserve(10'000'000);
+         for (int i = 0; i < 5'000'000; ++i) {
+           line += i == 0 ? "1" : ",1";
+         }
+         write_text(dir / "overlong_line.csv", "x1,x2,y\n0,0,1\n" + line + "\n");
+       }},
+      {"prior_covariance_not_square",
+       keep(std::string(kBuild) + " --data {M}/good.csv --prior-covariance {M}/not_square.csv"),
+       "not_square.csv",
+       ": ",
+       3,
+       {}},
+      // Matrices (solve --phi / --loglik / --y): .npy and header-less CSV.
+      {"phi_ragged_csv",
+       keep(solve("--phi", "{M}/phi_ragged.csv")),
+       "phi_ragged.csv",
+       ":2:3: ",
+       3,
+       {}},
+      {"phi_non_numeric_csv",
+       keep(solve("--phi", "{M}/phi_non_numeric.csv")),
+       "phi_non_numeric.csv",
+       ":2:2: ",
+       3,
+       {}},
+      {"phi_nan_csv", keep(solve("--phi", "{M}/phi_nan.csv")), "phi_nan.csv", ":2:2: ", 3, {}},
+      {"phi_empty_csv", keep(solve("--phi", "{M}/phi_empty.csv")), "phi_empty.csv", ": ", 3, {}},
+      {"phi_binary_garbage",
+       keep(solve("--phi", "{M}/binary_garbage.csv")),
+       "binary_garbage.csv",
+       ":1:1: ",
+       3,
+       {}},
+      {"npy_truncated", keep(solve("--phi", "{M}/truncated.npy")), "truncated.npy", ": ", 3, {}},
+      {"npy_lying_shape",
+       keep(solve("--phi", "{M}/lying_shape.npy")),
+       "lying_shape.npy",
+       ": ",
+       3,
+       {}},
+      {"npy_huge_shape", keep(solve("--phi", "{M}/huge_shape.npy")), "huge_shape.npy", ": ", 3, {}},
+      {"npy_huge_declared_size",
+       keep(solve("--phi", "{M}/huge_but_fits_index.npy")),
+       "huge_but_fits_index.npy",
+       ": ",
+       3,
+       {}},
+      {"npy_negative_shape",
+       keep(solve("--phi", "{M}/negative_shape.npy")),
+       "negative_shape.npy",
+       ": ",
+       3,
+       {}},
+      {"npy_bad_dtype", keep(solve("--phi", "{M}/bad_dtype.npy")), "bad_dtype.npy", ": ", 3, {}},
+      {"npy_three_d", keep(solve("--phi", "{M}/three_d.npy")), "three_d.npy", ": ", 3, {}},
+      {"npy_nan", keep(solve("--phi", "{M}/nan.npy")), "nan.npy", ": ", 3, {}},
+      {"npy_inf_loglik", keep(solve("--loglik", "{M}/inf.npy")), "inf.npy", ": ", 3, {}},
+      {"npy_zero_rows", keep(solve("--phi", "{M}/zero_rows.npy")), "zero_rows.npy", ": ", 3, {}},
+      {"npy_bad_magic", keep(solve("--phi", "{M}/bad_magic.npy")), "bad_magic.npy", ": ", 3, {}},
+      {"npy_magic_only", keep(solve("--phi", "{M}/magic_only.npy")), "magic_only.npy", ": ", 3, {}},
+      {"npy_header_garbage",
+       keep(solve("--phi", "{M}/header_garbage.npy")),
+       "header_garbage.npy",
+       ": ",
+       3,
+       {}},
+      {"npy_missing_key",
+       keep(solve("--phi", "{M}/missing_key.npy")),
+       "missing_key.npy",
+       ": ",
+       3,
+       {}},
+      {"npy_header_length_lies",
+       keep(solve("--phi", "{M}/header_length_lies.npy")),
+       "header_length_lies.npy",
+       ": ",
+       3,
+       {}},
+      {"npy_directory", keep(solve("--phi", "{M}")), "malformed", ": ", 3, {}},
+      {"npy_missing",
+       keep(solve("--phi", "{M}/no_such_file.npy")),
+       "no_such_file.npy",
+       ": ",
+       3,
+       {}},
+      {"y_wrong_shape",
+       keep(solve("--phi", "{M}/not_square.csv --y {M}/nan.npy")),
+       "nan.npy",
+       ": ",
+       3,
+       {}},
+      {"npy_huge_generated", keep(solve("--phi", "{D}/huge.npy")), "huge.npy", ": ", 3,
+       [](const fs::path& dir) {  // a valid header declaring 2^31 x 2^31 float64, 1 MB of data
+         std::string header =
+             "{'descr': '<f8', 'fortran_order': True, 'shape': (2147483648, 2147483648), }";
+         header.append(64 - (10 + header.size() + 1) % 64, ' ');
+         header += '\n';
+         std::string file = "\x93NUMPY";
+         file += '\x01';
+         file += '\x00';
+         file += static_cast<char>(header.size() & 0xff);
+         file += static_cast<char>(header.size() >> 8);
+         file += header;
+         file.append(1 << 20, '\0');
+         write_text(dir / "huge.npy", file);
+       }},
+      // Coresets (evaluate --coreset).
+      {"coreset_bad_header",
+       keep(evaluate("{M}/coreset_bad_header.csv")),
+       "coreset_bad_header.csv",
+       ":1:1: ",
+       3,
+       {}},
+      {"coreset_descending",
+       keep(evaluate("{M}/coreset_descending.csv")),
+       "coreset_descending.csv",
+       ":3:1: ",
+       3,
+       {}},
+      {"coreset_negative_weight",
+       keep(evaluate("{M}/coreset_negative_weight.csv")),
+       "coreset_negative_weight.csv",
+       ":2:2: ",
+       3,
+       {}},
+      {"coreset_nan_weight",
+       keep(evaluate("{M}/coreset_nan_weight.csv")),
+       "coreset_nan_weight.csv",
+       ":2:2: ",
+       3,
+       {}},
+      {"coreset_index_beyond_data",
+       keep(evaluate("{M}/coreset_index_beyond_data.csv")),
+       "coreset_index_beyond_data.csv",
+       ": ",
+       3,
+       {}},
+      {"coreset_empty", keep(evaluate("{M}/empty.csv")), "empty.csv", ": ", 3, {}},
+  };
+}
+
+class MalformedInput : public Hardening, public ::testing::WithParamInterface<MalformedCase> {};
+
+TEST_P(MalformedInput, IsRefusedWithItsExitCodeAMessageNamingTheFileAndNoOutput) {
+  const MalformedCase& c = GetParam();
+  if (c.generate) {
+    c.generate(dir_);
+  }
+  const std::set<std::string> before = listing(dir_);
+  const CommandResult r = run(expand(c.command, kCorpus, dir_.string()));
+  EXPECT_EQ(r.exit_code, c.exit_code) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  // "coreset: input error: FILE:LINE:COLUMN: what", on one line.
+  const std::string where = std::string(c.file) + c.location;
+  EXPECT_NE(r.err.find(where), std::string::npos) << "expected '" << where << "' in: " << r.err;
+  EXPECT_EQ(r.err.rfind("coreset: ", 0), 0u) << r.err;
+  EXPECT_LT(r.err.size(), 600u) << "the message should be one readable line: " << r.err;
+  const std::set<std::string> after = listing(dir_);
+  EXPECT_EQ(after, before) << "left behind:" << join(after);
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, MalformedInput, ::testing::ValuesIn(malformed_cases()),
+                         [](const ::testing::TestParamInfo<MalformedCase>& info) {
+                           return std::string(info.param.name);
+                         });
+
+// ---------------------------------------------------------------------------------------------
+// Ctrl-C and SIGTERM.
+
+std::vector<std::string> long_build(const std::string& data) {
+  return {"build", "--model", "logistic", "--data", data,         "--samples", "1000",
+          "-k",    "200",     "--tol",    "0",      "--max-iter", "100000000"};
+}
+
+TEST_F(Hardening, CtrlCStopsALongBuildWithCode130AndWritesNothing) {
+  const std::string data = write_big_dataset();
+  std::vector<std::string> arguments = long_build(data);
+  arguments.insert(arguments.end(), {"--out", path("out.csv"), "--report", path("report.json")});
+  const auto start = Clock::now();
+  const CommandResult r = run_and_signal(arguments, SIGINT, std::chrono::milliseconds(1500));
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  EXPECT_NE(r.err.find("coreset: interrupted by SIGINT: stopped, no output written"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line: " << r.err;
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(100));
+  EXPECT_EQ(listing(dir_), std::set<std::string>{"big.csv"}) << join(listing(dir_));
+}
+
+TEST_F(Hardening, SigtermStopsALongBuildWithCode143AndWritesNothing) {
+  const std::string data = write_big_dataset();
+  std::vector<std::string> arguments = long_build(data);
+  arguments.insert(arguments.end(), {"--out", path("out.csv"), "--report", path("report.json")});
+  const CommandResult r = run_and_signal(arguments, SIGTERM, std::chrono::milliseconds(1500));
+  EXPECT_EQ(r.exit_code, 143) << r.err;
+  EXPECT_NE(r.err.find("coreset: interrupted by SIGTERM"), std::string::npos) << r.err;
+  EXPECT_EQ(listing(dir_), std::set<std::string>{"big.csv"}) << join(listing(dir_));
+}
+
+TEST_F(Hardening, CtrlCStopsTheSolverIterations) {
+  // y = Phi 1 is far from 50-sparse, and random batches keep w moving: it never stops by itself.
+  write_planted(400, 4000, 5);
+  const CommandResult r = run_and_signal(
+      {"solve", "--phi", path("phi.npy"), "-k", "50", "--tol", "0", "--max-iter", "1000000000",
+       "--batch-fraction", "0.3", "--out", path("out.csv"), "--report", path("report.json")},
+      SIGINT, std::chrono::milliseconds(1500));
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  EXPECT_NE(r.err.find("interrupted by SIGINT"), std::string::npos) << r.err;
+  EXPECT_EQ(listing(dir_), (std::set<std::string>{"phi.npy", "y.npy"})) << join(listing(dir_));
+}
+
+TEST_F(Hardening, CtrlCStopsAnExperimentBeforeItsFolderAppears) {
+  const CommandResult r =
+      run_and_signal({"experiment", "gaussian", "--trials", "100000", "--k", "5,10", "--algorithms",
+                      "a-iht,giga", "--out", path("experiment")},
+                     SIGINT, std::chrono::milliseconds(1500));
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  EXPECT_NE(r.err.find("interrupted by SIGINT"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("experiment")));
+  EXPECT_TRUE(listing(dir_).empty()) << join(listing(dir_));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Outputs: all or nothing.
+
+TEST_F(Hardening, AReportThatCannotBeWrittenLeavesNoCoresetEither) {
+  write_planted();
+  // /proc exists, so the early check passes, but no file can be created there.
+  const CommandResult r = run("solve --phi " + path("phi.npy") + " -k 5 --out " + path("out.csv") +
+                              " --report /proc/coreset-report.json");
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_NE(r.err.find("coreset: output error: cannot write /proc/coreset-report.json"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(listing(dir_), (std::set<std::string>{"phi.npy", "y.npy"})) << join(listing(dir_));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Progress and --quiet.
+
+const std::vector<std::string> kShortBuild = {"build", "--model",    "logistic", "--samples",
+                                              "200",   "-k",         "20",       "--tol",
+                                              "0",     "--max-iter", "300"};
+
+TEST_F(Hardening, NoProgressTextWhenStderrIsAPipe) {
+  std::string command;
+  for (const std::string& argument : kShortBuild) {
+    command += argument + " ";
+  }
+  const CommandResult r = run(command + "--out " + path("out.csv"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  EXPECT_EQ(r.out.find('\r'), std::string::npos);
+  EXPECT_NE(r.out.find("coreset build: logistic model"), std::string::npos) << r.out;
+}
+
+TEST_F(Hardening, ProgressIsDrawnOnATerminalAndClearedAtTheEnd) {
+  std::vector<std::string> arguments = kShortBuild;
+  arguments.insert(arguments.end(), {"--out", path("out.csv"), "--report", path("report.json")});
+  int exit_code = -1;
+  const std::string text = run_on_terminal(arguments, exit_code);
+  ASSERT_EQ(exit_code, 0) << text;
+  EXPECT_NE(text.find("\rcoreset: "), std::string::npos) << text;
+  const bool stage_shown = text.find("coreset: solve ") != std::string::npos ||
+                           text.find("coreset: projection ") != std::string::npos ||
+                           text.find("coreset: laplace") != std::string::npos;
+  EXPECT_TRUE(stage_shown) << text;
+  // The line is cleared before the summary, which starts on a clean line.
+  const std::size_t summary = text.find("coreset build: logistic model");
+  ASSERT_NE(summary, std::string::npos) << text;
+  EXPECT_EQ(text.rfind("\r\033[K", summary), summary - 4) << text;
+  // The JSON report is untouched by the terminal.
+  const auto report = nlohmann::json::parse(slurp(path("report.json")));
+  EXPECT_EQ(report["k"], 20);
+}
+
+TEST_F(Hardening, QuietSilencesProgressAndSummaryOnATerminal) {
+  std::vector<std::string> arguments = kShortBuild;
+  arguments.insert(arguments.end(), {"--quiet", "--out", path("out.csv")});
+  int exit_code = -1;
+  const std::string text = run_on_terminal(arguments, exit_code);
+  ASSERT_EQ(exit_code, 0) << text;
+  EXPECT_TRUE(text.empty()) << text;
+  EXPECT_TRUE(fs::exists(path("out.csv")));
+}
+
+TEST_F(Hardening, QuietStillListsTheCoresetWithoutOutAndStillPrintsErrors) {
+  write_planted();
+  CommandResult r =
+      run("--quiet solve --phi " + path("phi.npy") + " --y " + path("y.npy") + " -k 5");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("index,weight\n", 0), 0u) << r.out;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  r = run("solve --quiet --phi " + path("missing.npy") + " -k 5");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("missing.npy"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace coreset
