@@ -133,7 +133,8 @@ struct SolverOptions {
   /// (coreset::Cancelled is then thrown): the solver's iterations here; for build_coreset,
   /// PreparedProblem and evaluate_coreset (through BuildOptions::solver) also the Laplace fit,
   /// the sampling, the projection and the evaluation. See coreset/progress.hpp. It does not
-  /// change any result.
+  /// change any result. A PreparedProblem keeps the one it was built with for evaluate(), so
+  /// that observer must outlive the problem.
   ProgressObserver* progress = nullptr;
 };
 
