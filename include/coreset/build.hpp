@@ -70,6 +70,11 @@ struct BuildResult {
   std::vector<double> coreset_posterior_mean;
 };
 
+/// SparseVI's settings as a run for a `kind` model uses them: steps and learning_rate of 0
+/// replaced by the papers' defaults for the model (SparseViOptions). Throws InvalidArgument for a
+/// value out of its domain, as build_coreset does.
+SparseViOptions effective_sparsevi_options(const SparseViOptions& options, ModelKind kind);
+
 /// One coreset solved and scored on a PreparedProblem.
 struct CoresetRun {
   SolveResult solve;                ///< coreset indices are 0-based dataset rows
@@ -112,6 +117,14 @@ class PreparedProblem {
   Quality evaluate(const Coreset& coreset) const;
   /// solve(), then the quality of its coreset, each timed.
   CoresetRun solve_and_evaluate(const SolverOptions& solver) const;
+  /// solve_and_evaluate at every budget of `ks` (sorted, duplicates dropped; solver.k is
+  /// ignored), in ascending k. Algorithm::sparsevi, which is greedy, makes one run to the
+  /// largest k and records its coreset after each selection count in ks: each result is exactly
+  /// (bit for bit) what a run to that k alone gives, since SparseVI's draws at selection m do not
+  /// depend on k, and its solve_seconds is the time from the run's start to that snapshot (plus
+  /// its refit). The other algorithms are solved once per k.
+  std::vector<CoresetRun> solve_and_evaluate_budgets(const SolverOptions& solver,
+                                                     std::vector<index_t> ks) const;
 
  private:
   struct Impl;

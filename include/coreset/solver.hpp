@@ -14,7 +14,8 @@
 //                        point, so the coreset has at most min(k, n) points. Both may pick a point
 //                        again (it is then reweighted), so fewer than k distinct points is normal;
 //                        they also stop early, with fewer steps, when no step can improve the fit
-//                        (StopReason::stationary).
+//                        (StopReason::stationary), and take at most 1000 + 100 n steps whatever
+//                        k is (StopReason::max_iterations when that limit cuts k short).
 //   is, uniform          the number of draws with replacement (spec 2.9, 2.11); repeats merge, so
 //                        the coreset has at most min(k, n) points and usually fewer. Both
 //                        estimate Phi 1 without looking at y (y only enters the objective).
@@ -66,9 +67,11 @@ enum class StepRule {
 };
 
 enum class StopReason {
-  tolerance,       ///< ||w_t - w_{t-1}|| <= tol * ||w_t||
-  stationary,      ///< no step can change w (giga, fw: no step improves the fit)
-  max_iterations,  ///< the iteration cap was reached first
+  tolerance,   ///< ||w_t - w_{t-1}|| <= tol * ||w_t||
+  stationary,  ///< no step can change w (giga, fw: no step improves the fit)
+  /// The iteration cap was reached first (IHT family: max_iterations; giga, fw: the step limit
+  /// of 1000 + 100 n, for k above it).
+  max_iterations,
   /// giga, fw: all k steps were taken; is, uniform: the k draws were made. Their normal end,
   /// reported as converged.
   budget,

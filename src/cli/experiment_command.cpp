@@ -392,49 +392,88 @@ struct TrialRun {
   std::exception_ptr fatal;          // anything else: rethrown on the main thread
 };
 
-// Every (algorithm, k) on the prepared problem, `workers` at a time, each solve on one thread
-// (these problems are far too small for the solver's own threads to pay). The runs share only
-// the const problem, so the results do not depend on the scheduling; they come back in the
-// order algorithm, then k.
+// Every (algorithm, k) on the prepared problem, `workers` jobs at a time, each solve on one
+// thread (these problems are far too small for the solver's own threads to pay). A job is one
+// (algorithm, k), except for SparseVI: it is greedy, so one job runs it once to the largest k
+// and records its coreset at every k of the grid (PreparedProblem::solve_and_evaluate_budgets;
+// each is what a run to that k alone gives, and its time is the time to reach it), instead of
+// k_max separate runs from scratch. The jobs share only the const problem, so the results do
+// not depend on the scheduling; they come back in the order algorithm, then k.
 // `progress` counts the finished runs; the solves themselves only poll for Ctrl-C.
 std::vector<TrialRun> run_trial(const PreparedProblem& problem,
                                 const std::vector<Algorithm>& algorithms,
                                 const std::vector<index_t>& ks, std::uint64_t seed,
                                 int max_iterations, int workers, TerminalProgress& progress) {
   std::vector<TrialRun> runs;
+  struct Job {
+    Algorithm algorithm;
+    std::size_t first;  // its runs: first .. first + count - 1
+    std::size_t count;
+  };
+  std::vector<Job> jobs;
   for (const Algorithm algorithm : algorithms) {
+    const std::size_t first = runs.size();
     for (const index_t k : ks) {
       runs.push_back({to_string(algorithm), k, std::nullopt, {}, nullptr});
+    }
+    if (algorithm == Algorithm::sparsevi) {
+      jobs.push_back({algorithm, first, ks.size()});
+    } else {
+      for (std::size_t p = 0; p < ks.size(); ++p) {
+        jobs.push_back({algorithm, first + p, 1});
+      }
     }
   }
   progress.task("runs", static_cast<std::int64_t>(runs.size()));
   InterruptObserver interrupt;
+  // The long SparseVI paths first, so that the short jobs fill in around them.
+  std::stable_sort(jobs.begin(), jobs.end(),
+                   [](const Job& a, const Job& b) { return a.count > b.count; });
   std::atomic<std::size_t> next{0};
   std::atomic<std::int64_t> finished{0};
   const auto work = [&] {
-    for (std::size_t j = next++; j < runs.size(); j = next++) {
-      TrialRun& run = runs[j];
+    for (std::size_t j = next++; j < jobs.size(); j = next++) {
+      const Job& job = jobs[j];
       SolverOptions solver;
-      solver.algorithm = algorithms[j / ks.size()];
-      solver.k = run.k;
+      solver.algorithm = job.algorithm;
       solver.seed = seed;
       solver.max_iterations = max_iterations;
       solver.threads = 1;
+      // A budget above n is refused on its own (as a run to it alone would be), not the path.
+      std::size_t count = job.count;
+      while (job.count > 1 && count > 0 && runs[job.first + count - 1].k > problem.rows()) {
+        --count;
+      }
+      for (std::size_t p = count; p < job.count; ++p) {
+        runs[job.first + p].error = "k = " + std::to_string(runs[job.first + p].k) +
+                                    " is larger than the data's " + std::to_string(problem.rows()) +
+                                    " rows";
+      }
+      std::vector<index_t> budgets;
+      for (std::size_t p = 0; p < count; ++p) {
+        budgets.push_back(runs[job.first + p].k);
+      }
       solver.progress = &interrupt;
       try {
-        run.row = experiment_row({}, run.algorithm, run.k, 0, problem.solve_and_evaluate(solver));
+        const std::vector<CoresetRun> results = problem.solve_and_evaluate_budgets(solver, budgets);
+        for (std::size_t p = 0; p < count; ++p) {
+          TrialRun& run = runs[job.first + p];
+          run.row = experiment_row({}, run.algorithm, run.k, 0, results[p]);
+        }
       } catch (const Cancelled&) {
-        run.fatal = std::current_exception();
+        runs[job.first].fatal = std::current_exception();
       } catch (const Error& error) {
-        run.error = error.what();
+        for (std::size_t p = 0; p < count; ++p) {
+          runs[job.first + p].error = error.what();
+        }
       } catch (...) {
-        run.fatal = std::current_exception();
+        runs[job.first].fatal = std::current_exception();
       }
-      progress.advanced(++finished);
+      progress.advanced(finished += static_cast<std::int64_t>(job.count));
     }
   };
   std::vector<std::thread> threads;
-  for (int t = 1; t < std::min<int>(workers, static_cast<int>(runs.size())); ++t) {
+  for (int t = 1; t < std::min<int>(workers, static_cast<int>(jobs.size())); ++t) {
     threads.emplace_back(work);
   }
   work();

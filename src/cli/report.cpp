@@ -71,6 +71,18 @@ void add_solve_fields(Json& report, const SolverOptions& options, const SolveRes
   report["objective_history"] = result.objective_history;
 }
 
+// SparseVI's settings as run: the requested values (0 = the model's default) and the values in
+// effect for this model, so a report alone says how its coreset was made.
+Json sparsevi_json(const SparseViOptions& options, ModelKind model) {
+  const SparseViOptions used = effective_sparsevi_options(options, model);
+  return {{"steps", used.steps},
+          {"steps_requested", options.steps},
+          {"learning_rate", used.learning_rate},
+          {"learning_rate_requested", options.learning_rate},
+          {"samples", used.samples},
+          {"optimizer", to_string(used.optimizer)}};
+}
+
 Json quality_json(const Quality& quality) {
   return {{"relative_projection_error", quality.relative_projection_error},
           {"forward_kl", quality.forward_kl},
@@ -142,8 +154,11 @@ std::string stop_line(const SolveResult& result) {
     return format("  stopped:        budget (one pass of k = %lld draws)\n",
                   static_cast<long long>(result.k));
   }
+  const bool step_limit =
+      result.stop_reason == StopReason::max_iterations && !is_iht_family(result.algorithm);
   const char* outcome = result.stop_reason == StopReason::budget ? "all k steps taken"
-                        : result.converged                       ? "converged"
+                        : step_limit       ? "the step limit 1000 + 100 n, for k far above n"
+                        : result.converged ? "converged"
                                            : "NOT converged: raise --max-iter";
   return format("  stopped:        %s after %d iterations (%s)\n",
                 to_string(result.stop_reason).c_str(), result.iterations, outcome);
@@ -228,6 +243,9 @@ std::string render_build_report(const BuildInputs& inputs, const BuildResult& re
   report["seed"] = inputs.options.seed;
   report["runtime"] = runtime_json(inputs.options.solver.threads);
   add_solve_fields(report, inputs.options.solver, result.solve);
+  if (result.solve.algorithm == Algorithm::sparsevi) {
+    report["sparsevi"] = sparsevi_json(inputs.options.solver.sparsevi, inputs.options.model.kind);
+  }
   report["quality"] = quality_json(result.quality);
   const StageSeconds& s = result.seconds;
   report["seconds"] = {{"pihat", s.pihat},

@@ -3,6 +3,7 @@
 
 #include <omp.h>
 #include <Eigen/Core>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <optional>
@@ -179,29 +180,58 @@ void check_rows(const Coreset& coreset, index_t rows) {
 
 // SparseVI draws its own coreset posteriors from the model; only the objective of its coreset
 // (after every selection, for the trace) is taken on the build's Phi, as for the other solvers.
+//
+// SparseVI is greedy and its draws at selection m, step t depend only on (seed, m, t)
+// (core::sparsevi_seed), never on the budget: its state after m selections is the same in a run
+// to k = m as in any run to a larger k. So one run to max(ks) gives, at each k of `ks`
+// (ascending, distinct), exactly the result of a run to k alone: the coreset and objective trace
+// after selection k (or, when it stopped early, at m' < k selections, the final coreset with
+// StopReason::stationary, as a run to k would stop there too), and its own refit. `seconds` is
+// the wall time from the start of the run to that snapshot, plus its refit.
 template <class T>
-SolveResult solve_sparsevi(const models::Model& model, const Matrix<T>& phi,
-                           const SolverOptions& solver) {
+std::vector<SolveResult> solve_sparsevi(const models::Model& model, const Matrix<T>& phi,
+                                        const SolverOptions& solver,
+                                        const std::vector<index_t>& ks) {
   const auto start = Clock::now();
-  SolveResult result;
-  result.algorithm = solver.algorithm;
-  result.step_rule = solver.step_rule;
-  result.k = solver.k;
-  core::stage_started(solver.progress, Stage::solve, solver.k);
-  const core::SparseViRun run = core::run_sparsevi(model, solver, [&](int, const Coreset& coreset) {
-    result.objective_history.push_back(objective(phi.view(), nullptr, coreset));
-  });
-  result.coreset = run.coreset;
-  result.iterations = run.selections;
-  result.converged = true;
-  result.stop_reason = run.stop_reason;
+  core::stage_started(solver.progress, Stage::solve, ks.back());
   const double target = objective(phi.view(), nullptr, Coreset{});  // ||y||^2
-  result.objective = result.objective_history.empty() ? target : result.objective_history.back();
-  result.target_norm = std::sqrt(target);
-  result.relative_error = target > 0.0 ? std::sqrt(result.objective / target) : 0.0;
-  cpu::refit_on_cpu(phi.view(), static_cast<const T*>(nullptr), solver, result);
-  result.seconds = seconds_since(start);
-  return result;
+  std::vector<SolveResult> results(ks.size());
+  std::vector<double> history;
+  std::vector<double> snapshot_seconds(ks.size(), 0.0);
+  std::size_t next = 0;  // the first snapshot not yet taken
+  const auto take = [&](std::size_t p, const Coreset& coreset, int selections, StopReason stop) {
+    SolveResult& result = results[p];
+    result.algorithm = solver.algorithm;
+    result.step_rule = solver.step_rule;
+    result.k = ks[p];
+    result.coreset = coreset;
+    result.iterations = selections;
+    result.converged = true;
+    result.stop_reason = stop;
+    result.objective_history = history;
+    result.objective = history.empty() ? target : history.back();
+    result.target_norm = std::sqrt(target);
+    result.relative_error = target > 0.0 ? std::sqrt(result.objective / target) : 0.0;
+    snapshot_seconds[p] = seconds_since(start);
+  };
+  SolverOptions longest = solver;
+  longest.k = ks.back();
+  const core::SparseViRun run =
+      core::run_sparsevi(model, longest, [&](int m, const Coreset& coreset) {
+        history.push_back(objective(phi.view(), nullptr, coreset));
+        for (; next < ks.size() && ks[next] == m; ++next) {
+          take(next, coreset, m, StopReason::budget);
+        }
+      });
+  for (; next < ks.size(); ++next) {  // it stopped before selection ks[next]
+    take(next, run.coreset, run.selections, run.stop_reason);
+  }
+  for (std::size_t p = 0; p < ks.size(); ++p) {
+    const auto refit_start = Clock::now();
+    cpu::refit_on_cpu(phi.view(), static_cast<const T*>(nullptr), solver, results[p]);
+    results[p].seconds = snapshot_seconds[p] + seconds_since(refit_start);
+  }
+  return results;
 }
 
 }  // namespace
@@ -281,8 +311,9 @@ const StageSeconds& PreparedProblem::seconds() const noexcept {
 SolveResult PreparedProblem::solve(const SolverOptions& solver) const {
   check_budget(impl_->source, rows(), solver.k);
   if (solver.algorithm == Algorithm::sparsevi) {
-    return impl_->with_phi(
-        [&](const auto& phi) { return solve_sparsevi(impl_->prepared.model, phi, solver); });
+    return impl_->with_phi([&](const auto& phi) {
+      return std::move(solve_sparsevi(impl_->prepared.model, phi, solver, {solver.k}).front());
+    });
   }
   return impl_->with_phi(
       [&](const auto& phi) { return coreset::solve(phi.view(), nullptr, solver); });
@@ -313,6 +344,53 @@ CoresetRun PreparedProblem::solve_and_evaluate(const SolverOptions& solver) cons
   run.quality.relative_projection_error = run.solve.relative_error;
   run.evaluation_seconds = seconds_since(start);
   return run;
+}
+
+SparseViOptions effective_sparsevi_options(const SparseViOptions& options, ModelKind kind) {
+  const core::SparseViSettings settings = core::resolve_sparsevi_settings(options, kind);
+  SparseViOptions effective;
+  effective.steps = settings.steps;
+  effective.learning_rate = settings.learning_rate;
+  effective.samples = settings.samples;
+  effective.optimizer = settings.optimizer;
+  return effective;
+}
+
+std::vector<CoresetRun> PreparedProblem::solve_and_evaluate_budgets(const SolverOptions& solver,
+                                                                    std::vector<index_t> ks) const {
+  std::sort(ks.begin(), ks.end());
+  ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
+  std::vector<CoresetRun> runs(ks.size());
+  if (ks.empty()) {
+    return runs;
+  }
+  if (solver.algorithm != Algorithm::sparsevi) {
+    for (std::size_t p = 0; p < ks.size(); ++p) {
+      SolverOptions one = solver;
+      one.k = ks[p];
+      runs[p] = solve_and_evaluate(one);
+    }
+    return runs;
+  }
+  for (const index_t k : ks) {
+    check_budget(impl_->source, rows(), k);
+  }
+  if (ks.front() < 1) {
+    throw InvalidArgument("k must be at least 1 (got " + std::to_string(ks.front()) + ")");
+  }
+  std::vector<SolveResult> results = impl_->with_phi(
+      [&](const auto& phi) { return solve_sparsevi(impl_->prepared.model, phi, solver, ks); });
+  for (std::size_t p = 0; p < ks.size(); ++p) {
+    CoresetRun& run = runs[p];
+    run.solve = std::move(results[p]);
+    run.solve_seconds = run.solve.seconds;
+    const auto start = Clock::now();
+    compare_posteriors(impl_->prepared.model, impl_->full, run.solve.coreset, run.quality,
+                       &run.coreset_posterior_mean);
+    run.quality.relative_projection_error = run.solve.relative_error;
+    run.evaluation_seconds = seconds_since(start);
+  }
+  return runs;
 }
 
 BuildResult build_coreset(const Dataset& data, const BuildOptions& options) {

@@ -119,6 +119,27 @@ TEST_F(Cli, BuildRunsSparseViWithItsOptions) {
   EXPECT_EQ(report["algorithm"], "sparsevi");
   EXPECT_EQ(report["iterations"], 3);
   EXPECT_EQ(report["stop_reason"], "budget");
+  // The SparseVI settings in effect are recorded: those given, and the model's default rate.
+  ASSERT_TRUE(report.contains("sparsevi")) << report.dump(2);
+  EXPECT_EQ(report["sparsevi"]["steps"], 10);
+  EXPECT_EQ(report["sparsevi"]["samples"], 20);
+  EXPECT_DOUBLE_EQ(report["sparsevi"]["learning_rate"].get<double>(), 0.25);
+  EXPECT_EQ(report["sparsevi"]["optimizer"], "adam");
+  const CommandResult defaults =
+      run("build --model logistic --samples 100 -k 1 --algorithm sparsevi --sparsevi-optimizer "
+          "sgd --report " +
+          path("defaults.json"));
+  ASSERT_EQ(defaults.exit_code, 0) << defaults.err;
+  const auto defaulted = nlohmann::json::parse(slurp(path("defaults.json")));
+  EXPECT_EQ(defaulted["sparsevi"]["steps"], 500);  // logistic: [SVI] sec. 5.3
+  EXPECT_EQ(defaulted["sparsevi"]["steps_requested"], 0);
+  EXPECT_DOUBLE_EQ(defaulted["sparsevi"]["learning_rate"].get<double>(), 0.5);
+  EXPECT_EQ(defaulted["sparsevi"]["samples"], 100);
+  EXPECT_EQ(defaulted["sparsevi"]["optimizer"], "sgd");
+  const CommandResult other =
+      run("build --model logistic --samples 100 -k 3 --report " + path("aiht.json"));
+  ASSERT_EQ(other.exit_code, 0) << other.err;
+  EXPECT_FALSE(nlohmann::json::parse(slurp(path("aiht.json"))).contains("sparsevi"));
 
   const CommandResult help = run("build --help");
   for (const char* flag : {"--sparsevi-steps", "--sparsevi-learning-rate", "--sparsevi-samples",

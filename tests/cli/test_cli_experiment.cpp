@@ -190,7 +190,8 @@ TEST_F(Cli, ExperimentRbfOnTheStandInDataHasFiniteKlThatFallsWithK) {
       run("experiment rbf --trials 2 --k 5,300 --algorithms a-iht-2,uniform --samples 200 --out " +
           path("exp"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("SYNTHETIC STAND-IN for the UK house-price data"), std::string::npos)
+  EXPECT_NE(r.out.find("SYNTHETIC STAND-IN for the UK house-price data (not available)"),
+            std::string::npos)
       << r.out;
   const std::vector<Row> rows = read_results(path("exp/results.csv"));
   ASSERT_EQ(rows.size(), 2u * 2u * 2u);  // algorithms x k x trials

@@ -88,9 +88,9 @@ std::vector<double> group_totals(const Coreset& c, index_t distinct) {
 TEST(EdgeCases, KLargerThanNGivesValidCoresetsAndTheNnlsWeights) {
   const Matrix<double> phi = test::gaussian_matrix(40, 6, 21);
   for (const Algorithm algorithm : kEveryAlgorithm) {
-    // k = 100'000 is left out for now: giga and fw then ran for minutes and gigabytes (a
-    // stationarity stop for them is unfinished), recorded in the issue notes.
-    for (const index_t k : {index_t{6}, index_t{7}, index_t{60}}) {
+    // k = 100'000: giga and fw stop on their precision conditions (y = Phi 1 is fitted exactly
+    // to rounding) after a few hundred steps, far below their step limit of 1000 + 100 n.
+    for (const index_t k : {index_t{6}, index_t{7}, index_t{60}, index_t{100'000}}) {
       for (const bool refit : {false, true}) {
         const std::string what = label(algorithm, k, refit);
         const SolveResult result = solve(phi.view(), nullptr, options_for(algorithm, k, refit));
@@ -110,6 +110,26 @@ TEST(EdgeCases, KLargerThanNGivesValidCoresetsAndTheNnlsWeights) {
           EXPECT_LT(result.relative_error, 1e-6) << what;
         }
       }
+    }
+  }
+  // A target y outside the span (not Phi 1): the optimum is not exact, and without their step
+  // limit giga and fw took all k steps, lowering f by ever less (k = 1e9: hours and gigabytes of
+  // history; k = 200'000, 2 s and 200'000 entries). Now they end at 1000 + 100 n steps, saying
+  // so, with a valid coreset.
+  const Matrix<double> wide = test::gaussian_matrix(40, 30, 24);
+  const Matrix<double> target = test::gaussian_matrix(40, 1, 25);
+  for (const Algorithm algorithm : {Algorithm::giga, Algorithm::frank_wolfe}) {
+    for (const index_t k : {index_t{3000}, index_t{4000}, index_t{200'000}}) {
+      const std::string what = label(algorithm, k, false) + " y outside the span";
+      const SolveResult result =
+          solve(wide.view(), target.column(0), options_for(algorithm, k, false));
+      expect_valid(wide.view(), target.column(0), result, k, what);
+      EXPECT_EQ(result.k, k) << what;
+      EXPECT_LE(result.iterations, 4000) << what;
+      EXPECT_LE(result.objective_history.size(), 4000u) << what;
+      EXPECT_EQ(result.stop_reason, k > 4000 ? StopReason::max_iterations : StopReason::budget)
+          << what;
+      EXPECT_TRUE(std::isfinite(result.objective)) << what;
     }
   }
   // The IHT family's budget has no upper limit: far beyond n it just solves NNLS. (The

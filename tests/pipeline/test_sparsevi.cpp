@@ -244,6 +244,54 @@ TEST(SparseVi, IsDeterministicForASeedAndIndependentOfTheThreadCount) {
   }
 }
 
+// The experiment runner's SparseVI path: one run to the largest budget, snapshotted at each k.
+// SparseVI is greedy and its draws at selection m depend only on (seed, m, step), so the
+// snapshot at k must be bit for bit the run to k alone: same coreset, trace, stop, refit and KL.
+TEST(SparseVi, SnapshotsOfOneRunToTheLargestKEqualRunsToEachKAlone) {
+  const Dataset gaussian = gaussian_data(60, 3, 7);
+  const Dataset logistic = synthetic_logistic_dataset(80, 7);
+  for (const Dataset* data : {&gaussian, &logistic}) {
+    for (const bool refit : {false, true}) {
+      const ModelKind kind = data == &gaussian ? ModelKind::gaussian : ModelKind::logistic;
+      SCOPED_TRACE(to_string(kind) + (refit ? " refit" : ""));
+      BuildOptions options = sparsevi_options(kind, 1, 3);
+      options.solver.sparsevi.steps = 8;
+      options.solver.sparsevi.samples = 30;
+      options.solver.refit = refit;
+      const PreparedProblem problem(*data, options);
+      const std::vector<index_t> ks = {6, 1, 3, 3};  // unsorted, a repeat: sorted and merged
+      const std::vector<CoresetRun> path = problem.solve_and_evaluate_budgets(options.solver, ks);
+      ASSERT_EQ(path.size(), 3u);
+      double previous_seconds = 0.0;
+      for (std::size_t p = 0; p < path.size(); ++p) {
+        const index_t k = std::vector<index_t>{1, 3, 6}[p];
+        SCOPED_TRACE("k = " + std::to_string(k));
+        SolverOptions alone = options.solver;
+        alone.k = k;
+        const CoresetRun single = problem.solve_and_evaluate(alone);
+        const SolveResult& snapshot = path[p].solve;
+        EXPECT_EQ(snapshot.k, k);
+        EXPECT_EQ(snapshot.iterations, single.solve.iterations);
+        EXPECT_EQ(snapshot.stop_reason, single.solve.stop_reason);
+        EXPECT_EQ(snapshot.coreset.indices, single.solve.coreset.indices);
+        EXPECT_EQ(snapshot.coreset.weights, single.solve.coreset.weights);
+        EXPECT_EQ(snapshot.objective_history, single.solve.objective_history);
+        EXPECT_EQ(snapshot.objective, single.solve.objective);
+        EXPECT_EQ(snapshot.objective_before_refit, single.solve.objective_before_refit);
+        EXPECT_EQ(path[p].quality.forward_kl, single.quality.forward_kl);
+        EXPECT_EQ(path[p].quality.reverse_kl, single.quality.reverse_kl);
+        EXPECT_EQ(path[p].coreset_posterior_mean, single.coreset_posterior_mean);
+        EXPECT_GE(path[p].solve_seconds, previous_seconds);  // the time to reach k
+        previous_seconds = path[p].solve_seconds;
+      }
+      // The snapshots differ from each other (else the test would prove nothing).
+      EXPECT_NE(path[0].solve.coreset.weights, path[2].solve.coreset.weights);
+      EXPECT_THROW(problem.solve_and_evaluate_budgets(options.solver, {3, data->rows() + 1}),
+                   InputError);
+    }
+  }
+}
+
 // The weighted-Laplace path on the built-in synthetic logistic data, with the papers' settings
 // for logistic regression (T = 500, gamma_t = 0.5 / t, S = 100).
 TEST(SparseVi, LogisticRegressionRunsWithLaplacePosteriorsAndGivesFiniteKl) {

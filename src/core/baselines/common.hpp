@@ -39,6 +39,34 @@ struct GreedyStep {
 
 using StepObserver = std::function<void(const GreedyStep&)>;
 
+/// The most steps GIGA and Frank-Wolfe take on n columns, whatever k asks for: 1000 + 100 n.
+/// Their k counts steps and may be up to 1e9, but the coreset can never hold more than n points,
+/// and once every point that helps is in it, later steps only polish the weights. When y = Phi 1
+/// the precision stops end that (the fit becomes exact to rounding, in a few hundred steps per
+/// handful of points); for any other target the optimum is not exact and the polishing goes on
+/// at O(1 / t) (Frank-Wolfe) with steps that each lower f a little, for all k steps, one history
+/// entry each: k = 1e9 would take hours and gigabytes for a result no better than that of a
+/// few thousand steps. So the loop ends at this limit (StopReason::max_iterations), which
+/// also bounds the history. It lies far above any k that can pick new points (k <= n) and above
+/// the steps the precision stops need in the tests, so budgets up to n are never cut.
+inline index_t greedy_step_limit(index_t n) {
+  constexpr index_t kBase = 1000;
+  constexpr index_t kPerColumn = 100;
+  constexpr index_t kNoLimit = index_t{1} << 62;
+  return n >= (kNoLimit - kBase) / kPerColumn ? kNoLimit : kBase + kPerColumn * n;
+}
+
+/// The number of steps to take for options.k on n columns (greedy_step_limit), and whether the
+/// limit cut it.
+struct GreedySteps {
+  index_t steps;
+  bool limited;
+};
+inline GreedySteps greedy_steps(index_t k, index_t n) {
+  const index_t limit = greedy_step_limit(n);
+  return {k < limit ? k : limit, k > limit};
+}
+
 /// The result before any step: the options recorded, the empty coreset, `stationary`.
 inline SolveResult start_baseline_result(const SolverOptions& options) {
   SolveResult result;

@@ -19,6 +19,9 @@
 //    does a step that does not lower f (rounding level: the exact line search cannot raise f);
 //    that step is undone. Without this, k far above n (k may be 1e9) would make rounding-noise
 //    steps to the end, one history entry each.
+//  - at most greedy_step_limit(n) = 1000 + 100 n steps whatever k is (common.hpp): for a target
+//    other than Phi 1 the optimum is not exact and the steps would go on lowering f by ever less
+//    for all k (up to 1e9) steps (StopReason::max_iterations).
 //  - y = 0, Phi = 0, or no column correlating positively with y: w = 0, which is then optimal and
 //    lies outside the polytope (0 steps, stationary).
 //  - the same vertex can be chosen again (it is reweighted), so k steps give at most k points.
@@ -62,7 +65,10 @@ SolveResult run_frank_wolfe(Backend& be, const typename Backend::Short& y,
     typename Backend::Sparse next;
     be.copy(y, residual);  // r = y - Phi w_0, w_0 = 0
     result.stop_reason = StopReason::budget;
-    for (index_t t = 0; t < options.k; ++t) {
+    // At most greedy_step_limit(n) steps whatever k is: k >> n would otherwise polish the
+    // weights for up to 1e9 steps, one history entry each (common.hpp).
+    const GreedySteps steps = greedy_steps(options.k, be.cols());
+    for (index_t t = 0; t < steps.steps; ++t) {
       throw_if_stopped(options.progress);
       be.phi_t_times(residual, c);
       const ArgMax best = be.argmax(FrankWolfeScore{}, c, sigma);
@@ -102,6 +108,9 @@ SolveResult run_frank_wolfe(Backend& be, const typename Backend::Short& y,
       if (observe) {
         observe(GreedyStep{result.iterations, best.index, best.score, gamma, be.to_coreset(w)});
       }
+    }
+    if (steps.limited && result.stop_reason == StopReason::budget) {
+      result.stop_reason = StopReason::max_iterations;  // the step limit, not k, ended it
     }
   }
   finish_baseline(be, y, w, result);

@@ -23,6 +23,8 @@
 //    conditions of the spec: ||d_t|| within rounding of 0 (ell(w_t) = ell: the fit is exact up to
 //    scale), no column can be scored, or the step's numerator zeta0 - zeta1 zeta2 <= 0 or the
 //    other term zeta1 - zeta0 zeta2 < 0 (no geodesic step raises <ell(w), ell>).
+//  - At most greedy_step_limit(n) = 1000 + 100 n steps whatever k is (common.hpp): beyond it
+//    the steps only polish the weights, and k = 1e9 would take hours (StopReason::max_iterations).
 //  - y = 0, Phi = 0, or no column correlating positively with y: w = 0 (the optimum), 0 steps.
 //  - Final scaling: w = alpha* v, alpha* = ||y|| max(0, <ell(w), ell>) (eq. 10).
 #pragma once
@@ -84,7 +86,10 @@ SolveResult run_giga(Backend& be, const typename Backend::Short& y, const Solver
     typename Backend::Sparse next;
     double zeta1 = 0.0;  // <ell, ell(w_t)>
     result.stop_reason = StopReason::budget;
-    for (index_t t = 0; t < options.k; ++t) {
+    // At most greedy_step_limit(n) steps whatever k is: k >> n would otherwise polish the
+    // weights for up to 1e9 steps, one history entry each (common.hpp).
+    const GreedySteps steps = greedy_steps(options.k, be.cols());
+    for (index_t t = 0; t < steps.steps; ++t) {
       throw_if_stopped(options.progress);
       be.axpby(1.0, ell, -zeta1, ell_w, d);
       const double d_norm = std::sqrt(be.read(be.dot(d, d)));
@@ -129,6 +134,9 @@ SolveResult run_giga(Backend& be, const typename Backend::Short& y, const Solver
       if (observe) {
         observe(GreedyStep{result.iterations, best.index, best.score, gamma, be.to_coreset(v)});
       }
+    }
+    if (steps.limited && result.stop_reason == StopReason::budget) {
+      result.stop_reason = StopReason::max_iterations;  // the step limit, not k, ended it
     }
     be.scale(result.target_norm * std::max(0.0, zeta1), v, w);
   }
