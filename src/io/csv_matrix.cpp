@@ -22,6 +22,7 @@ Matrix<T> read_csv_table(LineReader& lines, const char* empty_message) {
   const char delimiter = detect_delimiter(path, line, 1, 0);
   const index_t rows = lines.line_count();
   const index_t cols = count_fields(line, delimiter);
+  check_table_fits<T>(lines, line, rows, cols, delimiter, "line 1");
   Matrix<T> matrix(rows, cols);
   parse_rows<T>(lines, line, cols, delimiter, "line 1",
                 [&](const T* band, index_t band_rows, index_t first_row) {

@@ -48,6 +48,8 @@ class LineReader {
   bool next(std::string_view& line);
   /// 1-based number of the line last returned by next().
   index_t line_number() const noexcept { return line_number_; }
+  /// Bytes of text in all (the byte-order mark excluded).
+  std::int64_t byte_count() const noexcept { return byte_count_; }
   /// Starts again from the first line.
   void rewind();
 
@@ -67,6 +69,7 @@ class LineReader {
   std::size_t chunk_bytes_ = kDefaultChunkBytes;
   index_t line_count_ = 0;
   index_t line_number_ = 0;
+  std::int64_t byte_count_ = 0;
 };
 
 /// Removes spaces and tabs around a field.
@@ -141,6 +144,22 @@ void parse_rows(LineReader& lines, std::string_view line, index_t cols, char del
   if (in_band > 0) {
     store(static_cast<const T*>(buffer.data()), in_band, band_start);
   }
+}
+
+/// Checks, before a table of `rows` x `cols` numbers is allocated, that the text is long enough
+/// to hold one (every cell takes a character and a delimiter or newline): a short line 1 or
+/// header followed by many lines, or a long one followed by short ones, must not make the reader
+/// allocate far more than the file could fill. When the text is too short, parses `line` and the
+/// lines after it without storing them, which throws at the first bad row.
+template <class T>
+void check_table_fits(LineReader& lines, std::string_view line, index_t rows, index_t cols,
+                      char delimiter, const char* shape_source) {
+  if (rows <= 0 || 2 * cols - 1 <= lines.byte_count() / rows) {
+    return;
+  }
+  parse_rows<T>(lines, line, cols, delimiter, shape_source, [](const T*, index_t, index_t) {});
+  throw InputError(lines.name(), "the file is too short for " + std::to_string(rows) + " rows of " +
+                                     std::to_string(cols) + " numbers");
 }
 
 /// S lines of n numbers; row r of the text becomes row r of the matrix.

@@ -122,6 +122,7 @@ Dataset read_dataset_csv(LineReader& lines, const std::string& response, bool ha
   data.first_data_line = lines.line_number();
   const index_t rows = lines.line_count() - 1;
   const index_t dims = static_cast<index_t>(data.covariate_names.size());
+  check_table_fits<double>(lines, line, rows, cols, delimiter, "the header");
   data.covariates = Matrix<double>(rows, dims);
   if (has_response) {
     data.response.resize(static_cast<std::size_t>(rows));

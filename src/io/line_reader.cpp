@@ -95,6 +95,7 @@ LineReader::LineReader(const std::string& path, std::size_t chunk_bytes)
 LineReader::~LineReader() = default;
 
 void LineReader::count_lines_in_memory() {
+  byte_count_ = static_cast<std::int64_t>(window_.size());
   const std::size_t last = last_content(window_);
   line_count_ = last == std::string_view::npos
                     ? 0
@@ -109,9 +110,11 @@ void LineReader::count_lines_in_file() {
   index_t newlines_before_content = 0;
   index_t newlines = 0;
   bool any_content = false;
+  byte_count_ = 0;
   rewind();
   while (refill()) {
     const std::string_view chunk = window_.substr(position_);
+    byte_count_ += static_cast<std::int64_t>(chunk.size());
     const std::size_t last = last_content(chunk);
     const index_t in_chunk = count_newlines(chunk.data(), chunk.data() + chunk.size());
     if (last != std::string_view::npos) {

@@ -280,6 +280,28 @@ TEST_F(CsvDialectTest, FileLargerThanAChunk) {
   EXPECT_TRUE(contains(error_at(text, rows + 2, 2), "non-numeric cell 'x'"));
 }
 
+// A wide first line followed by many short ones: found at the first short row, without first
+// allocating the wide table (here 1e5 x 1e5 doubles, 80 GB).
+TEST_F(CsvDialectTest, TableTooLargeForTheFileIsNotAllocated) {
+  std::string header;
+  for (int j = 0; j < 100000; ++j) {
+    header += "c" + std::to_string(j) + ",";
+  }
+  header += "y\n";
+  std::string body;
+  for (int i = 0; i < 100000; ++i) {
+    body += "1\n";
+  }
+  EXPECT_TRUE(contains(error_at(header + body, 2, 2),
+                       "row has 1 fields, expected 100001 (as in the header)"));
+  std::string wide = "1";
+  for (int j = 0; j < 100000; ++j) {
+    wide += ",1";
+  }
+  EXPECT_TRUE(contains(matrix_error_at(wide + "\n" + body, 2, 2),
+                       "row has 1 fields, expected 100001 (as in line 1)"));
+}
+
 TEST_F(CsvDialectTest, InMemoryEntryPointNamesItsSource) {
   const std::string text = "a,y\n1,2\n3,z\n";
   detail::LineReader lines("memory.csv", text);
