@@ -63,7 +63,8 @@ Dataset read_dataset_csv(const std::string& path, const std::string& response = 
 /// "LABEL [qid:Q] INDEX:VALUE INDEX:VALUE ... [# comment]", tokens separated by spaces or tabs,
 /// indices 1-based and strictly ascending, qid ignored. Comment-only and blank lines may precede
 /// the first row and follow the last. The response is the label ("label"; dropped when
-/// `has_response` is false); the covariates "x1", ..., "xD" are dense, absent entries 0, with
+/// `has_response` is false); the covariates are dense, absent entries 0, unnamed (so the models
+/// call them "x1", ..., "xD", matching the indices), with
 /// D = `features` or, when 0, the largest index in the file. Errors name the line and the token
 /// (column 1 = the label): InputError for a bad number, an index that is 0, not ascending or above
 /// `features`, a token without ':', no data rows, or a dense matrix larger than the machine's

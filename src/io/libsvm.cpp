@@ -187,10 +187,8 @@ Dataset read_dataset_libsvm(LineReader& lines, bool has_response, index_t featur
   data.source = path;
   data.first_data_line = first_data_line;
   data.covariates = Matrix<double>(rows, dims);
-  data.covariate_names.reserve(static_cast<std::size_t>(dims));
-  for (index_t j = 1; j <= dims; ++j) {
-    data.covariate_names.push_back("x" + std::to_string(j));
-  }
+  // No names: the models call covariate j "x<j+1>", which is its LIBSVM index. Making them here
+  // would cost a string per index, even for the millions a single token like "1 4000000:1" asks.
   if (has_response) {
     data.response.resize(static_cast<std::size_t>(rows));
     data.response_name = "label";
