@@ -115,7 +115,9 @@ void write_coreset_csv(const std::string& path, const Coreset& coreset);
 
 /// Reads a coreset CSV written by write_coreset_csv (or by hand): header `index,weight`, then
 /// 0-based non-negative integer indices in strictly ascending order and finite non-negative
-/// weights (a weight of 0 is kept). Throws InputError (line, column) for anything else. Whether
+/// weights (a weight of 0 is kept). The delimiter (',', ';' or tab) is detected from the header;
+/// quotes, CRLF and a byte-order mark as for read_dataset_csv. Throws InputError (line, column)
+/// for anything else. Whether
 /// the indices fit a dataset is checked by whoever uses the coreset.
 Coreset read_coreset_csv(const std::string& path);
 
