@@ -3,7 +3,9 @@
 # The CUDA toolkit is optional (found at /usr/local/cuda when present); it is not in Debian.
 set -euo pipefail
 packages=(build-essential cmake ninja-build libeigen3-dev libgtest-dev libbenchmark-dev
-          libcli11-dev nlohmann-json3-dev clang-format pkgconf)
+          libcli11-dev nlohmann-json3-dev clang-format pkgconf
+          # scripts/fuzz.sh: clang with libFuzzer and the sanitizer runtimes, and its OpenMP
+          clang libclang-rt-14-dev libomp-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -27,12 +27,13 @@
 namespace coreset::io {
 
 /// Reads an S x n matrix from a NumPy .npy file (float32 or float64, also int32/int64 converted;
-/// either byte order, C or Fortran order, format versions 1-3; 2-D shape (S, n)) or from CSV (S
-/// lines of n numbers, comma separated, no header). The format is chosen by the ".npy" extension
-/// (any case). Values are converted to T (float or double: the two instantiations the library
-/// provides). Throws InputError for an empty matrix, an unsupported dtype or shape, a ragged CSV
-/// row, a cell that is not a number, and a value that is not finite or not finite once converted
-/// to T, naming its position.
+/// either byte order ('<', '>', '=' or '|'), C or Fortran order, format versions 1-3; 2-D shape
+/// (S, n)) or from CSV (S lines of n numbers, no header; the delimiter, ',', ';' or tab, is
+/// detected from line 1; quotes, CRLF and a byte-order mark as for read_dataset_csv). The format is
+/// chosen by the ".npy" extension (any case). Values are converted to T (float or double: the two
+/// instantiations the library provides). Throws InputError for an empty matrix, an unsupported
+/// dtype or shape, a ragged CSV row, a cell that is not a number, and a value that is not finite or
+/// not finite once converted to T, naming its position.
 template <class T>
 Matrix<T> read_matrix(const std::string& path);
 
@@ -42,15 +43,58 @@ Matrix<T> read_matrix(const std::string& path);
 template <class T>
 std::vector<T> read_vector(const std::string& path);
 
-/// Reads a dataset from CSV with a header row: comma-separated, one row per datapoint, every cell
-/// numeric and finite. The response is the column named `response` (empty: the last column);
-/// with `has_response` false every column is a covariate. The result records the file and the
-/// line and column of each row, so later validation can point at a bad cell. Throws InputError
-/// (file, line, column) for an empty file, a file with no data rows, a header with a duplicate
-/// or empty name, an unknown response name, a ragged row, a non-numeric cell, NaN or Inf.
-/// Whether the values suit a model (labels, counts) is checked later, by build_coreset.
+/// Reads a dataset from CSV with a header row: one row per datapoint, every cell numeric and
+/// finite. The delimiter is `delimiter` (',', ';' or '\t'), or with 0 the one of these that the
+/// header line holds outside quotes (a tab beside a comma or semicolon is padding; two candidates
+/// are an error). Fields may be quoted as in RFC 4180 ("1.5", "a ""b""", "x,y"); a quoted field
+/// cannot span lines. Lines may end in CRLF; a UTF-8 byte-order mark and trailing blank lines are
+/// ignored. The response is the column named `response` (empty: the last column); with
+/// `has_response` false every column is a covariate. The result records the file and the line and
+/// column of each row, so later validation can point at a bad cell. The file is read in chunks:
+/// only the parsed numbers are held whole. Throws InvalidArgument for another delimiter;
+/// InputError (file, line, column = field number) for an empty file, a file with no data rows, an
+/// ambiguous delimiter, a header with a duplicate or empty name, an unknown response name, a
+/// ragged row, a bad quote, a non-numeric cell, NaN or Inf. Whether the values suit a model
+/// (labels, counts) is checked later, by build_coreset.
 Dataset read_dataset_csv(const std::string& path, const std::string& response = "",
-                         bool has_response = true);
+                         bool has_response = true, char delimiter = 0);
+
+/// Reads a dataset from LIBSVM / svmlight sparse text: one datapoint per line,
+/// "LABEL [qid:Q] INDEX:VALUE INDEX:VALUE ... [# comment]", tokens separated by spaces or tabs,
+/// indices 1-based and strictly ascending, qid ignored. Comment-only and blank lines may precede
+/// the first row and follow the last. The response is the label ("label"; dropped when
+/// `has_response` is false); the covariates are dense, absent entries 0, unnamed (so the models
+/// call them "x1", ..., "xD", matching the indices), with
+/// D = `features` or, when 0, the largest index in the file. Errors name the line and the token
+/// (column 1 = the label): InputError for a bad number, an index that is 0, not ascending or above
+/// `features`, a token without ':', no data rows, or a dense matrix larger than the machine's
+/// memory; InvalidArgument for negative `features`.
+Dataset read_dataset_libsvm(const std::string& path, bool has_response = true,
+                            index_t features = 0);
+
+/// How read_dataset reads a file.
+enum class DataFormat {
+  automatic,  ///< by extension: .svm, .libsvm, .svmlight (any case) are LIBSVM, all else CSV
+  csv,
+  libsvm,
+};
+
+/// Options of read_dataset; each applies to one format and is ignored by the other.
+struct DatasetReadOptions {
+  DataFormat format = DataFormat::automatic;
+  std::string response;      ///< CSV: the response column's name (empty: the last column)
+  bool has_response = true;  ///< false: no response (every CSV column, no LIBSVM label)
+  char delimiter = 0;        ///< CSV: ',', ';' or '\t'; 0: detected from the header
+  index_t features = 0;      ///< LIBSVM: D; 0: the largest index in the file
+};
+
+/// The format read_dataset uses for `path` under `format` (automatic: by extension).
+DataFormat dataset_format(const std::string& path, DataFormat format = DataFormat::automatic);
+
+/// Reads a dataset as read_dataset_csv or read_dataset_libsvm, chosen by dataset_format. Throws
+/// as they do; InvalidArgument when a CSV-only option (a response name, a delimiter) is given for
+/// LIBSVM or a LIBSVM-only one (features) for CSV.
+Dataset read_dataset(const std::string& path, const DatasetReadOptions& options = {});
 
 /// Writes a .npy file (format 1.0, little-endian) of the given 1-D or 2-D shape, holding the
 /// product of the dimensions of elements read from `data`. `data` is in Fortran (column-major)
@@ -71,7 +115,9 @@ void write_coreset_csv(const std::string& path, const Coreset& coreset);
 
 /// Reads a coreset CSV written by write_coreset_csv (or by hand): header `index,weight`, then
 /// 0-based non-negative integer indices in strictly ascending order and finite non-negative
-/// weights (a weight of 0 is kept). Throws InputError (line, column) for anything else. Whether
+/// weights (a weight of 0 is kept). The delimiter (',', ';' or tab) is detected from the header;
+/// quotes, CRLF and a byte-order mark as for read_dataset_csv. Throws InputError (line, column)
+/// for anything else. Whether
 /// the indices fit a dataset is checked by whoever uses the coreset.
 Coreset read_coreset_csv(const std::string& path);
 

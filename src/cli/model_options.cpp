@@ -18,13 +18,47 @@ Matrix<double> read_square(const std::string& path, const char* what) {
   return matrix;
 }
 
+// --delimiter's value as a character (0: detect).
+char parse_delimiter(const std::string& text) {
+  if (text.empty()) {
+    return 0;
+  }
+  if (text == "," || text == "comma") {
+    return ',';
+  }
+  if (text == ";" || text == "semicolon") {
+    return ';';
+  }
+  if (text == "\t" || text == "tab" || text == "\\t") {
+    return '\t';
+  }
+  throw InvalidArgument(
+      "--delimiter must be ',', ';' or tab (also: comma, semicolon, '\\t'), "
+      "got '" +
+      text + "'");
+}
+
 }  // namespace
 
 void add_model_options(CLI::App* command, ModelArguments& args) {
   command->add_option("--data", args.data_path,
-                      "dataset CSV with a header row; default: the built-in synthetic logistic "
-                      "data (N = 10,000, spec 3.6)");
-  command->add_option("--response", args.response, "response column name (default: the last)");
+                      "dataset: CSV with a header row (delimiter ',', ';' or tab, detected), or "
+                      "LIBSVM/svmlight sparse text when FILE ends in .svm, .libsvm or .svmlight "
+                      "(or with --format libsvm); default: the built-in synthetic logistic data "
+                      "(N = 10,000, spec 3.6)");
+  command
+      ->add_option("--format", args.format,
+                   "format of --data: auto (LIBSVM for .svm/.libsvm/.svmlight, else CSV), csv "
+                   "or libsvm")
+      ->check(CLI::IsMember({"auto", "csv", "libsvm"}))
+      ->capture_default_str();
+  command->add_option("--response", args.response,
+                      "CSV: response column name (default: the last); LIBSVM: the label");
+  command->add_option("--delimiter", args.delimiter,
+                      "CSV: ',', ';' or tab (also 'comma', 'semicolon'); default: detected from "
+                      "the header line");
+  command->add_option("--features", args.features,
+                      "LIBSVM: number of covariates D (default: the largest index in the file)");
   command->add_option("--model", args.model, "logistic, poisson, gaussian or linear")->required();
   command->add_flag("--no-intercept", args.no_intercept,
                     "do not append the intercept covariate (logistic, poisson, linear)");
@@ -74,7 +108,15 @@ Dataset load_dataset(const ModelArguments& args, BuildInputs& inputs) {
     data = synthetic_logistic_dataset(kBuiltInRows, 0);  // fixed: the example never changes
     inputs.data_description = "built-in synthetic logistic data";
   } else {
-    data = io::read_dataset_csv(args.data_path, args.response, kind != ModelKind::gaussian);
+    io::DatasetReadOptions read;
+    read.format = args.format == "csv"      ? io::DataFormat::csv
+                  : args.format == "libsvm" ? io::DataFormat::libsvm
+                                            : io::DataFormat::automatic;
+    read.response = args.response;
+    read.has_response = kind != ModelKind::gaussian;
+    read.delimiter = parse_delimiter(args.delimiter);
+    read.features = args.features;
+    data = io::read_dataset(args.data_path, read);
     inputs.data_description = args.data_path;
   }
   inputs.rows = data.rows();

@@ -12,8 +12,11 @@
 namespace coreset::cli {
 
 struct ModelArguments {
-  std::string data_path;  // empty: the built-in synthetic logistic dataset
-  std::string response;   // empty: the last column
+  std::string data_path;        // empty: the built-in synthetic logistic dataset
+  std::string response;         // empty: the last column
+  std::string format = "auto";  // auto (by extension), csv or libsvm
+  std::string delimiter;        // CSV: "," ";" "tab" (or a tab); empty: detected
+  index_t features = 0;         // LIBSVM: D; 0: the largest index
   std::string model;
   bool no_intercept = false;
   double prior_sd = 1.0;

@@ -3,10 +3,12 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <vector>
 
 #include "coreset/error.hpp"
 #include "coreset/io.hpp"
 #include "io/csv_parse.hpp"
+#include "io/readers.hpp"
 
 namespace coreset::io {
 namespace {
@@ -31,30 +33,14 @@ void check_writable(const Coreset& coreset) {
   }
 }
 
-// The first two trimmed fields of a line; returns how many fields the line has.
-index_t split_pair(std::string_view line, std::string_view& first, std::string_view& second) {
-  const std::size_t comma = line.find(',');
-  first = detail::trim(line.substr(0, comma));
-  if (comma == std::string_view::npos) {
-    second = {};
-    return 1;
-  }
-  const std::size_t next = line.find(',', comma + 1);
-  second = detail::trim(
-      line.substr(comma + 1, next == std::string_view::npos ? next : next - comma - 1));
-  return next == std::string_view::npos ? 2 : detail::count_fields(line);
-}
-
-void check_header(const std::string& path, std::string_view line) {
-  std::string_view first;
-  std::string_view second;
-  const index_t fields = split_pair(line, first, second);
+void check_header(const std::string& path, std::string_view line, char delimiter) {
+  const std::vector<std::string> fields = detail::split_fields(path, line, 1, delimiter);
   index_t column = 0;
-  if (first != "index") {
+  if (fields[0] != "index") {
     column = 1;
-  } else if (fields < 2 || second != "weight") {
+  } else if (fields.size() < 2 || fields[1] != "weight") {
     column = 2;
-  } else if (fields > 2) {
+  } else if (fields.size() > 2) {
     column = 3;
   }
   if (column != 0) {
@@ -85,34 +71,36 @@ void write_coreset_csv(const std::string& path, const Coreset& coreset) {
   write_file_atomic(path, text);
 }
 
-Coreset read_coreset_csv(const std::string& path) {
-  const std::string text = detail::read_text_file(path);
-  detail::LineReader lines(text);
+namespace detail {
+
+Coreset read_coreset_csv(LineReader& lines) {
+  const std::string& path = lines.name();
   std::string_view line;
   if (!lines.next(line)) {
     throw InputError(path,
                      "file is empty: expected the header line '" + std::string(kHeader) + "'");
   }
-  check_header(path, line);
+  const char delimiter = detect_delimiter(path, line, 1, 0);
+  check_header(path, line, delimiter);
 
   Coreset coreset;
+  coreset.indices.reserve(static_cast<std::size_t>(lines.line_count() - 1));
+  coreset.weights.reserve(static_cast<std::size_t>(lines.line_count() - 1));
   std::string error;
-  std::string_view index_field;
-  std::string_view weight_field;
   while (lines.next(line)) {
     const index_t line_number = lines.line_number();
-    if (detail::is_blank(line)) {
+    if (is_blank(line)) {
       throw InputError(path, "blank line (blank lines are allowed only at the end of the file)",
                        line_number);
     }
-    const index_t fields = split_pair(line, index_field, weight_field);
-    if (fields != 2) {
-      throw InputError(path,
-                       "row has " + std::to_string(fields) + " fields, expected 2 (index,weight)",
-                       line_number, fields < 2 ? 2 : 3);
+    const std::vector<std::string> fields = split_fields(path, line, line_number, delimiter);
+    if (fields.size() != 2) {
+      throw InputError(
+          path, "row has " + std::to_string(fields.size()) + " fields, expected 2 (index,weight)",
+          line_number, fields.size() < 2 ? 2 : 3);
     }
     index_t index = 0;
-    if (!detail::parse_index(index_field, index, error)) {
+    if (!parse_index(fields[0], index, error)) {
       throw InputError(path, error, line_number, 1);
     }
     if (!coreset.indices.empty() && index <= coreset.indices.back()) {
@@ -123,18 +111,24 @@ Coreset read_coreset_csv(const std::string& path) {
                        line_number, 1);
     }
     double weight = 0;
-    if (!detail::parse_real(weight_field, weight, error)) {
+    if (!parse_real(fields[1], weight, error)) {
       throw InputError(path, error, line_number, 2);
     }
     if (weight < 0) {
-      throw InputError(
-          path, "negative weight " + detail::quote_cell(weight_field) + " (weights must be >= 0)",
-          line_number, 2);
+      throw InputError(path, "negative weight " + quote_cell(fields[1]) + " (weights must be >= 0)",
+                       line_number, 2);
     }
     coreset.indices.push_back(index);
     coreset.weights.push_back(weight);
   }
   return coreset;
+}
+
+}  // namespace detail
+
+Coreset read_coreset_csv(const std::string& path) {
+  detail::LineReader lines(path);
+  return detail::read_coreset_csv(lines);
 }
 
 }  // namespace coreset::io

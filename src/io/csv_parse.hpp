@@ -1,8 +1,11 @@
-// Text-side helpers shared by the CSV readers: whole-file reads, line and field splitting, and
-// strict number parsing that reports what is wrong with a cell.
+// Text-side helpers shared by the CSV and LIBSVM readers: a line reader over a file (read in
+// chunks, never whole) or over text in memory, CSV field splitting (delimiter detection, RFC 4180
+// quotes) and strict number parsing that reports what is wrong with a cell.
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,39 +16,86 @@
 
 namespace coreset::io::detail {
 
-/// The whole contents of a file. Throws InputError (with the system's reason) when unreadable.
-std::string read_text_file(const std::string& path);
+class InputFile;
 
 /// Yields the lines of a text without their "\n" or "\r\n". Skips a UTF-8 byte-order mark and
-/// stops at the last non-blank line, so trailing empty lines are not seen.
+/// stops at the last non-blank line, so trailing blank lines are not seen.
+///
+/// A file larger than one chunk is read twice, a chunk at a time: once to count its lines (so
+/// that readers can allocate their result once, at its final size) and once to yield them. Only
+/// the chunk (grown to the longest line if need be) is held, never the whole text. Pipes and
+/// files of at most one chunk are read whole into memory, once.
 class LineReader {
  public:
-  explicit LineReader(std::string_view text);
+  static constexpr std::size_t kDefaultChunkBytes = std::size_t{4} << 20;
 
-  /// True when the text holds nothing but whitespace.
-  bool empty() const noexcept { return text_.empty(); }
+  /// The lines of `text`, which must outlive the reader; errors name `name`.
+  LineReader(std::string name, std::string_view text);
+  /// The lines of the file at `path` (InputError when it cannot be opened or read).
+  explicit LineReader(const std::string& path, std::size_t chunk_bytes = kDefaultChunkBytes);
+  ~LineReader();
+  LineReader(const LineReader&) = delete;
+  LineReader& operator=(const LineReader&) = delete;
+
+  /// The file name errors should carry.
+  const std::string& name() const noexcept { return name_; }
+  /// True when the text holds nothing but whitespace (and perhaps a byte-order mark).
+  bool empty() const noexcept { return line_count_ == 0; }
   /// Number of lines next() will yield in all.
   index_t line_count() const noexcept { return line_count_; }
-  /// The next line, or false after the last one.
+  /// The next line, or false after the last one. The view stays valid until the next call.
+  /// Throws InputError if the file has become shorter since its lines were counted.
   bool next(std::string_view& line);
   /// 1-based number of the line last returned by next().
   index_t line_number() const noexcept { return line_number_; }
+  /// Bytes of text in all (the byte-order mark excluded).
+  std::int64_t byte_count() const noexcept { return byte_count_; }
+  /// Starts again from the first line.
+  void rewind();
 
  private:
-  std::string_view text_;
-  std::size_t position_ = 0;
+  void count_lines_in_memory();
+  void count_lines_in_file();
+  // Keeps the unread bytes and appends the next chunk of the file; false at end of file.
+  bool refill();
+
+  std::string name_;
+  std::unique_ptr<InputFile> file_;  // null when reading from memory
+  std::string buffer_;               // whole contents (pipes, small files) or the current chunk
+  std::string_view window_;          // the bytes available now
+  std::size_t position_ = 0;         // next unread byte of window_
+  bool at_end_ = true;               // no more bytes beyond window_
+  bool at_start_ = true;             // nothing read from the file yet (the BOM is still ahead)
+  std::size_t chunk_bytes_ = kDefaultChunkBytes;
   index_t line_count_ = 0;
   index_t line_number_ = 0;
+  std::int64_t byte_count_ = 0;
 };
 
 /// Removes spaces and tabs around a field.
 std::string_view trim(std::string_view field);
 /// True when the line holds only spaces, tabs or a carriage return.
 bool is_blank(std::string_view line);
-/// Number of comma-separated fields of a line (at least 1).
-index_t count_fields(std::string_view line);
 /// The cell quoted for a message: 'text', cut to about 40 characters, odd bytes escaped.
 std::string quote_cell(std::string_view cell);
+/// The delimiter for messages: "','", "';'" or "tab".
+std::string delimiter_name(char delimiter);
+
+/// The delimiter of a CSV file from its first line: the one of ',', ';' and tab found outside
+/// quotes (a tab next to a comma or semicolon is padding, not a delimiter), ',' when none is
+/// (a single column). `forced` (',', ';' or '\t'; 0: detect) is returned as is. Throws
+/// InputError at line `line_number` when two candidates occur, naming both.
+char detect_delimiter(const std::string& path, std::string_view line, index_t line_number,
+                      char forced);
+
+/// Splits a line into fields on `delimiter` outside double quotes. A field whose first non-blank
+/// character is '"' is quoted: it runs to the closing quote, "" stands for one quote, and only
+/// blanks may follow the closing quote. Fields are trimmed (outside and inside the quotes).
+/// Throws InputError (line_number, field) for an unterminated quote or text after one.
+std::vector<std::string> split_fields(const std::string& path, std::string_view line,
+                                      index_t line_number, char delimiter);
+/// Number of fields of a line (at least 1), quotes respected as far as they are well formed.
+index_t count_fields(std::string_view line, char delimiter);
 
 /// Parses a whole trimmed field as a finite T (a leading '+' is fine; "nan" and "inf" are not).
 /// On failure returns false and sets `error` to what is wrong with the cell.
@@ -54,13 +104,13 @@ bool parse_real(std::string_view field, T& value, std::string& error);
 /// Parses a whole trimmed field as a non-negative integer.
 bool parse_index(std::string_view field, index_t& value, std::string& error);
 
-/// Parses a line of exactly `cols` comma-separated numbers into row[0], ..., row[cols - 1].
-/// Throws InputError at the offending cell (see parse_real), or for a row with another number of
-/// fields "row has F fields, expected `cols` (as in `shape_source`)" at the first extra or missing
-/// field.
+/// Parses a line of exactly `cols` numbers separated by `delimiter` (quoted or not) into
+/// row[0], ..., row[cols - 1]. Throws InputError at the offending cell (see parse_real), or for
+/// a row with another number of fields "row has F fields, expected `cols` (as in
+/// `shape_source`)" at the first extra or missing field.
 template <class T>
 void parse_row(const std::string& path, std::string_view line, index_t line_number, index_t cols,
-               const char* shape_source, T* row);
+               char delimiter, const char* shape_source, T* row);
 
 /// Parses `line`, the line `lines` returned last, and every line after it as rows of `cols`
 /// numbers (see parse_row; a blank line is an error). The rows are gathered in row-major bands of
@@ -68,9 +118,10 @@ void parse_row(const std::string& path, std::string_view line, index_t line_numb
 /// `store(const T* band, index_t band_rows, index_t first_row)`, row r of the band (leading
 /// dimension `cols`) being row `first_row + r` of the table, counted from `line`.
 template <class T, class Store>
-void parse_rows(const std::string& path, LineReader& lines, std::string_view line, index_t cols,
+void parse_rows(LineReader& lines, std::string_view line, index_t cols, char delimiter,
                 const char* shape_source, Store&& store) {
   constexpr index_t kBandElements = index_t{1} << 16;
+  const std::string& path = lines.name();
   const index_t rows = lines.line_count() - lines.line_number() + 1;
   const index_t band = std::clamp<index_t>(kBandElements / cols, 1, std::max<index_t>(rows, 1));
   std::vector<T> buffer(static_cast<std::size_t>(band * cols));
@@ -82,7 +133,8 @@ void parse_rows(const std::string& path, LineReader& lines, std::string_view lin
       throw InputError(path, "blank line (blank lines are allowed only at the end of the file)",
                        line_number);
     }
-    parse_row(path, line, line_number, cols, shape_source, buffer.data() + in_band * cols);
+    parse_row(path, line, line_number, cols, delimiter, shape_source,
+              buffer.data() + in_band * cols);
     if (++in_band == band) {
       store(static_cast<const T*>(buffer.data()), in_band, band_start);
       band_start += in_band;
@@ -94,11 +146,27 @@ void parse_rows(const std::string& path, LineReader& lines, std::string_view lin
   }
 }
 
-/// S lines of n comma-separated numbers; row r of the file becomes row r of the matrix.
+/// Checks, before a table of `rows` x `cols` numbers is allocated, that the text is long enough
+/// to hold one (every cell takes a character and a delimiter or newline): a short line 1 or
+/// header followed by many lines, or a long one followed by short ones, must not make the reader
+/// allocate far more than the file could fill. When the text is too short, parses `line` and the
+/// lines after it without storing them, which throws at the first bad row.
 template <class T>
-Matrix<T> read_csv_matrix(const std::string& path);
+void check_table_fits(LineReader& lines, std::string_view line, index_t rows, index_t cols,
+                      char delimiter, const char* shape_source) {
+  if (rows <= 0 || 2 * cols - 1 <= lines.byte_count() / rows) {
+    return;
+  }
+  parse_rows<T>(lines, line, cols, delimiter, shape_source, [](const T*, index_t, index_t) {});
+  throw InputError(lines.name(), "the file is too short for " + std::to_string(rows) + " rows of " +
+                                     std::to_string(cols) + " numbers");
+}
+
+/// S lines of n numbers; row r of the text becomes row r of the matrix.
+template <class T>
+Matrix<T> read_csv_matrix(LineReader& lines);
 /// m numbers, one per line or all on one line.
 template <class T>
-std::vector<T> read_csv_vector(const std::string& path);
+std::vector<T> read_csv_vector(LineReader& lines);
 
 }  // namespace coreset::io::detail

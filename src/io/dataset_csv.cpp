@@ -1,7 +1,7 @@
-// Reading a dataset from CSV with a header row: the header names the columns, every other line is
-// one datapoint. Rows are parsed with the CSV matrix reader's machinery (csv_parse.hpp) and
-// scattered straight into the covariate matrix and the response vector, so the file's values are
-// held once as text and once as numbers, never a third time.
+// Reading a dataset from CSV with a header row: the header names the columns (and fixes the
+// delimiter), every other line is one datapoint. Rows are parsed with the CSV matrix reader's
+// machinery (csv_parse.hpp) a band at a time and scattered straight into the covariate matrix and
+// the response vector: the text is read in chunks, so only the numbers are ever held whole.
 #include <algorithm>
 #include <cstddef>
 #include <string>
@@ -14,45 +14,42 @@
 #include "coreset/error.hpp"
 #include "coreset/io.hpp"
 #include "io/csv_parse.hpp"
+#include "io/readers.hpp"
 #include "io/transpose.hpp"
 
 namespace coreset::io {
 namespace {
 
+using detail::is_blank;
+using detail::quote_cell;
+using detail::split_fields;
+
 // An unknown response name lists the columns; beyond this many the list is cut.
 constexpr std::size_t kMaxListedColumns = 20;
 
 // The trimmed, non-empty, distinct column names of the header line (line 1).
-std::vector<std::string> parse_header(const std::string& path, std::string_view header) {
-  if (detail::is_blank(header)) {
-    throw InputError(path, "line 1 is blank (expected the header: comma-separated column names)",
-                     1);
+std::vector<std::string> parse_header(const std::string& path, std::string_view header,
+                                      char delimiter) {
+  if (is_blank(header)) {
+    throw InputError(path, "line 1 is blank (expected the header: column names)", 1);
   }
-  std::vector<std::string> names;
-  std::unordered_map<std::string_view, index_t> column_of;  // views into `header`
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t comma = header.find(',', start);
-    const std::string_view name = detail::trim(header.substr(
-        start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
-    const index_t column = static_cast<index_t>(names.size()) + 1;
-    if (name.empty()) {
+  std::vector<std::string> names = split_fields(path, header, 1, delimiter);
+  std::unordered_map<std::string_view, index_t> column_of;  // views into `names`
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const index_t column = static_cast<index_t>(i) + 1;
+    if (names[i].empty()) {
       throw InputError(path, "empty column name in the header (every column needs a name)", 1,
                        column);
     }
-    const auto [previous, inserted] = column_of.emplace(name, column);
+    const auto [previous, inserted] = column_of.emplace(names[i], column);
     if (!inserted) {
       throw InputError(path,
-                       "duplicate column name " + detail::quote_cell(name) + " (also column " +
+                       "duplicate column name " + quote_cell(names[i]) + " (also column " +
                            std::to_string(previous->second) + ")",
                        1, column);
     }
-    names.emplace_back(name);
-    if (comma == std::string_view::npos) {
-      return names;
-    }
-    start = comma + 1;
   }
+  return names;
 }
 
 // "a, b, c", cut after kMaxListedColumns names.
@@ -83,8 +80,7 @@ std::size_t response_index(const std::string& path, const std::vector<std::strin
   const auto found = std::find(names.begin(), names.end(), wanted);
   if (found == names.end()) {
     throw InputError(
-        path,
-        "no column named " + detail::quote_cell(wanted) + " (columns: " + list_columns(names) + ")",
+        path, "no column named " + quote_cell(wanted) + " (columns: " + list_columns(names) + ")",
         1, 0);
   }
   return static_cast<std::size_t>(found - names.begin());
@@ -92,16 +88,19 @@ std::size_t response_index(const std::string& path, const std::vector<std::strin
 
 }  // namespace
 
-Dataset read_dataset_csv(const std::string& path, const std::string& response, bool has_response) {
-  const std::string text = detail::read_text_file(path);
-  detail::LineReader lines(text);
+namespace detail {
+
+Dataset read_dataset_csv(LineReader& lines, const std::string& response, bool has_response,
+                         char delimiter) {
+  const std::string& path = lines.name();
   std::string_view line;
   if (!lines.next(line)) {
     throw InputError(path,
                      "file is empty: expected a header line of column names, then one line of "
                      "numbers per datapoint");
   }
-  std::vector<std::string> names = parse_header(path, line);
+  delimiter = detect_delimiter(path, line, 1, delimiter);
+  std::vector<std::string> names = parse_header(path, line, delimiter);
   const index_t cols = static_cast<index_t>(names.size());
 
   Dataset data;
@@ -123,28 +122,36 @@ Dataset read_dataset_csv(const std::string& path, const std::string& response, b
   data.first_data_line = lines.line_number();
   const index_t rows = lines.line_count() - 1;
   const index_t dims = static_cast<index_t>(data.covariate_names.size());
+  check_table_fits<double>(lines, line, rows, cols, delimiter, "the header");
   data.covariates = Matrix<double>(rows, dims);
   if (has_response) {
     data.response.resize(static_cast<std::size_t>(rows));
   }
   double* const covariates = data.covariates.data();
   double* const labels = data.response.data();
-  detail::parse_rows<double>(path, lines, line, cols, "the header",
-                             [&](const double* band, index_t band_rows, index_t first_row) {
-                               // Columns before the response, then those after it, shifted left by
-                               // one.
-                               detail::transpose_into(band, cols, band_rows, std::min(skip, dims),
-                                                      covariates + first_row, rows);
-                               if (skip < cols) {
-                                 detail::transpose_into(band + skip + 1, cols, band_rows,
-                                                        cols - skip - 1,
-                                                        covariates + skip * rows + first_row, rows);
-                                 for (index_t i = 0; i < band_rows; ++i) {
-                                   labels[first_row + i] = band[i * cols + skip];
-                                 }
-                               }
-                             });
+  parse_rows<double>(lines, line, cols, delimiter, "the header",
+                     [&](const double* band, index_t band_rows, index_t first_row) {
+                       // Columns before the response, then those after it, shifted left by one.
+                       transpose_into(band, cols, band_rows, std::min(skip, dims),
+                                      covariates + first_row, rows);
+                       if (skip < cols) {
+                         transpose_into(band + skip + 1, cols, band_rows, cols - skip - 1,
+                                        covariates + skip * rows + first_row, rows);
+                         for (index_t i = 0; i < band_rows; ++i) {
+                           labels[first_row + i] = band[i * cols + skip];
+                         }
+                       }
+                     });
   return data;
+}
+
+}  // namespace detail
+
+Dataset read_dataset_csv(const std::string& path, const std::string& response, bool has_response,
+                         char delimiter) {
+  check_delimiter(delimiter);
+  detail::LineReader lines(path);
+  return detail::read_dataset_csv(lines, response, has_response, delimiter);
 }
 
 }  // namespace coreset::io

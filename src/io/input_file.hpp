@@ -1,5 +1,6 @@
 // Reading side of the io layer: an input file opened for large unbuffered reads, with every
-// failure reported as InputError naming the file.
+// failure reported as InputError naming the file, and the same random-access interface over bytes
+// in memory (for the in-memory entry points the fuzz targets use).
 #pragma once
 
 #include <sys/stat.h>
@@ -9,12 +10,47 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "coreset/error.hpp"
 
 namespace coreset::io::detail {
 
-class InputFile {
+/// Bytes read by offset: a file or a buffer in memory.
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  /// The name errors carry.
+  virtual const std::string& path() const noexcept = 0;
+  /// Size in bytes; -1 for pipes and devices.
+  virtual std::int64_t size() const noexcept = 0;
+  /// Reads exactly `size` bytes at byte `offset`; InputError when they are not there.
+  virtual void read_at(std::int64_t offset, void* data, std::size_t size) = 0;
+};
+
+/// Bytes in memory (not copied: they must outlive the source), reported under `name`.
+class MemorySource final : public ByteSource {
+ public:
+  MemorySource(std::string name, std::string_view bytes) : name_(std::move(name)), bytes_(bytes) {}
+  const std::string& path() const noexcept override { return name_; }
+  std::int64_t size() const noexcept override { return static_cast<std::int64_t>(bytes_.size()); }
+  void read_at(std::int64_t offset, void* data, std::size_t size) override {
+    if (offset < 0 || static_cast<std::uint64_t>(offset) > bytes_.size() ||
+        size > bytes_.size() - static_cast<std::size_t>(offset)) {
+      throw InputError(name_, "unexpected end of data");
+    }
+    if (size > 0) {
+      std::memcpy(data, bytes_.data() + offset, size);
+    }
+  }
+
+ private:
+  std::string name_;
+  std::string_view bytes_;
+};
+
+class InputFile final : public ByteSource {
  public:
   explicit InputFile(const std::string& path) : path_(path) {
     file_ = std::fopen(path.c_str(), "rb");
@@ -36,13 +72,13 @@ class InputFile {
     // Every read is large; stdio's buffer would only add a copy.
     std::setvbuf(file_, nullptr, _IONBF, 0);
   }
-  ~InputFile() { std::fclose(file_); }
+  ~InputFile() override { std::fclose(file_); }
   InputFile(const InputFile&) = delete;
   InputFile& operator=(const InputFile&) = delete;
 
-  const std::string& path() const noexcept { return path_; }
+  const std::string& path() const noexcept override { return path_; }
   /// Size in bytes of a regular file; -1 for pipes and devices.
-  std::int64_t size() const noexcept { return size_; }
+  std::int64_t size() const noexcept override { return size_; }
 
   /// Reads up to `size` bytes from the current position; returns fewer only at end of file.
   std::size_t read_some(void* data, std::size_t size) {
@@ -55,8 +91,8 @@ class InputFile {
     return got;
   }
 
-  /// Reads exactly `size` bytes at byte `offset`.
-  void read_at(std::int64_t offset, void* data, std::size_t size) {
+  /// Moves the read position to byte `offset`.
+  void seek(std::int64_t offset) {
     if (offset != position_) {
       if (::fseeko(file_, static_cast<off_t>(offset), SEEK_SET) != 0) {
         const int error_number = errno;
@@ -64,6 +100,11 @@ class InputFile {
       }
       position_ = offset;
     }
+  }
+
+  /// Reads exactly `size` bytes at byte `offset`.
+  void read_at(std::int64_t offset, void* data, std::size_t size) override {
+    seek(offset);
     if (read_some(data, size) != size) {
       throw InputError(path_, "unexpected end of file (was the file changed while being read?)");
     }

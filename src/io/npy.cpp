@@ -15,6 +15,7 @@
 #include "io/atomic_file.hpp"
 #include "io/input_file.hpp"
 #include "io/npy_format.hpp"
+#include "io/readers.hpp"
 #include "io/transpose.hpp"
 
 namespace coreset::io {
@@ -37,7 +38,7 @@ constexpr int kMaxNesting = 16;
 
 const char* const kExpectedDtypes =
     " (expected float32 or float64: '<f4', '<f8', '>f4' or '>f8'; int32 and int64 ('<i4', '<i8', "
-    "'>i4', '>i8') are converted too)";
+    "'>i4', '>i8') are converted too; '=' and '|' mean this machine's byte order)";
 
 struct Dtype {
   char kind = 'f';    // 'f' floating point, 'i' signed integer
@@ -335,7 +336,10 @@ Dtype parse_dtype(const std::string& path, const Literal& descr) {
                                kExpectedDtypes);
   }
   const std::string& s = descr.text;
-  const bool supported = s.size() == 3 && (s[0] == '<' || s[0] == '>' || s[0] == '=') &&
+  // '|' ("not applicable") is what numpy writes for one-byte types; for wider ones numpy itself
+  // reads it as the machine's order, like '='.
+  const bool supported = s.size() == 3 &&
+                         (s[0] == '<' || s[0] == '>' || s[0] == '=' || s[0] == '|') &&
                          (s[1] == 'f' || s[1] == 'i') && (s[2] == '4' || s[2] == '8');
   if (!supported) {
     throw InputError(path, "unsupported dtype '" + escape(s, 40) + "'" + kExpectedDtypes);
@@ -405,13 +409,15 @@ Header parse_header(const std::string& path, std::string_view text) {
   return header;
 }
 
-Header read_header(InputFile& file) {
+Header read_header(ByteSource& file) {
   const std::string& path = file.path();
   if (file.size() < 0) {
     throw InputError(path, "not a regular file (a .npy file is read by size and offset)");
   }
   unsigned char prefix[12] = {};
-  const std::size_t got = file.read_some(prefix, sizeof(prefix));
+  const std::size_t got =
+      static_cast<std::size_t>(std::min<std::int64_t>(file.size(), sizeof(prefix)));
+  file.read_at(0, prefix, got);
   if (got < kMagic.size() || std::memcmp(prefix, kMagic.data(), kMagic.size()) != 0) {
     throw InputError(path, "not a .npy file: it does not start with the magic string \\x93NUMPY");
   }
@@ -455,7 +461,7 @@ Header read_header(InputFile& file) {
 }
 
 // Checks that what follows the header is exactly the declared array; returns its element count.
-index_t check_data_size(const InputFile& file, const Header& header) {
+index_t check_data_size(const ByteSource& file, const Header& header) {
   const std::string& path = file.path();
   const std::string what =
       "shape " + format_shape(header.shape) + " of dtype '" + header.dtype.descr + "'";
@@ -575,7 +581,7 @@ const char* type_name() {
 template <class T>
 class ElementReader {
  public:
-  ElementReader(InputFile& file, const Header& header) : file_(file), header_(header) {}
+  ElementReader(ByteSource& file, const Header& header) : file_(file), header_(header) {}
 
   /// Reads elements [first, first + count) of the data into `out`, converted to T. Returns the
   /// offset within the range of the first value that is not finite (or not finite once converted
@@ -618,7 +624,7 @@ class ElementReader {
   double bad_source() const noexcept { return bad_source_; }
 
  private:
-  InputFile& file_;
+  ByteSource& file_;
   const Header& header_;
   std::vector<unsigned char> buffer_;
   double bad_source_ = 0;
@@ -718,8 +724,8 @@ std::string npy_preamble(const char* descr, bool fortran_order, const std::vecto
 }  // namespace
 
 template <class T>
-Matrix<T> read_npy_matrix(const std::string& path) {
-  InputFile file(path);
+Matrix<T> read_npy_matrix(ByteSource& file) {
+  const std::string& path = file.path();
   const Header header = read_header(file);
   if (header.shape.size() != 2) {
     throw InputError(
@@ -747,8 +753,8 @@ Matrix<T> read_npy_matrix(const std::string& path) {
 }
 
 template <class T>
-std::vector<T> read_npy_vector(const std::string& path) {
-  InputFile file(path);
+std::vector<T> read_npy_vector(ByteSource& file) {
+  const std::string& path = file.path();
   const Header header = read_header(file);
   const std::vector<index_t>& shape = header.shape;
   if (shape.size() != 1 && !(shape.size() == 2 && (shape[0] == 1 || shape[1] == 1))) {
@@ -768,6 +774,22 @@ std::vector<T> read_npy_vector(const std::string& path) {
   return values;
 }
 
+template <class T>
+Matrix<T> read_npy_matrix(const std::string& path) {
+  InputFile file(path);
+  return read_npy_matrix<T>(file);
+}
+
+template <class T>
+std::vector<T> read_npy_vector(const std::string& path) {
+  InputFile file(path);
+  return read_npy_vector<T>(file);
+}
+
+template Matrix<float> read_npy_matrix<float>(ByteSource&);
+template Matrix<double> read_npy_matrix<double>(ByteSource&);
+template std::vector<float> read_npy_vector<float>(ByteSource&);
+template std::vector<double> read_npy_vector<double>(ByteSource&);
 template Matrix<float> read_npy_matrix<float>(const std::string&);
 template Matrix<double> read_npy_matrix<double>(const std::string&);
 template std::vector<float> read_npy_vector<float>(const std::string&);

@@ -1,43 +1,88 @@
+// The public readers' choice of format: by extension.
 #include <algorithm>
 #include <cctype>
 #include <string>
 #include <vector>
 
+#include "coreset/error.hpp"
 #include "coreset/io.hpp"
 #include "io/csv_parse.hpp"
 #include "io/npy_format.hpp"
+#include "io/readers.hpp"
 
 namespace coreset::io {
 namespace {
 
-bool has_npy_extension(const std::string& path) {
-  constexpr std::size_t kLength = 4;
-  if (path.size() < kLength) {
+bool has_extension(const std::string& path, const std::string& wanted) {
+  if (path.size() < wanted.size()) {
     return false;
   }
-  std::string extension = path.substr(path.size() - kLength);
+  std::string extension = path.substr(path.size() - wanted.size());
   std::transform(extension.begin(), extension.end(), extension.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return extension == ".npy";
+  return extension == wanted;
+}
+
+bool has_npy_extension(const std::string& path) {
+  return has_extension(path, ".npy");
 }
 
 }  // namespace
 
 template <class T>
 Matrix<T> read_matrix(const std::string& path) {
-  return has_npy_extension(path) ? detail::read_npy_matrix<T>(path)
-                                 : detail::read_csv_matrix<T>(path);
+  if (has_npy_extension(path)) {
+    return detail::read_npy_matrix<T>(path);
+  }
+  detail::LineReader lines(path);
+  return detail::read_csv_matrix<T>(lines);
 }
 
 template <class T>
 std::vector<T> read_vector(const std::string& path) {
-  return has_npy_extension(path) ? detail::read_npy_vector<T>(path)
-                                 : detail::read_csv_vector<T>(path);
+  if (has_npy_extension(path)) {
+    return detail::read_npy_vector<T>(path);
+  }
+  detail::LineReader lines(path);
+  return detail::read_csv_vector<T>(lines);
 }
 
 template Matrix<float> read_matrix<float>(const std::string&);
 template Matrix<double> read_matrix<double>(const std::string&);
 template std::vector<float> read_vector<float>(const std::string&);
 template std::vector<double> read_vector<double>(const std::string&);
+
+DataFormat dataset_format(const std::string& path, DataFormat format) {
+  if (format != DataFormat::automatic) {
+    return format;
+  }
+  for (const char* extension : {".svm", ".libsvm", ".svmlight"}) {
+    if (has_extension(path, extension)) {
+      return DataFormat::libsvm;
+    }
+  }
+  return DataFormat::csv;
+}
+
+Dataset read_dataset(const std::string& path, const DatasetReadOptions& options) {
+  check_delimiter(options.delimiter);
+  if (dataset_format(path, options.format) == DataFormat::libsvm) {
+    if (!detail::trim(options.response).empty()) {
+      throw InvalidArgument(
+          "a response column name applies to CSV only (a LIBSVM file's "
+          "response is its label): " +
+          path);
+    }
+    if (options.delimiter != 0) {
+      throw InvalidArgument("a delimiter applies to CSV only, not to the LIBSVM file " + path);
+    }
+    return read_dataset_libsvm(path, options.has_response, options.features);
+  }
+  if (options.features != 0) {
+    throw InvalidArgument("the number of features applies to LIBSVM only, not to the CSV file " +
+                          path);
+  }
+  return read_dataset_csv(path, options.response, options.has_response, options.delimiter);
+}
 
 }  // namespace coreset::io

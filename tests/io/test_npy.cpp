@@ -451,10 +451,10 @@ TEST_F(NpyErrorTest, UnsupportedDtypes) {
                    .what(),
                "unsupported dtype '<f2'"));
   EXPECT_TRUE(
-      contains(matrix_error(npy_file("{'descr': '|f4', 'fortran_order': False, 'shape': (2, 1), }",
-                                     valid_data(1)))
+      contains(matrix_error(npy_file("{'descr': '|u1', 'fortran_order': False, 'shape': (2, 1), }",
+                                     std::string(2, '\x01')))
                    .what(),
-               "unsupported dtype '|f4'"));
+               "unsupported dtype '|u1'"));
   EXPECT_TRUE(contains(matrix_error(npy_file("{'descr': [('a', '<f8'), ('b', '<f8')], "
                                              "'fortran_order': False, 'shape': (1, 1), }",
                                              valid_data(2)))

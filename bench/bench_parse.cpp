@@ -1,0 +1,301 @@
+// bench_parse: reading a large dataset CSV with io::read_dataset_csv, against the floor of
+// scanning the same bytes for newlines, measured in one run on one file.
+//
+// The reader makes two passes over the file, a 4 MiB chunk at a time: one counts the lines (a
+// memchr scan), one parses them with std::from_chars. Neither can be faster than reading the
+// bytes once from the page cache and finding the newlines, so that is the floor: the same file,
+// read with read(2) in the same chunk size, every newline found with memchr. The file is read
+// once, untimed, before anything is timed, so every timed read comes from the page cache (the
+// benchmark measures parsing, not the disk). The ratio (reader / floor) says how far parsing is
+// from the cost of merely touching the text.
+//
+// The file is generated here: a header x1..xD,y and N rows of D covariates and a 0/1 label,
+// the covariates shortest round-trip doubles of a seeded N(0, 1) (about 19 characters each), so
+// the cells look like the papers' files. It is written under --dir and deleted at the end.
+//
+// Peak memory (ru_maxrss) is reported before and after the reads: the reader should add the
+// numbers (N x (D + 1) doubles) and one chunk, not a copy of the text.
+//
+// A second reference, taken after the memory figures: std::from_chars alone over the whole text
+// held in memory (every cell, no I/O, no checks), i.e. the cost of the number conversions the
+// reader cannot avoid. reader / from_chars says what the reader adds to them.
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <charconv>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bench_machine.hpp"
+#include "coreset/dataset.hpp"
+#include "coreset/io.hpp"
+#include "coreset/version.hpp"
+
+#ifndef CORESET_BENCH_CXX_FLAGS
+#define CORESET_BENCH_CXX_FLAGS "unknown"
+#endif
+
+namespace {
+
+using namespace coreset::bench;  // machine description, interference, median (bench_machine.hpp)
+using coreset::index_t;
+
+constexpr std::size_t kChunk = std::size_t{4} << 20;  // as LineReader::kDefaultChunkBytes
+
+struct Config {
+  double megabytes = 512;  // 1 MB = 1e6 bytes
+  int columns = 10;        // D covariates
+  int repeats = 3;
+  std::uint64_t seed = 1;
+  std::string dir = "/tmp";
+  std::string json_path;
+  std::string commit = "unknown";
+};
+
+// Writes the CSV; returns its size in bytes and sets `rows`.
+std::int64_t write_csv(const std::string& path, const Config& config, index_t& rows) {
+  std::FILE* file = std::fopen(path.c_str(), "wb");
+  if (file == nullptr) {
+    std::perror(path.c_str());
+    std::exit(1);
+  }
+  std::string header;
+  for (int j = 1; j <= config.columns; ++j) {
+    header += "x" + std::to_string(j) + ",";
+  }
+  header += "y\n";
+  std::fwrite(header.data(), 1, header.size(), file);
+  std::mt19937_64 random(config.seed);
+  std::normal_distribution<double> normal;
+  const auto target = static_cast<std::int64_t>(config.megabytes * 1e6);
+  std::int64_t bytes = static_cast<std::int64_t>(header.size());
+  std::string block;
+  char cell[32];
+  rows = 0;
+  while (bytes < target) {
+    block.clear();
+    for (int r = 0; r < 1024 && bytes + static_cast<std::int64_t>(block.size()) < target; ++r) {
+      for (int j = 0; j < config.columns; ++j) {
+        char* end = std::to_chars(cell, cell + sizeof cell, normal(random)).ptr;
+        *end++ = ',';
+        block.append(cell, end);
+      }
+      block += (random() & 1) ? "1\n" : "0\n";
+      ++rows;
+    }
+    std::fwrite(block.data(), 1, block.size(), file);
+    bytes += static_cast<std::int64_t>(block.size());
+  }
+  if (std::fclose(file) != 0) {
+    std::perror(path.c_str());
+    std::exit(1);
+  }
+  return bytes;
+}
+
+// The floor: read the file in kChunk pieces and find every newline. Returns the count.
+std::int64_t scan_newlines(const std::string& path, std::vector<char>& buffer) {
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  std::int64_t count = 0;
+  while (true) {
+    const ssize_t got = ::read(fd, buffer.data(), buffer.size());
+    if (got <= 0) {
+      break;
+    }
+    const char* p = buffer.data();
+    const char* const end = p + got;
+    while (const void* hit = std::memchr(p, '\n', static_cast<std::size_t>(end - p))) {
+      ++count;
+      p = static_cast<const char*>(hit) + 1;
+    }
+  }
+  ::close(fd);
+  return count;
+}
+
+double max_rss_mib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // kB on Linux
+}
+
+struct Timing {
+  double seconds = 0;
+  Interference interference;
+};
+
+template <class Action>
+Timing timed(Action&& action) {
+  const CpuSample before = sample_cpu();
+  const auto start = Clock::now();
+  action();
+  Timing t;
+  t.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  t.interference = interference(before, sample_cpu());
+  return t;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Config config;
+  CLI::App app("bench_parse: dataset CSV reading speed against a newline scan of the same file");
+  app.add_option("--megabytes", config.megabytes, "size of the generated CSV (1 MB = 1e6 bytes)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--columns", config.columns, "covariates per row")->check(CLI::PositiveNumber);
+  app.add_option("--repeats", config.repeats, "timed repeats of each measurement")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--seed", config.seed, "seed of the generated values");
+  app.add_option("--dir", config.dir, "folder for the generated file (deleted at the end)");
+  app.add_option("--json", config.json_path, "write the results as JSON to this file");
+  app.add_option("--commit", config.commit, "git commit being measured (recorded in the JSON)");
+  CLI11_PARSE(app, argc, argv);
+
+  const std::string path =
+      (std::filesystem::path(config.dir) / ("bench_parse_" + std::to_string(::getpid()) + ".csv"))
+          .string();
+  index_t rows = 0;
+  const std::int64_t bytes = write_csv(path, config, rows);
+  const double mb = static_cast<double>(bytes) / 1e6;
+  std::printf("file: %s, %.1f MB, %lld rows x %d covariates + label\n", path.c_str(), mb,
+              static_cast<long long>(rows), config.columns);
+
+  std::vector<char> buffer(kChunk);
+  const std::int64_t newlines = scan_newlines(path, buffer);  // warm the page cache, untimed
+  if (newlines != rows + 1) {
+    std::fprintf(stderr, "expected %lld newlines, found %lld\n", static_cast<long long>(rows + 1),
+                 static_cast<long long>(newlines));
+    return 1;
+  }
+  const double rss_before = max_rss_mib();
+
+  std::vector<Timing> floor;
+  std::vector<Timing> parse;
+  for (int r = 0; r < config.repeats; ++r) {
+    floor.push_back(timed([&] { scan_newlines(path, buffer); }));
+    parse.push_back(timed([&] {
+      const coreset::Dataset data = coreset::io::read_dataset_csv(path);
+      if (data.rows() != rows || data.dims() != config.columns) {
+        std::fprintf(stderr, "read %lld x %lld, expected %lld x %d\n",
+                     static_cast<long long>(data.rows()), static_cast<long long>(data.dims()),
+                     static_cast<long long>(rows), config.columns);
+        std::exit(1);
+      }
+    }));
+  }
+  const double rss_after = max_rss_mib();
+
+  // The conversions alone, over the text in memory.
+  std::string text(static_cast<std::size_t>(bytes), '\0');
+  {
+    const int fd = ::open(path.c_str(), O_RDONLY);
+    std::size_t done = 0;
+    while (done < text.size()) {
+      const ssize_t got = ::read(fd, text.data() + done, text.size() - done);
+      if (got <= 0) {
+        break;
+      }
+      done += static_cast<std::size_t>(got);
+    }
+    ::close(fd);
+  }
+  std::filesystem::remove(path);
+  std::vector<Timing> conversions;
+  double checksum = 0;
+  for (int r = 0; r < config.repeats; ++r) {
+    conversions.push_back(timed([&] {
+      const char* p = text.data() + text.find('\n') + 1;  // past the header
+      const char* const end = text.data() + text.size();
+      double sum = 0;
+      while (p < end) {
+        double value = 0;
+        p = std::from_chars(p, end, value).ptr + 1;  // every cell ends in ',' or '\n'
+        sum += value;
+      }
+      checksum = sum;
+    }));
+  }
+
+  auto seconds = [](const std::vector<Timing>& timings) {
+    std::vector<double> values;
+    for (const Timing& t : timings) {
+      values.push_back(t.seconds);
+    }
+    return median(values);
+  };
+  const double floor_seconds = seconds(floor);
+  const double parse_seconds = seconds(parse);
+  const double conversion_seconds = seconds(conversions);
+  const double numbers_mib =
+      static_cast<double>(rows) * (config.columns + 1) * sizeof(double) / (1024.0 * 1024.0);
+
+  std::printf("%-28s %10s %10s  %s\n", "measurement", "seconds", "MB/s", "other CPU per repeat");
+  auto row = [&](const char* name, const std::vector<Timing>& timings, double median_seconds) {
+    std::string shares;
+    for (const Timing& t : timings) {
+      shares += format_share(t.interference.foreign_share) +
+                (disturbed(t.interference) ? " DISTURBED " : " ");
+    }
+    std::printf("%-28s %10.3f %10.1f  %s\n", name, median_seconds, mb / median_seconds,
+                shares.c_str());
+  };
+  row("floor: read + memchr '\\n'", floor, floor_seconds);
+  row("read_dataset_csv", parse, parse_seconds);
+  row("reference: from_chars only", conversions, conversion_seconds);
+  std::printf("ratio read_dataset_csv / floor: %.2f\n", parse_seconds / floor_seconds);
+  std::printf("ratio read_dataset_csv / from_chars only: %.2f (checksum %g)\n",
+              parse_seconds / conversion_seconds, checksum);
+  std::printf(
+      "peak RSS: %.0f MiB before the reads, %.0f MiB after (the numbers: %.0f MiB; the "
+      "text: %.0f MiB)\n",
+      rss_before, rss_after, numbers_mib, static_cast<double>(bytes) / (1024.0 * 1024.0));
+
+  if (!config.json_path.empty()) {
+    auto timings_json = [](const std::vector<Timing>& timings) {
+      nlohmann::json list = nlohmann::json::array();
+      for (const Timing& t : timings) {
+        list.push_back({{"seconds", t.seconds}, {"interference", to_json(t.interference)}});
+      }
+      return list;
+    };
+    nlohmann::json out;
+    out["benchmark"] = "bench_parse";
+    out["date"] = utc_now();
+    out["commit"] = config.commit;
+    out["version"] = coreset::version();
+    out["cxx_flags"] = CORESET_BENCH_CXX_FLAGS;
+    out["machine"] = machine_json(1);
+    out["file"] = {
+        {"bytes", bytes}, {"rows", rows}, {"covariates", config.columns}, {"seed", config.seed}};
+    out["floor"] = {{"what", "read(2) in 4 MiB chunks + memchr for every newline, page cache warm"},
+                    {"median_seconds", floor_seconds},
+                    {"megabytes_per_second", mb / floor_seconds},
+                    {"repeats", timings_json(floor)}};
+    out["read_dataset_csv"] = {{"median_seconds", parse_seconds},
+                               {"megabytes_per_second", mb / parse_seconds},
+                               {"repeats", timings_json(parse)}};
+    out["from_chars_only"] = {
+        {"what", "std::from_chars over every cell of the text held in memory, no I/O or checks"},
+        {"median_seconds", conversion_seconds},
+        {"megabytes_per_second", mb / conversion_seconds},
+        {"repeats", timings_json(conversions)}};
+    out["ratio_to_floor"] = parse_seconds / floor_seconds;
+    out["ratio_to_from_chars_only"] = parse_seconds / conversion_seconds;
+    out["peak_rss_mib"] = {{"before_reads", rss_before},
+                           {"after_reads", rss_after},
+                           {"numbers", numbers_mib},
+                           {"text", static_cast<double>(bytes) / (1024.0 * 1024.0)}};
+    std::ofstream(config.json_path) << out.dump(2) << "\n";
+  }
+  return 0;
+}

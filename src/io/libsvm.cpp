@@ -1,0 +1,226 @@
+// LIBSVM / svmlight sparse text as a dataset: one datapoint per line, "LABEL [qid:Q] INDEX:VALUE
+// ...", indices 1-based and strictly ascending, '#' starting a comment. The response is the label;
+// the covariates are stored dense (absent entries are 0), D = the largest index unless given.
+//
+// The file is read twice, a chunk at a time (LineReader): the first pass checks every line and
+// finds the number of rows and the largest index, so the dense matrix is allocated once at its
+// final size; the second fills it.
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "coreset/dataset.hpp"
+#include "coreset/error.hpp"
+#include "coreset/io.hpp"
+#include "io/csv_parse.hpp"
+#include "io/readers.hpp"
+
+namespace coreset::io {
+namespace detail {
+namespace {
+
+bool is_separator(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+// The line without its comment.
+std::string_view strip_comment(std::string_view line) {
+  const std::size_t hash = line.find('#');
+  return hash == std::string_view::npos ? line : line.substr(0, hash);
+}
+
+// Splits a line into tokens separated by spaces and tabs, calling `token(text, number)` with
+// 1-based token numbers.
+template <class Token>
+void for_each_token(std::string_view line, Token&& token) {
+  index_t number = 0;
+  std::size_t i = 0;
+  while (true) {
+    while (i < line.size() && is_separator(line[i])) {
+      ++i;
+    }
+    if (i == line.size()) {
+      return;
+    }
+    const std::size_t start = i;
+    while (i < line.size() && !is_separator(line[i])) {
+      ++i;
+    }
+    token(line.substr(start, i - start), ++number);
+  }
+}
+
+// One data line, checked. `row` (when not null) receives the values, at index - 1, and must hold
+// `features` zeros. Returns the largest index on the line (0 when none).
+index_t parse_line(const std::string& path, std::string_view line, index_t line_number,
+                   index_t features, double& label, double* row, index_t rows, index_t row_index) {
+  std::string error;
+  index_t previous = 0;
+  bool seen_feature = false;
+  for_each_token(line, [&](std::string_view token, index_t column) {
+    if (column == 1) {
+      if (!parse_real(token, label, error)) {
+        throw InputError(path, "label: " + error, line_number, column);
+      }
+      return;
+    }
+    const std::size_t colon = token.find(':');
+    if (colon == std::string_view::npos) {
+      throw InputError(path, "expected INDEX:VALUE, found " + quote_cell(token) + " (no ':')",
+                       line_number, column);
+    }
+    const std::string_view key = token.substr(0, colon);
+    const std::string_view text = token.substr(colon + 1);
+    if (key == "qid") {
+      index_t query = 0;
+      if (column != 2 || !parse_index(text, query, error)) {
+        throw InputError(path,
+                         column != 2 ? "qid:Q must come right after the label" : "qid: " + error,
+                         line_number, column);
+      }
+      return;
+    }
+    index_t index = 0;
+    if (!parse_index(key, index, error)) {
+      throw InputError(path, error, line_number, column);
+    }
+    if (index == 0) {
+      throw InputError(path, "index 0 in " + quote_cell(token) + " (LIBSVM indices start at 1)",
+                       line_number, column);
+    }
+    if (seen_feature && index <= previous) {
+      throw InputError(path,
+                       "index " + std::to_string(index) + " does not follow the previous index " +
+                           std::to_string(previous) + " (indices must be strictly ascending)",
+                       line_number, column);
+    }
+    if (features > 0 && index > features) {
+      throw InputError(path,
+                       "index " + std::to_string(index) + " exceeds the number of features, " +
+                           std::to_string(features) + " (--features)",
+                       line_number, column);
+    }
+    double value = 0;
+    if (!parse_real(text, value, error)) {
+      throw InputError(path, error, line_number, column);
+    }
+    if (row != nullptr) {
+      row[(index - 1) * rows + row_index] = value;
+    }
+    previous = index;
+    seen_feature = true;
+  });
+  return previous;
+}
+
+// Bytes of physical memory, or the largest index_t when unknown.
+std::int64_t physical_memory() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page_size = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page_size <= 0) {
+    return std::numeric_limits<std::int64_t>::max();
+  }
+  return static_cast<std::int64_t>(pages) * page_size;
+}
+
+}  // namespace
+
+Dataset read_dataset_libsvm(LineReader& lines, bool has_response, index_t features,
+                            std::int64_t memory_limit) {
+  const std::string& path = lines.name();
+  if (features < 0) {
+    throw InvalidArgument("the number of LIBSVM features must be >= 0, got " +
+                          std::to_string(features));
+  }
+  // Pass 1: check every line; count the rows; find the largest index.
+  index_t first_data_line = 0;
+  index_t rows = 0;
+  index_t largest = 0;
+  std::string_view line;
+  double label = 0;
+  index_t gap_line = 0;  // the first blank or comment-only line after a data row
+  while (lines.next(line)) {
+    const std::string_view data = strip_comment(line);
+    const index_t line_number = lines.line_number();
+    if (is_blank(data)) {
+      if (first_data_line != 0 && gap_line == 0) {
+        gap_line = line_number;
+      }
+      continue;  // before the first row, or at the end if no row follows
+    }
+    if (gap_line != 0) {
+      throw InputError(path,
+                       "blank or comment-only line between data rows (allowed only before the "
+                       "first row and after the last)",
+                       gap_line);
+    }
+    if (first_data_line == 0) {
+      first_data_line = line_number;
+    }
+    largest =
+        std::max(largest, parse_line(path, data, line_number, features, label, nullptr, 0, 0));
+    ++rows;
+  }
+  if (rows == 0) {
+    throw InputError(path, "no data rows: expected lines 'LABEL INDEX:VALUE ...' (LIBSVM format)");
+  }
+  const index_t dims = features > 0 ? features : largest;
+  if (dims == 0) {
+    throw InputError(path,
+                     "no INDEX:VALUE pair on any line, so there are no covariates (give the "
+                     "number of features to read all-zero covariates)");
+  }
+  if (dims > memory_limit / static_cast<std::int64_t>(sizeof(double)) / rows) {
+    throw InputError(path, "the dense covariate matrix, " + std::to_string(rows) + " rows x " +
+                               std::to_string(dims) +
+                               " features (the largest index), would not fit in memory (" +
+                               std::to_string(memory_limit >> 20) + " MiB)");
+  }
+
+  Dataset data;
+  data.source = path;
+  data.first_data_line = first_data_line;
+  data.covariates = Matrix<double>(rows, dims);
+  // No names: the models call covariate j "x<j+1>", which is its LIBSVM index. Making them here
+  // would cost a string per index, even for the millions a single token like "1 4000000:1" asks.
+  if (has_response) {
+    data.response.resize(static_cast<std::size_t>(rows));
+    data.response_name = "label";
+    data.response_column = 1;
+  }
+
+  // Pass 2: the values.
+  lines.rewind();
+  index_t row = 0;
+  while (row < rows && lines.next(line)) {
+    if (lines.line_number() < first_data_line) {
+      continue;
+    }
+    parse_line(path, strip_comment(line), lines.line_number(), dims, label, data.covariates.data(),
+               rows, row);
+    if (has_response) {
+      data.response[static_cast<std::size_t>(row)] = label;
+    }
+    ++row;
+  }
+  return data;
+}
+
+Dataset read_dataset_libsvm(LineReader& lines, bool has_response, index_t features) {
+  return read_dataset_libsvm(lines, has_response, features, physical_memory());
+}
+
+}  // namespace detail
+
+Dataset read_dataset_libsvm(const std::string& path, bool has_response, index_t features) {
+  detail::LineReader lines(path);
+  return detail::read_dataset_libsvm(lines, has_response, features);
+}
+
+}  // namespace coreset::io

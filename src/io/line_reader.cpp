@@ -1,0 +1,207 @@
+// LineReader: lines of a file read a chunk at a time, or of text in memory.
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "coreset/error.hpp"
+#include "io/csv_parse.hpp"
+#include "io/input_file.hpp"
+
+namespace coreset::io::detail {
+namespace {
+
+constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+constexpr std::size_t kMinChunkBytes = 16;
+
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+// Offset of the last byte of `text` that is not whitespace, or npos.
+std::size_t last_content(std::string_view text) {
+  std::size_t i = text.size();
+  while (i > 0 && is_space(text[i - 1])) {
+    --i;
+  }
+  return i == 0 ? std::string_view::npos : i - 1;
+}
+
+index_t count_newlines(const char* first, const char* last) {
+  index_t count = 0;
+  while (first < last) {
+    const void* found = std::memchr(first, '\n', static_cast<std::size_t>(last - first));
+    if (found == nullptr) {
+      break;
+    }
+    ++count;
+    first = static_cast<const char*>(found) + 1;
+  }
+  return count;
+}
+
+std::string_view skip_byte_order_mark(std::string_view text) {
+  if (text.substr(0, kByteOrderMark.size()) == kByteOrderMark) {
+    text.remove_prefix(kByteOrderMark.size());
+  }
+  return text;
+}
+
+}  // namespace
+
+LineReader::LineReader(std::string name, std::string_view text) : name_(std::move(name)) {
+  window_ = skip_byte_order_mark(text);
+  count_lines_in_memory();
+}
+
+LineReader::LineReader(const std::string& path, std::size_t chunk_bytes)
+    : name_(path),
+      file_(std::make_unique<InputFile>(path)),
+      chunk_bytes_(std::max(chunk_bytes, kMinChunkBytes)) {
+  const std::int64_t size = file_->size();
+  if (size >= 0 && static_cast<std::uint64_t>(size) <= chunk_bytes_) {
+    // Small enough to hold: one read, then as from memory. A file that grew since it was
+    // measured is caught by the short read below and read to its end.
+    buffer_.resize(static_cast<std::size_t>(size) + 1);
+    std::size_t got = file_->read_some(buffer_.data(), buffer_.size());
+    if (got == buffer_.size()) {
+      buffer_.resize(chunk_bytes_);
+      got += file_->read_some(buffer_.data() + got, buffer_.size() - got);
+    }
+    if (got < buffer_.size()) {
+      buffer_.resize(got);
+      file_.reset();
+    }
+  }
+  if (size < 0) {
+    // A pipe cannot be read twice: hold it.
+    char block[1 << 16];
+    while (const std::size_t got = file_->read_some(block, sizeof block)) {
+      buffer_.append(block, got);
+    }
+    file_.reset();
+  }
+  if (file_ == nullptr) {
+    window_ = skip_byte_order_mark(buffer_);
+    count_lines_in_memory();
+  } else {
+    buffer_.clear();
+    count_lines_in_file();
+    rewind();
+  }
+}
+
+LineReader::~LineReader() = default;
+
+void LineReader::count_lines_in_memory() {
+  byte_count_ = static_cast<std::int64_t>(window_.size());
+  const std::size_t last = last_content(window_);
+  line_count_ = last == std::string_view::npos
+                    ? 0
+                    : count_newlines(window_.data(), window_.data() + last) + 1;
+  position_ = 0;
+  line_number_ = 0;
+  at_end_ = true;
+}
+
+void LineReader::count_lines_in_file() {
+  // Newlines before the last non-blank byte seen so far, and in all.
+  index_t newlines_before_content = 0;
+  index_t newlines = 0;
+  bool any_content = false;
+  byte_count_ = 0;
+  rewind();
+  while (refill()) {
+    const std::string_view chunk = window_.substr(position_);
+    byte_count_ += static_cast<std::int64_t>(chunk.size());
+    const std::size_t last = last_content(chunk);
+    const index_t in_chunk = count_newlines(chunk.data(), chunk.data() + chunk.size());
+    if (last != std::string_view::npos) {
+      any_content = true;
+      newlines_before_content =
+          newlines + in_chunk - count_newlines(chunk.data() + last, chunk.data() + chunk.size());
+    }
+    newlines += in_chunk;
+    position_ = window_.size();
+  }
+  line_count_ = any_content ? newlines_before_content + 1 : 0;
+}
+
+void LineReader::rewind() {
+  position_ = 0;
+  line_number_ = 0;
+  if (file_ != nullptr) {
+    file_->seek(0);
+    window_ = {};
+    at_end_ = false;
+    at_start_ = true;
+  }
+}
+
+bool LineReader::refill() {
+  if (at_end_) {
+    return false;
+  }
+  const std::size_t kept = window_.size() - position_;
+  if (buffer_.size() < chunk_bytes_) {
+    buffer_.resize(chunk_bytes_);
+  }
+  // A line longer than half the buffer: double it, so that every line fits whole.
+  if (kept > buffer_.size() / 2) {
+    std::string larger(2 * buffer_.size(), '\0');
+    std::memcpy(larger.data(), window_.data() + position_, kept);
+    buffer_ = std::move(larger);
+  } else if (kept > 0) {
+    std::memmove(buffer_.data(), window_.data() + position_, kept);
+  }
+  const std::size_t got = file_->read_some(buffer_.data() + kept, buffer_.size() - kept);
+  if (got == 0) {
+    at_end_ = true;
+  }
+  window_ = std::string_view(buffer_.data(), kept + got);
+  position_ = 0;
+  if (at_start_ && got > 0) {
+    at_start_ = false;
+    if (window_.substr(0, kByteOrderMark.size()) == kByteOrderMark) {
+      position_ = kByteOrderMark.size();
+    }
+  }
+  return got > 0;
+}
+
+bool LineReader::next(std::string_view& line) {
+  if (line_number_ >= line_count_) {
+    return false;
+  }
+  while (true) {
+    const char* const start = window_.data() + position_;
+    const std::size_t left = window_.size() - position_;
+    const void* newline = left == 0 ? nullptr : std::memchr(start, '\n', left);
+    if (newline != nullptr) {
+      const auto length = static_cast<std::size_t>(static_cast<const char*>(newline) - start);
+      line = std::string_view(start, length);
+      position_ += length + 1;
+      break;
+    }
+    if (!refill()) {
+      const char* const rest = window_.data() + position_;
+      const std::size_t rest_size = window_.size() - position_;
+      if (rest_size == 0) {
+        throw InputError(name_, "the file ended after " + std::to_string(line_number_) +
+                                    " lines, but " + std::to_string(line_count_) +
+                                    " were counted (was it changed while being read?)");
+      }
+      line = std::string_view(rest, rest_size);
+      position_ = window_.size();
+      break;
+    }
+  }
+  if (!line.empty() && line.back() == '\r') {
+    line.remove_suffix(1);
+  }
+  ++line_number_;
+  return true;
+}
+
+}  // namespace coreset::io::detail

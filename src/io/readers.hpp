@@ -1,0 +1,43 @@
+// The readers behind coreset/io.hpp, over a LineReader or a ByteSource rather than a path, so
+// that the same code reads files and bytes in memory (the fuzz targets' entry points).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "coreset/dataset.hpp"
+#include "coreset/error.hpp"
+#include "coreset/matrix.hpp"
+#include "coreset/solver.hpp"
+#include "io/csv_parse.hpp"
+#include "io/input_file.hpp"
+
+namespace coreset::io {
+
+/// Throws InvalidArgument unless `delimiter` is 0 (detect), ',', ';' or '\t'.
+inline void check_delimiter(char delimiter) {
+  if (delimiter != 0 && delimiter != ',' && delimiter != ';' && delimiter != '\t') {
+    throw InvalidArgument("the CSV delimiter must be ',', ';' or a tab, got " +
+                          detail::quote_cell(std::string_view(&delimiter, 1)));
+  }
+}
+
+namespace detail {
+
+Dataset read_dataset_csv(LineReader& lines, const std::string& response, bool has_response,
+                         char delimiter);
+Dataset read_dataset_libsvm(LineReader& lines, bool has_response, index_t features);
+/// As above, refusing (InputError) a dense covariate matrix of more than `memory_limit` bytes
+/// (the one-argument form: the machine's physical memory).
+Dataset read_dataset_libsvm(LineReader& lines, bool has_response, index_t features,
+                            std::int64_t memory_limit);
+Coreset read_coreset_csv(LineReader& lines);
+
+template <class T>
+Matrix<T> read_npy_matrix(ByteSource& source);
+template <class T>
+std::vector<T> read_npy_vector(ByteSource& source);
+
+}  // namespace detail
+}  // namespace coreset::io
