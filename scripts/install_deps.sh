@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # Installs what building and testing coreset needs from Debian's packages. Idempotent.
 # The CUDA toolkit is optional (found at /usr/local/cuda when present); it is not in Debian.
+# CORESET_DEPS=build installs only what building the library and the command needs (no tests,
+# benchmarks or format check): the Docker images' build stages use it (scripts/build_release.sh).
 set -euo pipefail
-packages=(build-essential cmake ninja-build libeigen3-dev libgtest-dev libbenchmark-dev
-          libcli11-dev nlohmann-json3-dev clang-format pkgconf)
+packages=(build-essential cmake ninja-build libeigen3-dev libcli11-dev nlohmann-json3-dev pkgconf)
+case "${CORESET_DEPS:-all}" in
+  all) packages+=(libgtest-dev libbenchmark-dev clang-format) ;;
+  build) ;;
+  *) echo "install_deps.sh: CORESET_DEPS must be 'all' or 'build'" >&2; exit 2 ;;
+esac
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
