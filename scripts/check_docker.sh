@@ -22,7 +22,8 @@
 #   CORESET_IMAGE          tag of the built image, default localhost/coreset:cpu
 # Delete the cache folder and `podman rmi localhost/debian-base:bookworm` to start from scratch.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+self="$(readlink -f "$0")"
+cd "$(dirname "$self")/.."
 fail() { echo "check_docker: $*" >&2; exit 1; }
 
 # A Dockerfile's runtime, smoke and final stages, less what differs by base (apt, users).
@@ -71,7 +72,7 @@ if [ "${1:-}" = --static ]; then
 fi
 
 if [ "$(id -u)" -ne 0 ]; then
-  exec sudo --preserve-env=CORESET_DOCKER_CACHE,CORESET_DEBIAN_MIRROR,CORESET_IMAGE bash "$0" "$@"
+  exec sudo --preserve-env=CORESET_DOCKER_CACHE,CORESET_DEBIAN_MIRROR,CORESET_IMAGE bash "$self" "$@"
 fi
 cache="${CORESET_DOCKER_CACHE:-build/docker}"
 base="localhost/debian-base:bookworm"
