@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # Installs what building and testing coreset needs from Debian's packages. Idempotent.
 # The CUDA toolkit is optional (found at /usr/local/cuda when present); it is not in Debian.
+# CORESET_DEPS=build installs only what building the library and the command needs (no tests,
+# benchmarks or format check): the Docker images' build stages use it (scripts/build_release.sh).
 set -euo pipefail
-packages=(build-essential cmake ninja-build libeigen3-dev libgtest-dev libbenchmark-dev
-          libcli11-dev nlohmann-json3-dev clang-format pkgconf
-          # scripts/fuzz.sh: clang with libFuzzer and the sanitizer runtimes, and its OpenMP
-          clang libclang-rt-14-dev libomp-dev)
+packages=(build-essential cmake ninja-build libeigen3-dev libcli11-dev nlohmann-json3-dev pkgconf)
+case "${CORESET_DEPS:-all}" in
+  # scripts/fuzz.sh needs clang with libFuzzer and the sanitizer runtimes, and its OpenMP.
+  all) packages+=(libgtest-dev libbenchmark-dev clang-format clang libclang-rt-14-dev libomp-dev) ;;
+  build) ;;
+  *) echo "install_deps.sh: CORESET_DEPS must be 'all' or 'build'" >&2; exit 2 ;;
+esac
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
