@@ -92,8 +92,9 @@ struct DatasetReadOptions {
 DataFormat dataset_format(const std::string& path, DataFormat format = DataFormat::automatic);
 
 /// Reads a dataset as read_dataset_csv or read_dataset_libsvm, chosen by dataset_format. Throws
-/// as they do; InvalidArgument when a CSV-only option (a response name, a delimiter) is given for
-/// LIBSVM or a LIBSVM-only one (features) for CSV.
+/// as they do; InputError for a ".npy" name under DataFormat::automatic (not a dataset format);
+/// InvalidArgument when a CSV-only option (a response name, a delimiter) is given for LIBSVM or a
+/// LIBSVM-only one (features) for CSV.
 Dataset read_dataset(const std::string& path, const DatasetReadOptions& options = {});
 
 /// Writes a .npy file (format 1.0, little-endian) of the given 1-D or 2-D shape, holding the

@@ -66,6 +66,11 @@ DataFormat dataset_format(const std::string& path, DataFormat format) {
 
 Dataset read_dataset(const std::string& path, const DatasetReadOptions& options) {
   check_delimiter(options.delimiter);
+  if (options.format == DataFormat::automatic && has_npy_extension(path)) {
+    throw InputError(path,
+                     "a dataset is read from CSV or LIBSVM, not .npy (.npy is accepted for "
+                     "matrices: --phi, --loglik, --y, --pihat samples, covariances)");
+  }
   if (dataset_format(path, options.format) == DataFormat::libsvm) {
     if (!detail::trim(options.response).empty()) {
       throw InvalidArgument(

@@ -148,6 +148,10 @@ TEST_F(LibsvmTest, ReadDatasetChoosesTheFormat) {
   // Read as CSV by default: one column named "1 1:2" and no data rows.
   EXPECT_THROW(read_dataset(txt), InputError);
 
+  const std::string npy = write("\x93NUMPY", "data.npy");
+  EXPECT_TRUE(contains(expect_input_error([&] { read_dataset(npy); }).what(),
+                       "a dataset is read from CSV or LIBSVM, not .npy"));
+
   DatasetReadOptions named;
   named.response = "y";
   EXPECT_THROW(read_dataset(svm, named), InvalidArgument);
