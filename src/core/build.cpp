@@ -386,7 +386,7 @@ std::vector<CoresetRun> PreparedProblem::solve_and_evaluate_budgets(const Solver
     run.solve_seconds = run.solve.seconds;
     const auto start = Clock::now();
     compare_posteriors(impl_->prepared.model, impl_->full, run.solve.coreset, run.quality,
-                       &run.coreset_posterior_mean);
+                       &run.coreset_posterior_mean, solver.progress);
     run.quality.relative_projection_error = run.solve.relative_error;
     run.evaluation_seconds = seconds_since(start);
   }
