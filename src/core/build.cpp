@@ -13,6 +13,8 @@
 #include "core/sparsevi.hpp"
 #include "coreset/error.hpp"
 #include "cpu/solve_cpu.hpp"
+#include "cuda/projection_cuda.hpp"
+#include "cuda/solve_cuda.hpp"
 #include "models/model.hpp"
 #include "models/projection.hpp"
 #include "posterior/posterior.hpp"
@@ -208,10 +210,17 @@ PreparedProblem::PreparedProblem(const Dataset& data, const BuildOptions& option
   const int threads = thread_count(options.solver);
   auto start = Clock::now();
   impl.single_precision = options.single_precision;
+  // Phi is built where the solve will run: on the GPU it is one GEMM and one fused pass.
+  const Device device = options.solver.device;
+  const bool on_gpu =
+      device == Device::gpu || (device == Device::automatic && cuda::gpu_available(nullptr));
   if (options.single_precision) {
-    impl.phi_float = models::projection<float>(prepared.model, prepared.samples, threads);
+    impl.phi_float = on_gpu ? cuda::projection_on_gpu<float>(prepared.model, prepared.samples)
+                            : models::projection<float>(prepared.model, prepared.samples, threads);
   } else {
-    impl.phi_double = models::projection<double>(prepared.model, prepared.samples, threads);
+    impl.phi_double = on_gpu
+                          ? cuda::projection_on_gpu<double>(prepared.model, prepared.samples)
+                          : models::projection<double>(prepared.model, prepared.samples, threads);
   }
   seconds.projection = seconds_since(start);
 
