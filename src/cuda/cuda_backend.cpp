@@ -75,8 +75,12 @@ template <class T>
 CudaBackend<T>::CudaBackend(Resources& resources, MatrixView<T> phi)
     : res_(resources), rows_(phi.rows), cols_(phi.cols) {
   const auto bytes = static_cast<std::size_t>(rows_) * static_cast<std::size_t>(cols_) * sizeof(T);
-  check_fits(bytes, "Phi (" + std::to_string(rows_) + " x " + std::to_string(cols_) + ", " +
-                        (sizeof(T) == 4 ? "float" : "double") + ")");
+  // The solver's n-sized state: about a dozen sparse vectors (values + mask), the gradient and
+  // other dense vectors, the top-k's candidates and tie list, the duplicate search's hash sort.
+  const auto working = static_cast<std::size_t>(cols_) * (16 * (sizeof(T) + 1) + 48);
+  check_fits(bytes, working,
+             "Phi (" + std::to_string(rows_) + " x " + std::to_string(cols_) + ", " +
+                 (sizeof(T) == 4 ? "float" : "double") + ")");
   phi_.resize_discard(rows_ * cols_);
   CORESET_CUDA_TRY(cudaMemcpy2DAsync(
       phi_.data(), static_cast<std::size_t>(rows_) * sizeof(T), phi.data,

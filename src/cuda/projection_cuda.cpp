@@ -57,7 +57,7 @@ Matrix<T> projection_on_gpu(const models::Model& model, const Eigen::MatrixXd& s
   const index_t d = model.dim();
   const index_t width_max = std::max<index_t>(1, std::min(n, kBlockDoubles / s));
   const auto phi_bytes = static_cast<std::size_t>(s) * static_cast<std::size_t>(n) * sizeof(T);
-  check_fits(phi_bytes + static_cast<std::size_t>(width_max * (s + d)) * sizeof(double),
+  check_fits(phi_bytes, static_cast<std::size_t>(width_max * (s + d) + n) * sizeof(double),
              "the projection Phi (" + std::to_string(s) + " x " + std::to_string(n) + ")");
 
   Resources res;

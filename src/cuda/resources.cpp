@@ -43,18 +43,17 @@ std::string gib(std::size_t bytes) {
 }
 }  // namespace
 
-void check_fits(std::size_t bytes, const std::string& what) {
+void check_fits(std::size_t matrix_bytes, std::size_t working_bytes, const std::string& what) {
   std::size_t free_bytes = 0;
   std::size_t total_bytes = 0;
   device_memory(free_bytes, total_bytes);
-  // The solver's own vectors and CUB's scratch come on top: a few n-vectors, well under 1/16.
-  const std::size_t needed = bytes + bytes / 16 + (std::size_t{64} << 20);
+  const std::size_t needed = matrix_bytes + working_bytes + (std::size_t{64} << 20);
   if (needed > free_bytes) {
-    throw DeviceError(what + " needs about " + gib(needed) + " of GPU memory (" + gib(bytes) +
-                      " for the matrix itself) but only " + gib(free_bytes) + " of " +
+    throw DeviceError(what + " needs about " + gib(needed) + " of GPU memory (" +
+                      gib(matrix_bytes) + " for the matrix, " + gib(working_bytes) +
+                      " for the solver's vectors) but only " + gib(free_bytes) + " of " +
                       gib(total_bytes) +
-                      " is free; use --device cpu, --precision float, or "
-                      "fewer samples");
+                      " is free; use --device cpu, --precision float, or fewer samples");
   }
 }
 

@@ -22,9 +22,10 @@ bool gpu_usable(std::string* why_not = nullptr);
 /// Free and total memory of the current device, in bytes.
 void device_memory(std::size_t& free_bytes, std::size_t& total_bytes);
 
-/// Throws DeviceError, saying how many bytes are needed and how many are free, unless `bytes`
-/// plus a margin for the solver's vectors fit in the free memory of the current device.
-void check_fits(std::size_t bytes, const std::string& what);
+/// Throws DeviceError, saying how many bytes are needed and how many are free, unless
+/// `matrix_bytes` + `working_bytes` (plus 64 MiB for scratch) fit in the free memory of the
+/// current device. `what` names the matrix in the message.
+void check_fits(std::size_t matrix_bytes, std::size_t working_bytes, const std::string& what);
 
 class Resources {
  public:

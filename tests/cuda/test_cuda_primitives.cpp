@@ -421,7 +421,7 @@ TEST(GpuResources, RefusesAMatrixLargerThanTheFreeMemoryWithTheSizes) {
   CORESET_REQUIRE_GPU();
   Resources resources;
   try {
-    check_fits(std::size_t{1} << 50, "Phi");
+    check_fits(std::size_t{1} << 50, 0, "Phi");
     FAIL() << "a 1 PiB matrix fitted";
   } catch (const DeviceError& error) {
     const std::string message = error.what();
