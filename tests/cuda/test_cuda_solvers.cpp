@@ -3,6 +3,7 @@
 // Label `gpu`: skipped without one.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -140,20 +141,33 @@ TEST_F(GpuSolvers, BaselinesMatchTheCpu) {
 }
 
 TEST_F(GpuSolvers, BatchRefitAndDuplicatesMatchTheCpu) {
-  Matrix<double> phi = test::gaussian_matrix(70, 801, 13);
-  for (index_t i = 0; i < 70; ++i) {
-    phi(i, 500) = phi(i, 20);  // a duplicate datapoint: never chosen on either device
+  // Planted, so both devices must land on the same support whatever the batches' rounding.
+  auto problem = test::planted_problem(400, 1000, 10, 1);
+  // A copy of a planted column at an index outside the support (y is unchanged): it must never
+  // be chosen on either device, the first copy carries the weight.
+  const index_t original = problem.support.front();
+  index_t copy = 999;
+  while (std::find(problem.support.begin(), problem.support.end(), copy) != problem.support.end() ||
+         copy <= original) {
+    --copy;
+  }
+  for (index_t i = 0; i < problem.phi.rows(); ++i) {
+    problem.phi(i, copy) = problem.phi(i, original);
   }
   SolverOptions options;
-  options.k = 30;
+  options.k = 10;
   options.batch_fraction = 0.2;
   options.refit = true;
-  options.seed = 4;
-  const SolveResult cpu = solve_on(Device::cpu, phi, nullptr, options);
-  const SolveResult gpu = solve_on(Device::gpu, phi, nullptr, options);
-  EXPECT_NEAR(gpu.objective, cpu.objective, 1e-4 * cpu.objective);
+  options.seed = 1;
+  options.tolerance = 1e-10;
+  options.max_iterations = 5000;
+  const SolveResult cpu = solve_on(Device::cpu, problem.phi, &problem.y, options);
+  const SolveResult gpu = solve_on(Device::gpu, problem.phi, &problem.y, options);
+  EXPECT_EQ(cpu.coreset.indices, problem.support);
+  EXPECT_EQ(gpu.coreset.indices, cpu.coreset.indices);
+  EXPECT_NEAR(gpu.objective, cpu.objective, 1e-6 * cpu.target_norm * cpu.target_norm);
   for (const index_t i : gpu.coreset.indices) {
-    EXPECT_NE(i, 500);
+    EXPECT_NE(i, copy);
   }
 }
 
