@@ -28,7 +28,9 @@ Pihat parse_pihat(const std::string& name);
 
 struct BuildOptions {
   ModelOptions model;
-  SolverOptions solver;   ///< k, algorithm, tolerance, ... (solver.k defaults to 100 here)
+  /// k, algorithm, tolerance, ... (solver.k defaults to 100 here). solver.device also places
+  /// the projection Phi: on the GPU it is computed there (and agrees with the CPU's to rounding).
+  SolverOptions solver;
   index_t samples = 500;  ///< S, the projection dimension (ignored for Pihat::samples)
   Pihat pihat = Pihat::automatic;
   Matrix<double> user_samples;      ///< Pihat::samples: S x d draws, d = the model's parameters

@@ -75,4 +75,13 @@ class Cancelled : public Error {
   using Error::Error;
 };
 
+/// The GPU could not be used: it was asked for (Device::gpu) but none is usable (no driver, no
+/// device, or a build without CUDA), Phi does not fit in its free memory (the message says how
+/// much is needed and how much is free), or a CUDA or cuBLAS call failed (the message names the
+/// call, its error and the source file and line). Exit code 7 for the command.
+class DeviceError : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace coreset

@@ -99,8 +99,24 @@ struct SparseViOptions {
   SparseViOptimizer optimizer = SparseViOptimizer::adam;
 };
 
+/// Where a solve runs.
+enum class Device {
+  cpu,        ///< the CPU backend (Eigen + OpenMP): the reference, always available
+  gpu,        ///< the CUDA backend on GPU 0; DeviceError when none is usable
+  automatic,  ///< the GPU when one is usable (gpu_usable()), else the CPU
+};
+
+/// Whether this library was built with CUDA and a GPU is usable now (driver and device present).
+/// `why_not` (optional) receives the reason when it is not. Never throws for a missing driver.
+bool gpu_usable(std::string* why_not = nullptr);
+
 struct SolverOptions {
   Algorithm algorithm = Algorithm::aiht2;
+  /// cpu (the default: the library never picks a device behind the caller's back), gpu or
+  /// automatic. On the GPU, Phi is copied to device memory first (DeviceError, saying how much is
+  /// needed and free, when it does not fit) and every iteration runs there; `threads` is then
+  /// ignored. Results agree with the CPU's to rounding (the summation orders differ).
+  Device device = Device::cpu;
   /// >= 1: the sparsity budget of the IHT family (k >= n makes the problem plain NNLS), the
   /// step count of giga and fw, the draw count of is and uniform (<= 1e9 for these four), the
   /// selection count of sparsevi.
@@ -173,14 +189,17 @@ struct SolveResult {
   /// objective <= objective_before_refit; objective_history stays the algorithm's trace).
   /// Without: equal to `objective`.
   double objective_before_refit = 0.0;
+  Device device = Device::cpu;  ///< where the solve ran: cpu or gpu (never automatic)
 };
 
-/// Solves the sparse non-negative regression on the CPU.
+/// Solves the sparse non-negative regression on options.device (the CPU by default).
 ///
 /// `phi` is S x n column-major; `y` points to S values, or is null for y = Phi 1. Every entry of
 /// Phi and y must be finite. Throws InvalidArgument for bad options or non-finite data (the
-/// message names the first bad entry). Thread-safe for distinct arguments; uses
-/// `options.threads` threads for the dense passes.
+/// message names the first bad entry), DeviceError when options.device is gpu and no GPU is
+/// usable (or the library was built without CUDA), Phi does not fit in the GPU's free memory, or
+/// a CUDA call fails. Thread-safe for distinct arguments; uses `options.threads` threads for the
+/// CPU's dense passes.
 SolveResult solve(MatrixView<double> phi, const double* y, const SolverOptions& options);
 /// The same in single precision: Phi, y and the iterates are float, scalars accumulate in double.
 SolveResult solve(MatrixView<float> phi, const float* y, const SolverOptions& options);
@@ -195,6 +214,8 @@ std::string to_string(Algorithm algorithm);
 std::string to_string(StepRule rule);
 std::string to_string(StopReason reason);
 std::string to_string(SparseViOptimizer optimizer);
+std::string to_string(Device device);  ///< "cpu", "gpu", "auto"
+Device parse_device(const std::string& name);
 /// Inverse of to_string; throws InvalidArgument listing the accepted names.
 Algorithm parse_algorithm(const std::string& name);
 StepRule parse_step_rule(const std::string& name);

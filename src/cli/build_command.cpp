@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/device_choice.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/model_options.hpp"
 #include "cli/output_paths.hpp"
@@ -36,13 +37,18 @@ struct BuildArguments {
   std::string sparsevi_optimizer = "adam";
   std::string out_path;
   std::string report_path;
+  DeviceArguments device;
 };
 
 int run_build(const BuildArguments& args) {
+  const DeviceChoice choice = choose_device(args.device);  // before any file is touched
   check_writable_destination(args.out_path, "--out");
   check_writable_destination(args.report_path, "--report");
   BuildInputs inputs;
-  BuildOptions options = to_build_options(args.model);
+  ModelArguments model = args.model;
+  model.precision = choice.precision;
+  BuildOptions options = to_build_options(model);
+  options.solver.device = choice.device;
   options.solver.algorithm = parse_algorithm(args.algorithm);
   options.solver.step_rule = parse_step_rule(args.step_rule);
   options.solver.k = args.k;
@@ -53,8 +59,8 @@ int run_build(const BuildArguments& args) {
   options.solver.sparsevi = args.sparsevi;
   options.solver.sparsevi.optimizer = parse_sparsevi_optimizer(args.sparsevi_optimizer);
   TerminalProgress progress;
-  progress.task(reading_label(args.model), 0);
-  const Dataset data = load_dataset(args.model, inputs);
+  progress.task(reading_label(model), 0);
+  const Dataset data = load_dataset(model, inputs);
   inputs.options = options;
   options.solver.progress = &progress;  // not in inputs.options: the report shows no pointer
   const BuildResult result = build_coreset(data, options);
@@ -121,6 +127,7 @@ std::function<int()> add_build_command(CLI::App& app) {
   CLI::App* command = app.add_subcommand(
       "build", "Build a coreset from a dataset and a model, with a quality report");
   add_model_options(command, args->model);
+  add_device_options(command, args->device);
   command
       ->add_option("-k,--k", args->k,
                    "coreset size budget, >= 1 (giga/fw: steps; is/uniform: draws; sparsevi: "
@@ -173,6 +180,9 @@ std::function<int()> add_evaluate_command(CLI::App& app) {
   CLI::App* command = app.add_subcommand(
       "evaluate", "Report how close a coreset's posterior is to the full-data posterior");
   add_model_options(command, args->model);
+  command->add_option("--precision", args->model.precision, "double or float (Phi)")
+      ->check(CLI::IsMember({"double", "float"}))
+      ->capture_default_str();
   command->add_option("--coreset", args->coreset_path, "coreset CSV (index,weight), 0-based rows")
       ->required();
   command->add_option("--report", args->report_path, "write a JSON report here");

@@ -11,6 +11,7 @@ enum ExitCode : int {
   kOutputError = 4,     // an output file could not be written (nothing partial is left)
   kOutOfMemory = 5,     // the problem does not fit in memory
   kNumericalError = 6,  // a numerical procedure failed (e.g. the Laplace fit did not converge)
+  kDeviceError = 7,     // --device gpu without a usable GPU, Phi too large for it, a CUDA failure
   kInterrupted = 130,   // stopped by Ctrl-C (SIGINT): 128 + 2; nothing written
   kTerminated = 143,    // stopped by SIGTERM: 128 + 15; nothing written
 };

@@ -32,7 +32,8 @@ std::function<int()> add_info_command(CLI::App& app) {
                   static_cast<double>(device.total_memory_bytes) / (1024.0 * 1024.0 * 1024.0),
                   device.compute_major, device.compute_minor);
     }
-    std::printf("  solvers:       CPU (iht, a-iht, a-iht-2, giga, fw, is, uniform)\n");
+    std::printf("  solvers:       CPU (iht, a-iht, a-iht-2, giga, fw, is, uniform)%s\n",
+                build.cuda ? "; GPU (the same, --device gpu|auto)" : "");
     std::printf("  CPU kernels:   %s (set CORESET_ISA=baseline|avx2|avx512 to choose)\n",
                 cpu::simd::isa_name(cpu::simd::active_isa()));
     return static_cast<int>(kSuccess);

@@ -66,6 +66,9 @@ int main(int argc, char** argv) {
   } catch (const coreset::OutputError& error) {
     std::fprintf(stderr, "coreset: output error: %s\n", error.what());
     return kOutputError;
+  } catch (const coreset::DeviceError& error) {
+    std::fprintf(stderr, "coreset: GPU error: %s\n", error.what());
+    return kDeviceError;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr,
                  "coreset: out of memory: the problem does not fit in this machine's RAM\n");

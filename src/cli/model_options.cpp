@@ -90,9 +90,6 @@ void add_model_options(CLI::App* command, ModelArguments& args) {
       ->add_option("--seed", args.seed,
                    "seed of the sampling, the RBF centres and the draws of --algorithm is/uniform")
       ->capture_default_str();
-  command->add_option("--precision", args.precision, "double or float (Phi and the solve)")
-      ->check(CLI::IsMember({"double", "float"}))
-      ->capture_default_str();
   command->add_option("--threads", args.threads, "CPU threads, 0 = every core")
       ->capture_default_str();
 }

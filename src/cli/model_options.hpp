@@ -30,11 +30,12 @@ struct ModelArguments {
   std::vector<std::string> pihat = {"auto"};  // method, and the file for "samples"
   index_t samples = 500;
   std::uint64_t seed = 0;
-  std::string precision = "double";
+  std::string precision = "double";  // set from --precision (build) or fixed (evaluate)
   int threads = 0;
 };
 
-/// Registers the shared options on `command`.
+/// Registers the shared options on `command` (not --precision: see add_device_options and
+/// evaluate's own).
 void add_model_options(CLI::App* command, ModelArguments& args);
 
 /// The dataset the arguments name (or the built-in one), and the options for the library; fills

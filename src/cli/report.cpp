@@ -37,9 +37,15 @@ Json path_or_null(const std::string& path) {
 
 // What ran the job. With the version, the options and the seed it pins the output: the same
 // runtime gives the same bits (the CPU kernel set can change the last bits of Phi).
-Json runtime_json(int threads_requested) {
+Json runtime_json(int threads_requested, Device device = Device::cpu) {
   const BuildInfo info = build_info();
-  return {{"backend", "cpu"},
+  Json gpu = nullptr;
+  if (device == Device::gpu) {
+    const auto devices = list_devices();
+    gpu = devices.empty() ? Json("unknown") : Json(devices.front().name);
+  }
+  return {{"backend", to_string(device)},
+          {"gpu", gpu},
           {"cpu_kernels", cpu::simd::isa_name(cpu::simd::active_isa())},
           {"threads", threads_requested > 0 ? threads_requested : info.threads},
           {"threads_requested", threads_requested},
@@ -204,7 +210,7 @@ std::string render_solve_report(const SolveInputs& inputs, const SolveResult& re
                      {"precision", inputs.precision}};
   add_solve_fields(report, inputs.options, result);
   report["seed"] = inputs.options.seed;
-  report["runtime"] = runtime_json(inputs.options.threads);
+  report["runtime"] = runtime_json(inputs.options.threads, result.device);
   report["seconds"] = result.seconds;
   report["coreset"] = coreset_json(result.coreset);
   return report.dump(2) + "\n";
@@ -241,7 +247,7 @@ std::string render_build_report(const BuildInputs& inputs, const BuildResult& re
   report["pihat"] = to_string(result.pihat);
   report["samples"] = result.samples;
   report["seed"] = inputs.options.seed;
-  report["runtime"] = runtime_json(inputs.options.solver.threads);
+  report["runtime"] = runtime_json(inputs.options.solver.threads, result.solve.device);
   add_solve_fields(report, inputs.options.solver, result.solve);
   if (result.solve.algorithm == Algorithm::sparsevi) {
     report["sparsevi"] = sparsevi_json(inputs.options.solver.sparsevi, inputs.options.model.kind);

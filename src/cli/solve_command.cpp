@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/device_choice.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/output_paths.hpp"
 #include "cli/outputs.hpp"
@@ -26,18 +27,19 @@ struct SolveArguments {
   std::string report_path;
   std::string algorithm = "a-iht-2";
   std::string step_rule = "exact";
-  std::string precision = "double";
+  DeviceArguments device;
   SolverOptions options;
 };
 
 template <class T>
-int run_solve(const SolveArguments& args) {
+int run_solve(const SolveArguments& args, const DeviceChoice& choice) {
   SolveInputs inputs;
   inputs.phi_path = args.phi_path;
   inputs.loglik_path = args.loglik_path;
   inputs.y_path = args.y_path;
-  inputs.precision = args.precision;
+  inputs.precision = choice.precision;
   inputs.options = args.options;
+  inputs.options.device = choice.device;
   inputs.options.algorithm = parse_algorithm(args.algorithm);
   if (inputs.options.algorithm == Algorithm::sparsevi) {  // before any file is read
     throw InvalidArgument(
@@ -127,9 +129,7 @@ std::function<int()> add_solve_command(CLI::App& app) {
       ->add_option("--seed", args->options.seed,
                    "seed of the power iteration (iht) and of the draws (is, uniform)")
       ->capture_default_str();
-  command->add_option("--precision", args->precision, "double or float")
-      ->check(CLI::IsMember({"double", "float"}))
-      ->capture_default_str();
+  add_device_options(command, args->device);
   command->add_option("--threads", args->options.threads, "CPU threads, 0 = every core")
       ->capture_default_str();
   command
@@ -143,7 +143,9 @@ std::function<int()> add_solve_command(CLI::App& app) {
   command->add_option("--out", args->out_path, "write the coreset here as CSV (index,weight)");
   command->add_option("--report", args->report_path, "write a JSON report here");
   return [args] {
-    return args->precision == "float" ? run_solve<float>(*args) : run_solve<double>(*args);
+    const DeviceChoice choice = choose_device(args->device);  // before any file is touched
+    return choice.precision == "float" ? run_solve<float>(*args, choice)
+                                       : run_solve<double>(*args, choice);
   };
 }
 

@@ -15,6 +15,8 @@
 #include "core/sparsevi.hpp"
 #include "coreset/error.hpp"
 #include "cpu/solve_cpu.hpp"
+#include "cuda/projection_cuda.hpp"
+#include "cuda/solve_cuda.hpp"
 #include "models/model.hpp"
 #include "models/projection.hpp"
 #include "posterior/posterior.hpp"
@@ -268,11 +270,17 @@ PreparedProblem::PreparedProblem(const Dataset& data, const BuildOptions& option
   core::stage_started(progress, Stage::projection, prepared.model.rows());
   auto start = Clock::now();
   impl.single_precision = options.single_precision;
+  // Phi is built where the solve will run: on the GPU it is one GEMM and one fused pass.
+  const Device device = options.solver.device;
+  const bool on_gpu =
+      device == Device::gpu || (device == Device::automatic && cuda::gpu_available(nullptr));
   if (options.single_precision) {
-    impl.phi_float = models::projection<float>(prepared.model, prepared.samples, threads, progress);
+    impl.phi_float = on_gpu ? cuda::projection_on_gpu<float>(prepared.model, prepared.samples)
+                            : models::projection<float>(prepared.model, prepared.samples, threads, progress);
   } else {
-    impl.phi_double =
-        models::projection<double>(prepared.model, prepared.samples, threads, progress);
+    impl.phi_double = on_gpu
+                          ? cuda::projection_on_gpu<double>(prepared.model, prepared.samples)
+                          : models::projection<double>(prepared.model, prepared.samples, threads, progress);
   }
   seconds.projection = seconds_since(start);
 

@@ -41,6 +41,12 @@ constexpr NameTable<SparseViOptimizer, 2> kSparseViOptimizers{{
     {SparseViOptimizer::sgd, "sgd"},
 }};
 
+constexpr NameTable<Device, 3> kDevices{{
+    {Device::cpu, "cpu"},
+    {Device::gpu, "gpu"},
+    {Device::automatic, "auto"},
+}};
+
 constexpr NameTable<Pihat, 4> kPihats{{
     {Pihat::automatic, "auto"},
     {Pihat::laplace, "laplace"},
@@ -101,6 +107,12 @@ std::vector<Algorithm> all_algorithms() {
     algorithms.push_back(entry.first);
   }
   return algorithms;
+}
+std::string to_string(Device device) {
+  return name_of(kDevices, device);
+}
+Device parse_device(const std::string& name) {
+  return parse(kDevices, name, "device");
 }
 std::string to_string(Pihat pihat) {
   return name_of(kPihats, pihat);

@@ -9,6 +9,7 @@
 #include "coreset/error.hpp"
 #include "coreset/solver.hpp"
 #include "cpu/solve_cpu.hpp"
+#include "cuda/solve_cuda.hpp"
 
 namespace coreset {
 namespace {
@@ -87,7 +88,11 @@ SolveResult solve_any(MatrixView<T> phi, const T* y, const SolverOptions& option
   core::throw_if_stopped(options.progress);
   core::stage_started(options.progress, Stage::solve,
                       is_iht_family(options.algorithm) ? options.max_iterations : options.k);
-  SolveResult result = cpu::solve_on_cpu(phi, y, options, threads);
+  const bool on_gpu = options.device == Device::gpu ||
+                      (options.device == Device::automatic && cuda::gpu_available(nullptr));
+  SolveResult result =
+      on_gpu ? cuda::solve_on_gpu(phi, y, options) : cpu::solve_on_cpu(phi, y, options, threads);
+  result.device = on_gpu ? Device::gpu : Device::cpu;
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
@@ -129,6 +134,10 @@ double objective_any(MatrixView<T> phi, const T* y, const Coreset& coreset) {
 }
 
 }  // namespace
+
+bool gpu_usable(std::string* why_not) {
+  return cuda::gpu_available(why_not);
+}
 
 SolveResult solve(MatrixView<double> phi, const double* y, const SolverOptions& options) {
   return solve_any(phi, y, options);

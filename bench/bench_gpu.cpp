@@ -1,0 +1,315 @@
+// bench_gpu: the GPU engine against its floors, timed in one run on one device.
+//
+// Per (n, S): the device-to-device copy bandwidth (cudaMemcpy of a 2 GiB buffer, events; the
+// traffic counted as bytes read + bytes written), the dense pass Phi^T r (cuBLAS gemv_64) and
+// its achieved bandwidth as a fraction of that copy bandwidth, and the floor of an iteration,
+// one read of Phi at the copy bandwidth. Per k: top-k of the n gradient entries, and the time of
+// one A-IHT and one A-IHT II iteration, (T(1 + m) - T(1)) / m with tolerance 0 so every
+// per-solve cost (upload-free here: Phi is generated on the device; the duplicate search; the
+// first iteration) cancels. Medians of `--repeats` runs after one warm-up. Then the CPU backend
+// on the same Phi at n = 1e6 for the speed-up, and optionally (--end-to-end) build_coreset on
+// synthetic logistic data, N = 1e7, d = 20, S = 500, k = 1000, with the solve on the GPU.
+//
+// Writes one JSON document (--json) with the device, driver and runtime versions.
+#include <cuda_runtime_api.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bench_gpu_fill.hpp"
+#include "bench_machine.hpp"
+#include "core/iht_driver.hpp"
+#include "coreset/build.hpp"
+#include "coreset/solver.hpp"
+#include "coreset/version.hpp"
+#include "cpu/cpu_backend.hpp"
+#include "cuda/check.hpp"
+#include "cuda/cuda_backend.hpp"
+#include "cuda/resources.hpp"
+
+namespace {
+
+using coreset::index_t;
+using Json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+struct Config {
+  std::vector<double> sizes{1e5, 1e6, 1e7, 1e8};
+  std::vector<index_t> rows{100, 500};
+  std::vector<index_t> budgets{100, 1000, 10000};
+  int repeats = 5;
+  int iterations = 20;
+  bool end_to_end = false;
+  bool cpu_comparison = true;
+  std::string json_path;
+};
+
+// Milliseconds of `work` on the stream, by CUDA events: median of `repeats` after a warm-up.
+template <class Work>
+double event_ms(cudaStream_t stream, int repeats, Work&& work) {
+  cudaEvent_t start = nullptr;
+  cudaEvent_t stop = nullptr;
+  CORESET_CUDA_TRY(cudaEventCreate(&start));
+  CORESET_CUDA_TRY(cudaEventCreate(&stop));
+  work();  // warm-up
+  std::vector<double> times;
+  for (int r = 0; r < repeats; ++r) {
+    CORESET_CUDA_TRY(cudaEventRecord(start, stream));
+    work();
+    CORESET_CUDA_TRY(cudaEventRecord(stop, stream));
+    CORESET_CUDA_TRY(cudaEventSynchronize(stop));
+    float ms = 0.0f;
+    CORESET_CUDA_TRY(cudaEventElapsedTime(&ms, start, stop));
+    times.push_back(ms);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  return coreset::bench::median(times);
+}
+
+// Device-to-device copy bandwidth in bytes/s, counting the bytes read and the bytes written.
+double copy_bandwidth(coreset::cuda::Resources& res, int repeats) {
+  const index_t bytes = index_t{2} << 30;
+  coreset::cuda::DeviceBuffer<unsigned char> from(bytes);
+  coreset::cuda::DeviceBuffer<unsigned char> to(bytes);
+  CORESET_CUDA_TRY(cudaMemsetAsync(from.data(), 1, static_cast<std::size_t>(bytes), res.stream()));
+  const double ms = event_ms(res.stream(), repeats, [&] {
+    CORESET_CUDA_TRY(cudaMemcpyAsync(to.data(), from.data(), static_cast<std::size_t>(bytes),
+                                     cudaMemcpyDeviceToDevice, res.stream()));
+  });
+  return 2.0 * static_cast<double>(bytes) / (ms * 1e-3);
+}
+
+// Seconds of a whole solve of `iterations` iterations (tolerance 0: it never stops early).
+template <class Backend>
+double solve_seconds(Backend& backend, const typename Backend::Short& y, coreset::Algorithm a,
+                     index_t k, int iterations) {
+  coreset::SolverOptions options;
+  options.algorithm = a;
+  options.k = k;
+  options.max_iterations = iterations;
+  options.tolerance = 0.0;
+  const auto start = Clock::now();
+  coreset::core::IhtDriver<Backend>(backend, y, options).run();  // ends with a device read
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// (T(1 + m) - T(1)) / m in milliseconds, medians over repeats.
+template <class Backend>
+double per_iteration_ms(Backend& backend, const typename Backend::Short& y, coreset::Algorithm a,
+                        index_t k, int m, int repeats) {
+  solve_seconds(backend, y, a, k, 1 + m);  // warm-up
+  std::vector<double> one;
+  std::vector<double> many;
+  for (int r = 0; r < repeats; ++r) {
+    one.push_back(solve_seconds(backend, y, a, k, 1));
+    many.push_back(solve_seconds(backend, y, a, k, 1 + m));
+  }
+  return 1e3 * (coreset::bench::median(many) - coreset::bench::median(one)) / m;
+}
+
+Json device_json() {
+  int device = 0;
+  CORESET_CUDA_TRY(cudaGetDevice(&device));
+  cudaDeviceProp properties{};
+  CORESET_CUDA_TRY(cudaGetDeviceProperties(&properties, device));
+  int driver = 0;
+  int runtime = 0;
+  cudaDriverGetVersion(&driver);
+  cudaRuntimeGetVersion(&runtime);
+  return {{"name", properties.name},
+          {"memory_bytes", properties.totalGlobalMem},
+          {"compute_capability",
+           std::to_string(properties.major) + "." + std::to_string(properties.minor)},
+          {"driver_version", driver},
+          {"runtime_version", runtime}};
+}
+
+Json run_case(coreset::cuda::Resources& res, const Config& config, index_t n, index_t s,
+              double bandwidth) {
+  using Backend = coreset::cuda::CudaBackend<float>;
+  Json result = {{"n", n}, {"S", s}, {"precision", "float"}};
+  const double phi_bytes = static_cast<double>(n) * static_cast<double>(s) * sizeof(float);
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  coreset::cuda::device_memory(free_bytes, total_bytes);
+  if (phi_bytes * 1.3 + 2e9 > static_cast<double>(free_bytes)) {
+    result["skipped"] = "Phi does not fit in the free device memory";
+    return result;
+  }
+  coreset::cuda::DeviceBuffer<float> phi(n * s);
+  coreset::bench::fill_uniform(phi.data(), n * s, 7, std::sqrt(3.0 / static_cast<double>(s)));
+  Backend backend(res, std::move(phi), s, n);
+  auto y = backend.make_short();
+  backend.column_sums(y);
+  auto gradient = backend.make_dense();
+  const double floor_ms = 1e3 * phi_bytes / bandwidth;
+  const double gemv_ms =
+      event_ms(res.stream(), config.repeats, [&] { backend.phi_t_times(y, gradient); });
+  result["phi_bytes"] = phi_bytes;
+  result["floor_ms"] = floor_ms;
+  result["phi_t_r_ms"] = gemv_ms;
+  result["phi_t_r_fraction_of_copy_bandwidth"] = floor_ms / gemv_ms;
+  Json per_k = Json::array();
+  for (const index_t k : config.budgets) {
+    if (k >= n) {
+      continue;
+    }
+    Json entry = {{"k", k}};
+    Backend::Sparse exclude;
+    Backend::Sparse out;
+    entry["top_k_ms"] = event_ms(res.stream(), config.repeats, [&] {
+      backend.select_top_k(gradient, k, coreset::core::SelectionRule::largest_magnitude, exclude,
+                           out);
+    });
+    for (const auto algorithm : {coreset::Algorithm::aiht, coreset::Algorithm::aiht2}) {
+      const double ms =
+          per_iteration_ms(backend, y, algorithm, k, config.iterations, config.repeats);
+      const std::string name = coreset::to_string(algorithm);
+      entry[name + "_ms_per_iteration"] = ms;
+      entry[name + "_ratio_to_floor"] = ms / floor_ms;
+    }
+    per_k.push_back(entry);
+  }
+  result["budgets"] = per_k;
+  std::fprintf(stderr, "n %lld S %lld: Phi^T r %.3f ms, floor %.3f ms\n", static_cast<long long>(n),
+               static_cast<long long>(s), gemv_ms, floor_ms);
+  return result;
+}
+
+// The same A-IHT II iterations on the CPU backend and on the GPU, on one Phi (n = 1e6).
+Json cpu_comparison(coreset::cuda::Resources& res, const Config& config) {
+  const index_t n = 1000000;
+  const index_t s = 500;
+  const index_t k = 1000;
+  coreset::Matrix<float> host = coreset::Matrix<float>::uninitialized(s, n);
+  std::mt19937_64 generator(3);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  for (index_t e = 0; e < n * s; ++e) {
+    host.data()[e] = uniform(generator) * std::sqrt(3.0f / static_cast<float>(s));
+  }
+  coreset::cpu::CpuBackend<float> cpu(host.view(), coreset::build_info().threads);
+  auto y_cpu = cpu.make_short();
+  cpu.column_sums(y_cpu);
+  coreset::cuda::CudaBackend<float> gpu(res, host.view());
+  auto y_gpu = gpu.make_short();
+  gpu.column_sums(y_gpu);
+  const int m = std::max(3, config.iterations / 4);
+  const double cpu_ms = per_iteration_ms(cpu, y_cpu, coreset::Algorithm::aiht2, k, m, 3);
+  const double gpu_ms =
+      per_iteration_ms(gpu, y_gpu, coreset::Algorithm::aiht2, k, config.iterations, config.repeats);
+  return {{"n", n},
+          {"S", s},
+          {"k", k},
+          {"cpu_ms_per_iteration", cpu_ms},
+          {"cpu_threads", coreset::build_info().threads},
+          {"gpu_ms_per_iteration", gpu_ms},
+          {"speedup", cpu_ms / gpu_ms}};
+}
+
+// build_coreset on N = 1e7 synthetic logistic rows with d = 20 covariates, solved on the GPU.
+Json end_to_end() {
+  const index_t rows = 10000000;
+  const index_t dims = 20;
+  coreset::Dataset data;
+  data.covariates = coreset::Matrix<double>::uninitialized(rows, dims);
+  data.response.resize(static_cast<std::size_t>(rows));
+  std::mt19937_64 generator(11);
+  std::normal_distribution<double> normal;
+  std::uniform_real_distribution<double> uniform;
+  for (index_t i = 0; i < rows; ++i) {
+    double z = 0.0;
+    for (index_t c = 0; c < dims; ++c) {
+      const double x = normal(generator);
+      data.covariates(i, c) = x;
+      z += (c % 2 == 0 ? 0.3 : -0.2) * x;
+    }
+    data.response[static_cast<std::size_t>(i)] =
+        uniform(generator) < 1.0 / (1.0 + std::exp(-z)) ? 1.0 : -1.0;
+  }
+  coreset::BuildOptions options;
+  options.model.kind = coreset::ModelKind::logistic;
+  options.samples = 500;
+  options.single_precision = true;
+  options.solver.k = 1000;
+  options.solver.device = coreset::Device::gpu;
+  const auto start = Clock::now();
+  const coreset::BuildResult result = coreset::build_coreset(data, options);
+  const double total = std::chrono::duration<double>(Clock::now() - start).count();
+  return {{"N", rows},
+          {"d", dims},
+          {"S", 500},
+          {"k", 1000},
+          {"seconds_total", total},
+          {"seconds_pihat", result.seconds.pihat},
+          {"seconds_sampling", result.seconds.sampling},
+          {"seconds_projection_cpu", result.seconds.projection},
+          {"seconds_solve_gpu", result.seconds.solve},
+          {"seconds_evaluation", result.seconds.evaluation},
+          {"iterations", result.solve.iterations},
+          {"relative_error", result.solve.relative_error}};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Config config;
+  CLI::App app{"bench_gpu: GPU A-IHT iterations, Phi^T r and top-k against the copy floor"};
+  app.add_option("--sizes", config.sizes, "n values")->delimiter(',');
+  app.add_option("--rows", config.rows, "S values")->delimiter(',');
+  app.add_option("--budgets", config.budgets, "k values")->delimiter(',');
+  app.add_option("--repeats", config.repeats, "timed repeats (median)");
+  app.add_option("--iterations", config.iterations, "m in (T(1 + m) - T(1)) / m");
+  app.add_flag("--end-to-end", config.end_to_end, "also build_coreset at N = 1e7, d = 20");
+  app.add_flag("!--no-cpu", config.cpu_comparison, "skip the CPU comparison at n = 1e6");
+  app.add_option("--json", config.json_path, "write the results here");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    std::string why;
+    if (!coreset::cuda::gpu_usable(&why)) {
+      std::fprintf(stderr, "bench_gpu: no usable GPU: %s\n", why.c_str());
+      return 3;
+    }
+    coreset::cuda::Resources res;
+    Json report = {{"benchmark", "bench_gpu"},
+                   {"date", coreset::bench::utc_now()},
+                   {"coreset_version", coreset::version()},
+                   {"device", device_json()}};
+    const double bandwidth = copy_bandwidth(res, config.repeats);
+    report["copy_bandwidth_bytes_per_second"] = bandwidth;
+    Json cases = Json::array();
+    for (const double size : config.sizes) {
+      for (const index_t s : config.rows) {
+        const auto n = static_cast<index_t>(size);
+        if (n >= 100000000 && s > 100) {
+          continue;  // the n = 1e8 case is S = 100 only
+        }
+        cases.push_back(run_case(res, config, n, s, bandwidth));
+      }
+    }
+    report["cases"] = cases;
+    if (config.cpu_comparison) {
+      report["cpu_comparison"] = cpu_comparison(res, config);
+    }
+    if (config.end_to_end) {
+      report["end_to_end"] = end_to_end();
+    }
+    const std::string text = report.dump(2) + "\n";
+    std::fputs(text.c_str(), stdout);
+    if (!config.json_path.empty()) {
+      std::ofstream(config.json_path) << text;
+    }
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "bench_gpu: %s\n", error.what());
+    return 1;
+  }
+  return 0;
+}

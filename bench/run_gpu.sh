@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# On a machine with an NVIDIA GPU (H100/H200: sm_90): configures a Release tree for sm_90 in
+# build-gpu (reused when present), builds everything, runs the GPU tests (`ctest -L gpu`), the
+# whole suite, and bench_gpu, and writes into $OUT (default ./out):
+#   gpu_report.json   the benchmark's JSON plus the test outcome, commit, date, nvidia-smi
+#   configure.log build.log ctest_gpu.log ctest_all.log bench_gpu.log nvidia-smi.log
+# Extra arguments go to bench_gpu (e.g. --sizes 1e5,1e6 --end-to-end).
+# CUDA_ARCHITECTURES overrides the architectures (default 90-real;90-virtual).
+# Exit status: 0 when the tests passed and the benchmark ran, 1 otherwise.
+set -uo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+out="${OUT:-$root/out}"
+mkdir -p "$out"
+out="$(cd "$out" && pwd)"
+build="${BUILD_DIR:-$root/build-gpu}"
+arch="${CUDA_ARCHITECTURES:-90-real;90-virtual}"
+jobs="$(nproc 2>/dev/null || echo 4)"
+cd "$root"
+
+nvidia-smi > "$out/nvidia-smi.log" 2>&1 || echo "nvidia-smi failed" >> "$out/nvidia-smi.log"
+commit="$(git rev-parse HEAD 2>/dev/null || echo none)"
+if [[ -n "$(git status --porcelain -- src include kernels CMakeLists.txt 2>/dev/null)" ]]; then
+  commit="${commit}+dirty"
+fi
+
+status=0
+cmake -G Ninja -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCORESET_ENABLE_CUDA=ON \
+  "-DCMAKE_CUDA_ARCHITECTURES=$arch" > "$out/configure.log" 2>&1 || status=1
+if [[ $status -eq 0 ]]; then
+  cmake --build "$build" -j "$jobs" > "$out/build.log" 2>&1 || status=1
+fi
+
+gpu_tests="not run"
+all_tests="not run"
+if [[ $status -eq 0 ]]; then
+  if ctest --test-dir "$build" -L gpu --output-on-failure -j 1 > "$out/ctest_gpu.log" 2>&1; then
+    gpu_tests="passed"
+  else
+    gpu_tests="failed"
+    status=1
+  fi
+  if ctest --test-dir "$build" --output-on-failure -j "$jobs" > "$out/ctest_all.log" 2>&1; then
+    all_tests="passed"
+  else
+    all_tests="failed"
+    status=1
+  fi
+  # A GPU test that skipped means the device was not usable: that is not a validation.
+  if grep -q "Skipped" "$out/ctest_gpu.log"; then
+    gpu_tests="${gpu_tests} (some skipped: see ctest_gpu.log)"
+  fi
+fi
+
+bench_json="$out/bench_gpu.json"
+if [[ -x "$build/bench/bench_gpu" ]]; then
+  "$build/bench/bench_gpu" --json "$bench_json" "$@" > "$out/bench_gpu.log" 2>&1 || status=1
+fi
+
+python3 - "$out" "$commit" "$gpu_tests" "$all_tests" "$bench_json" <<'PY'
+import json, os, sys, datetime
+out, commit, gpu_tests, all_tests, bench_json = sys.argv[1:6]
+report = {
+    "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+    "commit": commit,
+    "ctest_gpu": gpu_tests,
+    "ctest_all": all_tests,
+}
+try:
+    with open(bench_json) as f:
+        report["bench"] = json.load(f)
+except (OSError, ValueError) as error:
+    report["bench"] = {"error": str(error)}
+with open(os.path.join(out, "gpu_report.json"), "w") as f:
+    json.dump(report, f, indent=2)
+    f.write("\n")
+print(json.dumps({k: report[k] for k in ("commit", "ctest_gpu", "ctest_all")}))
+PY
+exit $status

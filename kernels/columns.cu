@@ -1,0 +1,257 @@
+// Kernels that read columns of Phi (S x n, column-major, ld = S): the products over a support
+// list, per-column dot products and norms, gathers for the host, and duplicate detection.
+// Column offsets are 64-bit: j * S passes 2^31 at ordinary sizes.
+#include <cstdint>
+
+#include "kernels/grid.cuh"
+#include "kernels/launch.hpp"
+
+namespace coreset::kernels {
+namespace {
+
+constexpr int kWarp = 32;
+constexpr int kWarpsPerBlock = kBlock / kWarp;
+
+__device__ inline double warp_sum(double value) {
+  for (int offset = kWarp / 2; offset > 0; offset /= 2) {
+    value += __shfl_down_sync(0xffffffffu, value, offset);
+  }
+  return value;  // in lane 0
+}
+
+// One warp per listed column: lanes stride over the rows (coalesced), then a fixed shuffle tree.
+template <class T>
+__global__ void columns_dot_kernel(const T* phi, index_t rows, const index_t* cols,
+                                   const index_t* count, index_t m, const T* r, T* out) {
+  const index_t limit = count != nullptr ? min(*count, m) : m;
+  const int lane = threadIdx.x % kWarp;
+  const index_t warps = static_cast<index_t>(gridDim.x) * kWarpsPerBlock;
+  for (index_t p = global_thread() / kWarp; p < limit; p += warps) {
+    const index_t j = cols[p];
+    const T* column = phi + j * rows;
+    double sum = 0.0;
+    for (index_t i = lane; i < rows; i += kWarp) {
+      sum += static_cast<double>(column[i]) * static_cast<double>(r[i]);
+    }
+    sum = warp_sum(sum);
+    if (lane == 0) {
+      out[j] = static_cast<T>(sum);
+    }
+  }
+}
+
+template <class T>
+__global__ void column_norms_kernel(const T* phi, index_t rows, index_t n, T* out) {
+  const int lane = threadIdx.x % kWarp;
+  const index_t warps = static_cast<index_t>(gridDim.x) * kWarpsPerBlock;
+  for (index_t j = global_thread() / kWarp; j < n; j += warps) {
+    const T* column = phi + j * rows;
+    double sum = 0.0;
+    for (index_t i = lane; i < rows; i += kWarp) {
+      const double v = column[i];
+      sum += v * v;
+    }
+    sum = warp_sum(sum);
+    if (lane == 0) {
+      out[j] = static_cast<T>(sqrt(sum));
+    }
+  }
+}
+
+unsigned int warp_blocks(index_t columns) {
+  const index_t blocks = (std::max<index_t>(columns, 1) + kWarpsPerBlock - 1) / kWarpsPerBlock;
+  return static_cast<unsigned int>(std::min<index_t>(blocks, index_t{1} << 16));
+}
+
+// Support entries per chunk of phi_times_list: at least 64, and at most 1024 chunks in all, so
+// the partials stay small whatever the bound (k = n included).
+index_t chunk_size(index_t bound) {
+  return std::max<index_t>(64, (bound + 1023) / 1024);
+}
+
+// Block (chunk c, row tile): thread = one row; sums its row over the chunk's support entries.
+template <class T>
+__global__ void phi_times_chunks_kernel(const T* phi, index_t rows, const index_t* index,
+                                        const index_t* count, index_t chunk, const T* value,
+                                        double* partials) {
+  const index_t row = static_cast<index_t>(blockIdx.y) * blockDim.x + threadIdx.x;
+  if (row >= rows) {
+    return;
+  }
+  const index_t first = static_cast<index_t>(blockIdx.x) * chunk;
+  const index_t last = min(first + chunk, *count);
+  double sum = 0.0;
+  for (index_t p = first; p < last; ++p) {
+    const index_t j = index[p];
+    sum += static_cast<double>(value[j]) * static_cast<double>(phi[j * rows + row]);
+  }
+  partials[static_cast<index_t>(blockIdx.x) * rows + row] = sum;
+}
+
+template <class T>
+__global__ void phi_times_final_kernel(const double* partials, index_t rows, index_t chunks,
+                                       T* out) {
+  for (index_t row = global_thread(); row < rows; row += grid_stride()) {
+    double sum = 0.0;
+    for (index_t c = 0; c < chunks; ++c) {
+      sum += partials[c * rows + row];
+    }
+    out[row] = static_cast<T>(sum);
+  }
+}
+
+// An order-independent hash of a column: the sum over entries of a mix of (bits, position), so
+// a warp may add its lanes' parts in any order. Equal columns always hash equal; the exact
+// comparison in mark_duplicates decides.
+__device__ inline std::uint64_t mix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+template <class T>
+__device__ inline std::uint64_t bits_of(T value) {
+  if constexpr (sizeof(T) == 4) {
+    return __float_as_uint(value);
+  } else {
+    return static_cast<std::uint64_t>(__double_as_longlong(value));
+  }
+}
+
+template <class T>
+__global__ void column_hashes_kernel(const T* phi, index_t rows, index_t n, std::uint64_t* out) {
+  const int lane = threadIdx.x % kWarp;
+  const index_t warps = static_cast<index_t>(gridDim.x) * kWarpsPerBlock;
+  for (index_t j = global_thread() / kWarp; j < n; j += warps) {
+    const T* column = phi + j * rows;
+    std::uint64_t h = 0;
+    for (index_t i = lane; i < rows; i += kWarp) {
+      h += mix(bits_of(column[i]) ^ (static_cast<std::uint64_t>(i) << 40));
+    }
+    for (int offset = kWarp / 2; offset > 0; offset /= 2) {
+      h += __shfl_down_sync(0xffffffffu, h, offset);
+    }
+    if (lane == 0) {
+      out[j] = h;
+    }
+  }
+}
+
+template <class T>
+__device__ bool same_bits(const T* a, const T* b, index_t rows) {
+  for (index_t i = 0; i < rows; ++i) {
+    if (bits_of(a[i]) != bits_of(b[i])) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Equality is transitive, so comparing with every earlier member of the run of equal hashes
+// until one matches decides "equal to some lower-index column" exactly; runs of distinct
+// columns stop at the first different hash.
+template <class T>
+__global__ void mark_duplicates_kernel(const T* phi, index_t rows, index_t n,
+                                       const std::uint64_t* sorted_hash, const index_t* order,
+                                       Mask* flag) {
+  for (index_t p = global_thread(); p < n; p += grid_stride()) {
+    const index_t j = order[p];
+    Mask duplicate = 0;
+    for (index_t q = p - 1; q >= 0 && sorted_hash[q] == sorted_hash[p]; --q) {
+      if (same_bits(phi + order[q] * rows, phi + j * rows, rows)) {
+        duplicate = 1;
+        break;
+      }
+    }
+    flag[j] = duplicate;
+  }
+}
+
+template <class T>
+__global__ void gather_columns_kernel(const T* phi, index_t rows, const index_t* cols, index_t m,
+                                      double* out) {
+  const index_t total = m * rows;
+  for (index_t e = global_thread(); e < total; e += grid_stride()) {
+    const index_t p = e / rows;
+    const index_t i = e - p * rows;
+    out[e] = static_cast<double>(phi[cols[p] * rows + i]);
+  }
+}
+
+}  // namespace
+
+template <class T>
+void columns_dot(cudaStream_t s, const T* phi, index_t rows, const index_t* cols,
+                 const index_t* count, index_t m, const T* r, T* out) {
+  if (m <= 0) {
+    return;
+  }
+  columns_dot_kernel<<<warp_blocks(m), kBlock, 0, s>>>(phi, rows, cols, count, m, r, out);
+  CORESET_CUDA_CHECK_LAUNCH();
+}
+
+index_t phi_times_partials(index_t bound, index_t rows) {
+  const index_t chunk = chunk_size(bound);
+  return std::max<index_t>(1, (bound + chunk - 1) / chunk) * rows;
+}
+
+template <class T>
+void phi_times_list(cudaStream_t s, const T* phi, index_t rows, const index_t* index,
+                    const index_t* count, index_t bound, const T* value, double* partials, T* out) {
+  const index_t chunk = chunk_size(bound);
+  const index_t chunks = std::max<index_t>(1, (bound + chunk - 1) / chunk);
+  const dim3 grid(static_cast<unsigned int>(chunks),
+                  static_cast<unsigned int>((rows + kBlock - 1) / kBlock));
+  phi_times_chunks_kernel<<<grid, kBlock, 0, s>>>(phi, rows, index, count, chunk, value, partials);
+  CORESET_CUDA_CHECK_LAUNCH();
+  phi_times_final_kernel<<<blocks_for(rows), kBlock, 0, s>>>(partials, rows, chunks, out);
+  CORESET_CUDA_CHECK_LAUNCH();
+}
+
+template <class T>
+void column_norms(cudaStream_t s, const T* phi, index_t rows, index_t n, T* out) {
+  column_norms_kernel<<<warp_blocks(n), kBlock, 0, s>>>(phi, rows, n, out);
+  CORESET_CUDA_CHECK_LAUNCH();
+}
+
+template <class T>
+void gather_columns(cudaStream_t s, const T* phi, index_t rows, const index_t* cols, index_t m,
+                    double* out) {
+  if (m <= 0) {
+    return;
+  }
+  gather_columns_kernel<<<blocks_for(m * rows), kBlock, 0, s>>>(phi, rows, cols, m, out);
+  CORESET_CUDA_CHECK_LAUNCH();
+}
+
+template <class T>
+void column_hashes(cudaStream_t s, const T* phi, index_t rows, index_t n, std::uint64_t* out) {
+  column_hashes_kernel<<<warp_blocks(n), kBlock, 0, s>>>(phi, rows, n, out);
+  CORESET_CUDA_CHECK_LAUNCH();
+}
+
+template <class T>
+void mark_duplicates(cudaStream_t s, const T* phi, index_t rows, index_t n,
+                     const std::uint64_t* sorted_hash, const index_t* order, Mask* flag) {
+  mark_duplicates_kernel<<<blocks_for(n), kBlock, 0, s>>>(phi, rows, n, sorted_hash, order, flag);
+  CORESET_CUDA_CHECK_LAUNCH();
+}
+
+#define CORESET_INSTANTIATE(T)                                                                     \
+  template void columns_dot<T>(cudaStream_t, const T*, index_t, const index_t*, const index_t*,    \
+                               index_t, const T*, T*);                                             \
+  template void phi_times_list<T>(cudaStream_t, const T*, index_t, const index_t*, const index_t*, \
+                                  index_t, const T*, double*, T*);                                 \
+  template void column_norms<T>(cudaStream_t, const T*, index_t, index_t, T*);                     \
+  template void gather_columns<T>(cudaStream_t, const T*, index_t, const index_t*, index_t,        \
+                                  double*);                                                        \
+  template void column_hashes<T>(cudaStream_t, const T*, index_t, index_t, std::uint64_t*);        \
+  template void mark_duplicates<T>(cudaStream_t, const T*, index_t, index_t, const std::uint64_t*, \
+                                   const index_t*, Mask*);
+
+CORESET_INSTANTIATE(float)
+CORESET_INSTANTIATE(double)
+#undef CORESET_INSTANTIATE
+
+}  // namespace coreset::kernels

@@ -1,0 +1,63 @@
+// The fused pass of the GPU projection (cuda/projection_cuda.cpp): for each datapoint of a block,
+// its S linear predictors z = theta_s . x_n (from the GEMM) become
+//     phi_s = (ell(z_s, y_n) - q_s - mean) / sqrt(S),   mean = (1/S) sum_s (ell(z_s, y_n) - q_s),
+// with ell the model's link (models/link.hpp, shared with the CPU) and q_s the shared quadratic
+// 1/2 theta_s^T Q theta_s. One block per datapoint: threads over the samples, a fixed-tree sum.
+#include <cstdint>
+
+#include "kernels/grid.cuh"
+#include "kernels/projection_launch.hpp"
+#include "models/link.hpp"
+
+namespace coreset::kernels {
+namespace {
+
+template <class T>
+__global__ void link_center_kernel(double* z, index_t rows, index_t first, index_t width,
+                                   const double* response, const double* quadratic,
+                                   models::Link link, double precision, T* phi,
+                                   unsigned long long* first_bad) {
+  const double scale = 1.0 / sqrt(static_cast<double>(rows));
+  for (index_t j = blockIdx.x; j < width; j += gridDim.x) {
+    double* column = z + j * rows;
+    const index_t row = first + j;
+    const double y = response[row];
+    double sum = 0.0;
+    for (index_t s = threadIdx.x; s < rows; s += blockDim.x) {
+      double value = models::link_value(link, column[s], y, precision);
+      if (quadratic != nullptr) {
+        value = sub(value, quadratic[s]);
+      }
+      if (!isfinite(value)) {
+        atomicMin(first_bad, static_cast<unsigned long long>(row * rows + s));
+      }
+      column[s] = value;
+      sum += value;
+    }
+    const double mean = block_sum(sum) / static_cast<double>(rows);
+    T* out = phi + row * rows;
+    for (index_t s = threadIdx.x; s < rows; s += blockDim.x) {
+      out[s] = static_cast<T>(mul(sub(column[s], mean), scale));
+    }
+  }
+}
+
+}  // namespace
+
+template <class T>
+void link_center(cudaStream_t s, double* z, index_t rows, index_t first, index_t width,
+                 const double* response, const double* quadratic, models::Link link,
+                 double precision, T* phi, unsigned long long* first_bad) {
+  const auto blocks = static_cast<unsigned int>(std::min<index_t>(width, index_t{1} << 16));
+  link_center_kernel<T><<<blocks, kBlock, 0, s>>>(z, rows, first, width, response, quadratic, link,
+                                                  precision, phi, first_bad);
+  CORESET_CUDA_CHECK_LAUNCH();
+}
+
+template void link_center<float>(cudaStream_t, double*, index_t, index_t, index_t, const double*,
+                                 const double*, models::Link, double, float*, unsigned long long*);
+template void link_center<double>(cudaStream_t, double*, index_t, index_t, index_t, const double*,
+                                  const double*, models::Link, double, double*,
+                                  unsigned long long*);
+
+}  // namespace coreset::kernels

@@ -1,0 +1,44 @@
+#include "cli/device_choice.hpp"
+
+#include <cstdio>
+
+#include "coreset/error.hpp"
+
+namespace coreset::cli {
+
+void add_device_options(CLI::App* command, DeviceArguments& args) {
+  command
+      ->add_option("--device", args.device,
+                   "where the solve runs: cpu, gpu (an error without a usable GPU) or auto (the "
+                   "GPU when one is usable, else the CPU with a notice)")
+      ->check(CLI::IsMember({"cpu", "gpu", "auto"}))
+      ->capture_default_str();
+  command
+      ->add_option("--precision", args.precision,
+                   "double, float or auto (float on the GPU, double on the CPU): Phi and the "
+                   "solve")
+      ->check(CLI::IsMember({"double", "float", "auto"}))
+      ->capture_default_str();
+}
+
+DeviceChoice choose_device(const DeviceArguments& args) {
+  DeviceChoice choice;
+  const Device requested = parse_device(args.device);
+  std::string why;
+  if (requested == Device::cpu) {
+    choice.device = Device::cpu;
+  } else if (gpu_usable(&why)) {
+    choice.device = Device::gpu;
+  } else if (requested == Device::gpu) {
+    throw DeviceError("--device gpu: no usable GPU (" + why + "); use --device cpu or auto");
+  } else {
+    std::fprintf(stderr, "coreset: notice: no usable GPU (%s); running on the CPU\n", why.c_str());
+    choice.device = Device::cpu;
+  }
+  choice.precision = args.precision != "auto"       ? args.precision
+                     : choice.device == Device::gpu ? "float"
+                                                    : "double";
+  return choice;
+}
+
+}  // namespace coreset::cli

@@ -1,0 +1,637 @@
+// The GPU backend's primitives (see cuda_backend.hpp for the design) over the kernels of
+// kernels/ and cuBLAS. Everything is queued on the one stream of Resources; only read(),
+// read_all(), the host transfers and the once-per-solve setup wait for the device.
+#include "cuda/cuda_backend.hpp"
+
+#include <cublas_v2.h>
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <random>
+#include <string>
+
+#include "core/baselines/frank_wolfe.hpp"
+#include "core/baselines/giga.hpp"
+#include "cuda/check.hpp"
+#include "cuda/nvtx.hpp"
+#include "kernels/launch.hpp"
+
+namespace coreset::cuda {
+namespace {
+
+using kernels::Mask;
+
+// cuBLAS' 64-bit gemv for each precision: y = alpha op(A) x + beta y.
+void gemv(cublasHandle_t handle, cublasOperation_t op, index_t m, index_t n, const float* a,
+          const float* x, float* y) {
+  const float one = 1.0f;
+  const float zero = 0.0f;
+  CORESET_CUBLAS_TRY(cublasSgemv_64(handle, op, m, n, &one, a, m, x, 1, &zero, y, 1));
+}
+void gemv(cublasHandle_t handle, cublasOperation_t op, index_t m, index_t n, const double* a,
+          const double* x, double* y) {
+  const double one = 1.0;
+  const double zero = 0.0;
+  CORESET_CUBLAS_TRY(cublasDgemv_64(handle, op, m, n, &one, a, m, x, 1, &zero, y, 1));
+}
+
+template <class U>
+void copy_to_device(cudaStream_t s, U* device, const U* host, index_t count) {
+  if (count > 0) {
+    // From pageable memory the call returns once the data is staged, so `host` may go away.
+    CORESET_CUDA_TRY(cudaMemcpyAsync(device, host, static_cast<std::size_t>(count) * sizeof(U),
+                                     cudaMemcpyHostToDevice, s));
+  }
+}
+
+template <class U>
+void copy_to_host(cudaStream_t s, U* host, const U* device, index_t count) {
+  if (count > 0) {
+    CORESET_CUDA_TRY(cudaMemcpyAsync(host, device, static_cast<std::size_t>(count) * sizeof(U),
+                                     cudaMemcpyDeviceToHost, s));
+  }
+  CORESET_CUDA_TRY(cudaStreamSynchronize(s));
+}
+
+template <class U>
+void copy_on_device(cudaStream_t s, U* to, const U* from, index_t count) {
+  if (count > 0 && to != from) {
+    CORESET_CUDA_TRY(cudaMemcpyAsync(to, from, static_cast<std::size_t>(count) * sizeof(U),
+                                     cudaMemcpyDeviceToDevice, s));
+  }
+}
+
+template <class U>
+void zero(cudaStream_t s, U* data, index_t count) {
+  if (count > 0) {
+    CORESET_CUDA_TRY(cudaMemsetAsync(data, 0, static_cast<std::size_t>(count) * sizeof(U), s));
+  }
+}
+
+}  // namespace
+
+template <class T>
+CudaBackend<T>::CudaBackend(Resources& resources, MatrixView<T> phi)
+    : res_(resources), rows_(phi.rows), cols_(phi.cols) {
+  const auto bytes = static_cast<std::size_t>(rows_) * static_cast<std::size_t>(cols_) * sizeof(T);
+  // The solver's n-sized state: about a dozen sparse vectors (values + mask), the gradient and
+  // other dense vectors, the top-k's candidates and tie list, the duplicate search's hash sort.
+  const auto working = static_cast<std::size_t>(cols_) * (16 * (sizeof(T) + 1) + 48);
+  check_fits(bytes, working,
+             "Phi (" + std::to_string(rows_) + " x " + std::to_string(cols_) + ", " +
+                 (sizeof(T) == 4 ? "float" : "double") + ")");
+  phi_.resize_discard(rows_ * cols_);
+  CORESET_CUDA_TRY(cudaMemcpy2DAsync(
+      phi_.data(), static_cast<std::size_t>(rows_) * sizeof(T), phi.data,
+      static_cast<std::size_t>(phi.ld) * sizeof(T), static_cast<std::size_t>(rows_) * sizeof(T),
+      static_cast<std::size_t>(cols_), cudaMemcpyHostToDevice, res_.stream()));
+  prepare(empty_, 0);
+  zero(res_.stream(), empty_.value.data(), cols_);
+  zero(res_.stream(), empty_.mask.data(), cols_);
+  zero(res_.stream(), empty_.count.data(), 1);
+  partials_.resize_discard(kernels::kReducePartials);
+  histogram_.resize_discard(256);
+  select_state_.resize_discard(kernels::kTopKStateBytes);
+  list_count_.resize_discard(1);
+  res_.synchronize();  // the host matrix may be released once this returns
+}
+
+template <class T>
+CudaBackend<T>::CudaBackend(Resources& resources, DeviceBuffer<T>&& phi, index_t rows, index_t cols)
+    : res_(resources), rows_(rows), cols_(cols), phi_(std::move(phi)) {
+  prepare(empty_, 0);
+  zero(res_.stream(), empty_.value.data(), cols_);
+  zero(res_.stream(), empty_.mask.data(), cols_);
+  zero(res_.stream(), empty_.count.data(), 1);
+  partials_.resize_discard(kernels::kReducePartials);
+  histogram_.resize_discard(256);
+  select_state_.resize_discard(kernels::kTopKStateBytes);
+  list_count_.resize_discard(1);
+}
+
+template <class T>
+typename CudaBackend<T>::Short CudaBackend<T>::make_short() const {
+  Short v(rows_);
+  zero(res_.stream(), v.data(), rows_);
+  return v;
+}
+
+template <class T>
+typename CudaBackend<T>::Dense CudaBackend<T>::make_dense() const {
+  Dense v(cols_);
+  zero(res_.stream(), v.data(), cols_);
+  return v;
+}
+
+template <class T>
+void CudaBackend<T>::upload(const std::vector<T>& host, DeviceBuffer<T>& out) const {
+  out.resize_discard(static_cast<index_t>(host.size()));
+  copy_to_device(res_.stream(), out.data(), host.data(), out.size());
+  res_.synchronize();
+}
+
+template <class T>
+std::vector<T> CudaBackend<T>::download(const DeviceBuffer<T>& v) const {
+  std::vector<T> host(static_cast<std::size_t>(v.size()));
+  copy_to_host(res_.stream(), host.data(), v.data(), v.size());
+  return host;
+}
+
+template <class T>
+void CudaBackend<T>::download(const Sparse& v, std::vector<index_t>& index,
+                              std::vector<T>& value) const {
+  const Sparse& s = or_empty(v);
+  index_t count = 0;
+  copy_to_host(res_.stream(), &count, s.count.data(), 1);
+  index.resize(static_cast<std::size_t>(count));
+  value.resize(static_cast<std::size_t>(count));
+  if (count > 0) {
+    candidates_.reserve_discard(count);
+    kernels::gather_list(res_.stream(), s.index.data(), s.count.data(), count, s.value.data(),
+                         candidates_.data());
+    copy_to_host(res_.stream(), index.data(), s.index.data(), count);
+    copy_to_host(res_.stream(), value.data(), candidates_.data(), count);
+  }
+}
+
+// ---- dense passes ----
+
+template <class T>
+void CudaBackend<T>::phi_t_times(const Short& r, Dense& out) const {
+  NvtxRange range("gradient");
+  gemv(res_.cublas(), CUBLAS_OP_T, rows_, cols_, phi_.data(), r.data(), out.data());
+}
+
+template <class T>
+void CudaBackend<T>::phi_t_times_on_subset(const Short& r, const std::vector<index_t>& subset,
+                                           Dense& out) const {
+  NvtxRange range("gradient (batch)");
+  const auto m = static_cast<index_t>(subset.size());
+  zero(res_.stream(), out.data(), cols_);
+  list_.reserve_discard(std::max<index_t>(m, 1));
+  copy_to_device(res_.stream(), list_.data(), subset.data(), m);
+  kernels::columns_dot(res_.stream(), phi_.data(), rows_, list_.data(), nullptr, m, r.data(),
+                       out.data());
+}
+
+template <class T>
+void CudaBackend<T>::phi_times_dense(const Dense& v, Short& out) const {
+  gemv(res_.cublas(), CUBLAS_OP_N, rows_, cols_, phi_.data(), v.data(), out.data());
+}
+
+template <class T>
+void CudaBackend<T>::column_sums(Short& out) const {
+  Dense ones(cols_);
+  kernels::fill(res_.stream(), cols_, T(1), ones.data());
+  phi_times_dense(ones, out);
+  res_.synchronize();  // `ones` is freed on return
+}
+
+// ---- sparse products ----
+
+template <class T>
+void CudaBackend<T>::phi_times(const Sparse& v, Short& out) const {
+  const Sparse& s = or_empty(v);
+  partials_.reserve_discard(
+      std::max(kernels::kReducePartials, kernels::phi_times_partials(s.bound, rows_)));
+  kernels::phi_times_list(res_.stream(), phi_.data(), rows_, s.index.data(), s.count.data(),
+                          s.bound, s.value.data(), partials_.data(), out.data());
+}
+
+template <class T>
+void CudaBackend<T>::phi_t_times_on(const Sparse& support, const Short& r, Sparse& out) const {
+  const Sparse& s = or_empty(support);
+  if (&s == &out) {
+    // Values on the support are overwritten below; the support itself stays.
+    kernels::columns_dot(res_.stream(), phi_.data(), rows_, s.index.data(), s.count.data(), s.bound,
+                         r.data(), out.value.data());
+    return;
+  }
+  prepare(out, s.bound);
+  zero(res_.stream(), out.value.data(), cols_);
+  copy_on_device(res_.stream(), out.mask.data(), s.mask.data(), cols_);
+  copy_on_device(res_.stream(), out.count.data(), s.count.data(), 1);
+  kernels::copy_list(res_.stream(), s.index.data(), s.count.data(), s.bound, out.index.data());
+  kernels::columns_dot(res_.stream(), phi_.data(), rows_, s.index.data(), s.count.data(), s.bound,
+                       r.data(), out.value.data());
+}
+
+// ---- selection ----
+
+template <class T>
+void CudaBackend<T>::select_top_k(const Dense& v, index_t k, core::SelectionRule rule,
+                                  const Sparse& exclude, Sparse& out) const {
+  NvtxRange range("selection");
+  const index_t take = std::max<index_t>(0, std::min(k, cols_));
+  const Mask* excluded = exclude.allocated() ? exclude.mask.data() : nullptr;
+  prepare(out, take);
+  if (take == 0) {
+    zero(res_.stream(), out.value.data(), cols_);
+    zero(res_.stream(), out.mask.data(), cols_);
+    zero(res_.stream(), out.count.data(), 1);
+    return;
+  }
+  list_.reserve_discard(cols_);
+  kernels::top_k(res_, cols_, v.data(), rule == core::SelectionRule::largest_magnitude, excluded,
+                 take, histogram_.data(), select_state_.data(), list_.data(), list_count_.data(),
+                 out.value.data(), out.mask.data());
+  compact(out);
+}
+
+template <class T>
+void CudaBackend<T>::gather(const Dense& v, const Sparse& at, Sparse& out) const {
+  const Sparse& a = or_empty(at);
+  const Mask* mask = a.mask.data();
+  const index_t* index = a.index.data();
+  const index_t* count = a.count.data();
+  const index_t bound = a.bound;
+  prepare(out, bound);
+  kernels::masked_gather(res_.stream(), cols_, v.data(), mask, nullptr, out.value.data(),
+                         out.mask.data());
+  if (&a != &out) {
+    copy_on_device(res_.stream(), out.count.data(), count, 1);
+    kernels::copy_list(res_.stream(), index, count, bound, out.index.data());
+  }
+}
+
+template <class T>
+void CudaBackend<T>::restrict_to_union(const Dense& v, const Sparse& a, const Sparse& b,
+                                       Sparse& out) const {
+  const Sparse& x = or_empty(a);
+  const Sparse& y = or_empty(b);
+  const Mask* xm = x.mask.data();
+  const Mask* ym = y.mask.data();
+  prepare(out, std::min(cols_, x.bound + y.bound));
+  kernels::masked_gather(res_.stream(), cols_, v.data(), xm, ym, out.value.data(), out.mask.data());
+  compact(out);
+}
+
+// ---- sparse steps ----
+
+template <class T>
+void CudaBackend<T>::projected_step(const Sparse& z, const Sparse& g_on_z,
+                                    const Sparse& g_outside_z, Scalar step, index_t k,
+                                    Sparse& x) const {
+  NvtxRange range("projection step");
+  const Sparse& zz = or_empty(z);
+  const Sparse& gz = or_empty(g_on_z);
+  const Sparse& go = or_empty(g_outside_z);
+  candidates_.reserve_discard(cols_);
+  kernels::step_candidates(res_.stream(), cols_, zz.value.data(), zz.mask.data(), gz.value.data(),
+                           go.value.data(), go.mask.data(), step.slot, candidates_.data());
+  const index_t take = std::max<index_t>(0, std::min(k, cols_));
+  prepare(x, take);
+  if (take == 0) {
+    zero(res_.stream(), x.value.data(), cols_);
+    zero(res_.stream(), x.mask.data(), cols_);
+    zero(res_.stream(), x.count.data(), 1);
+    return;
+  }
+  list_.reserve_discard(cols_);
+  kernels::top_k(res_, cols_, candidates_.data(), false, nullptr, take, histogram_.data(),
+                 select_state_.data(), list_.data(), list_count_.data(), x.value.data(),
+                 x.mask.data());
+  compact(x);
+}
+
+template <class T>
+void CudaBackend<T>::clamped_step(const Sparse& x, Scalar step, const Sparse& g,
+                                  Sparse& out) const {
+  const Sparse& xx = or_empty(x);
+  const Sparse& gg = or_empty(g);
+  const T* xv = xx.value.data();
+  const Mask* xm = xx.mask.data();
+  const T* gv = gg.value.data();
+  prepare(out, xx.bound);
+  kernels::clamped_step(res_.stream(), cols_, xv, xm, step.slot, gv, out.value.data(),
+                        out.mask.data());
+  compact(out);
+}
+
+template <class T>
+void CudaBackend<T>::extrapolate(const Sparse& next, const Sparse& prev, Scalar tau,
+                                 Sparse& out) const {
+  NvtxRange range("momentum");
+  const Sparse& a = or_empty(next);
+  const Sparse& b = or_empty(prev);
+  const T* av = a.value.data();
+  const Mask* am = a.mask.data();
+  const T* bv = b.value.data();
+  const Mask* bm = b.mask.data();
+  prepare(out, std::min(cols_, a.bound + b.bound));
+  kernels::extrapolate(res_.stream(), cols_, av, am, bv, bm, tau.slot, out.value.data(),
+                       out.mask.data());
+  compact(out);
+}
+
+template <class T>
+void CudaBackend<T>::subtract(const Short& a, const Short& b, Short& out) const {
+  kernels::subtract(res_.stream(), a.size(), a.data(), b.data(), out.data());
+}
+
+template <class T>
+void CudaBackend<T>::subtract(const Sparse& a, const Sparse& b, Sparse& out) const {
+  const Sparse& x = or_empty(a);
+  const Sparse& y = or_empty(b);
+  const T* xv = x.value.data();
+  const Mask* xm = x.mask.data();
+  const T* yv = y.value.data();
+  const Mask* ym = y.mask.data();
+  prepare(out, std::min(cols_, x.bound + y.bound));
+  kernels::subtract_sparse(res_.stream(), cols_, xv, xm, yv, ym, out.value.data(), out.mask.data());
+  compact(out);
+}
+
+template <class T>
+void CudaBackend<T>::copy(const Sparse& from, Sparse& to) const {
+  if (&from == &to) {
+    return;
+  }
+  const Sparse& f = or_empty(from);
+  prepare(to, f.bound);
+  copy_on_device(res_.stream(), to.value.data(), f.value.data(), cols_);
+  copy_on_device(res_.stream(), to.mask.data(), f.mask.data(), cols_);
+  copy_on_device(res_.stream(), to.count.data(), f.count.data(), 1);
+  copy_on_device(res_.stream(), to.index.data(), f.index.data(), f.bound);
+}
+
+template <class T>
+void CudaBackend<T>::copy(const Short& from, Short& to) const {
+  if (to.size() != from.size()) {
+    to.resize_discard(from.size());
+  }
+  copy_on_device(res_.stream(), to.data(), from.data(), from.size());
+}
+
+template <class T>
+void CudaBackend<T>::scale(double c, const Dense& in, Dense& out) const {
+  kernels::scale(res_.stream(), in.size(), c, in.data(), out.data());
+}
+
+// ---- scalars ----
+
+template <class T>
+typename CudaBackend<T>::Scalar CudaBackend<T>::dot(const Short& a, const Short& b) const {
+  double* out = scalar();
+  kernels::dot(res_.stream(), a.size(), a.data(), b.data(), partials_.data(), out);
+  return {out};
+}
+
+template <class T>
+typename CudaBackend<T>::Scalar CudaBackend<T>::squared_norm(const Sparse& v) const {
+  const Sparse& s = or_empty(v);
+  double* out = scalar();
+  kernels::squared_norm_on_list(res_.stream(), s.index.data(), s.count.data(), s.bound,
+                                s.value.data(), partials_.data(), out);
+  return {out};
+}
+
+template <class T>
+typename CudaBackend<T>::Scalar CudaBackend<T>::squared_distance(const Sparse& a,
+                                                                 const Sparse& b) const {
+  // Both are 0 off their supports, so the sum over all n is the sum over the union.
+  double* out = scalar();
+  kernels::squared_difference(res_.stream(), cols_, or_empty(a).value.data(),
+                              or_empty(b).value.data(), partials_.data(), out);
+  return {out};
+}
+
+template <class T>
+typename CudaBackend<T>::Scalar CudaBackend<T>::line_search(Scalar numerator, Scalar denominator,
+                                                            double factor) const {
+  NvtxRange range("line search");
+  double* out = scalar();
+  kernels::line_search(res_.stream(), numerator.slot, denominator.slot, factor, out);
+  return {out};
+}
+
+template <class T>
+typename CudaBackend<T>::Scalar CudaBackend<T>::constant(double c) const {
+  double* out = scalar();
+  kernels::set_scalar(res_.stream(), c, out);
+  return {out};
+}
+
+template <class T>
+double CudaBackend<T>::read(Scalar s) const {
+  double value = 0.0;
+  read_many(&s, 1, &value);
+  return value;
+}
+
+template <class T>
+void CudaBackend<T>::read_many(const Scalar* list, std::size_t count, double* out) const {
+  double* pinned = res_.pinned(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    CORESET_CUDA_TRY(cudaMemcpyAsync(pinned + i, list[i].slot, sizeof(double),
+                                     cudaMemcpyDeviceToHost, res_.stream()));
+  }
+  res_.synchronize();  // one wait for all of them
+  std::copy(pinned, pinned + count, out);
+}
+
+// ---- the baselines ----
+
+template <class T>
+void CudaBackend<T>::column_norms(Dense& out) const {
+  kernels::column_norms(res_.stream(), phi_.data(), rows_, cols_, out.data());
+}
+
+template <class T>
+std::vector<index_t> CudaBackend<T>::duplicate_columns() const {
+  const cudaStream_t s = res_.stream();
+  DeviceBuffer<std::uint64_t> hash(cols_);
+  DeviceBuffer<std::uint64_t> sorted_hash(cols_);
+  DeviceBuffer<index_t> columns(cols_);
+  DeviceBuffer<index_t> order(cols_);
+  DeviceBuffer<Mask> flag(cols_);
+  kernels::column_hashes(s, phi_.data(), rows_, cols_, hash.data());
+  kernels::iota(s, cols_, columns.data());
+  kernels::sort_pairs(res_, cols_, hash.data(), sorted_hash.data(), columns.data(), order.data());
+  kernels::mark_duplicates(s, phi_.data(), rows_, cols_, sorted_hash.data(), order.data(),
+                           flag.data());
+  list_.reserve_discard(cols_);
+  kernels::compact(res_, cols_, flag.data(), list_.data(), list_count_.data());
+  index_t count = 0;
+  copy_to_host(s, &count, list_count_.data(), 1);
+  std::vector<index_t> duplicates(static_cast<std::size_t>(count));
+  copy_to_host(s, duplicates.data(), list_.data(), count);
+  return duplicates;
+}
+
+template <class T>
+void CudaBackend<T>::zero_entries(const std::vector<index_t>& at, Dense& v) const {
+  if (at.empty()) {
+    return;
+  }
+  // The driver passes the same list every iteration: upload it once.
+  if (at != duplicates_host_) {
+    duplicates_.resize_discard(static_cast<index_t>(at.size()));
+    copy_to_device(res_.stream(), duplicates_.data(), at.data(), duplicates_.size());
+    duplicates_host_ = at;
+  }
+  kernels::scatter<T>(res_.stream(), duplicates_.data(), duplicates_.size(), nullptr, v.data(),
+                      nullptr);
+}
+
+template <class T>
+template <class Rule>
+core::ArgMax CudaBackend<T>::argmax_of(const Rule& rule, const T* const* vectors, int count) const {
+  static_assert(sizeof(core::ArgMax) <= 2 * sizeof(double), "partials hold two doubles each");
+  partials_.reserve_discard(2 * kernels::kReducePartials);
+  return kernels::argmax<T, Rule>(res_.stream(), rule, vectors, count, cols_,
+                                  reinterpret_cast<core::ArgMax*>(partials_.data()));
+}
+
+template <class T>
+typename CudaBackend<T>::Scalar CudaBackend<T>::value_at(const Dense& v, index_t i) const {
+  double* out = scalar();
+  kernels::value_at(res_.stream(), v.data(), i, out);
+  return {out};
+}
+
+template <class T>
+typename CudaBackend<T>::Scalar CudaBackend<T>::sum(const Dense& v) const {
+  double* out = scalar();
+  kernels::dot<T>(res_.stream(), v.size(), v.data(), nullptr, partials_.data(), out);
+  return {out};
+}
+
+template <class T>
+std::vector<double> CudaBackend<T>::to_host(const Dense& v) const {
+  const std::vector<T> host = download(v);
+  return std::vector<double>(host.begin(), host.end());
+}
+
+template <class T>
+std::vector<double> CudaBackend<T>::columns_to_host(const std::vector<index_t>& indices) const {
+  const auto m = static_cast<index_t>(indices.size());
+  std::vector<double> out(static_cast<std::size_t>(m * rows_));
+  if (m == 0) {
+    return out;
+  }
+  DeviceBuffer<index_t> cols(m);
+  DeviceBuffer<double> gathered(m * rows_);
+  copy_to_device(res_.stream(), cols.data(), indices.data(), m);
+  kernels::gather_columns(res_.stream(), phi_.data(), rows_, cols.data(), m, gathered.data());
+  copy_to_host(res_.stream(), out.data(), gathered.data(), m * rows_);
+  return out;
+}
+
+template <class T>
+void CudaBackend<T>::from_host(const std::vector<index_t>& index, const std::vector<double>& value,
+                               Sparse& out) const {
+  const auto m = static_cast<index_t>(index.size());
+  prepare(out, m);
+  zero(res_.stream(), out.value.data(), cols_);
+  zero(res_.stream(), out.mask.data(), cols_);
+  if (m > 0) {
+    const std::vector<T> values(value.begin(), value.end());
+    DeviceBuffer<T> device_values(m);
+    list_.reserve_discard(m);
+    copy_to_device(res_.stream(), list_.data(), index.data(), m);
+    copy_to_device(res_.stream(), device_values.data(), values.data(), m);
+    kernels::scatter(res_.stream(), list_.data(), m, device_values.data(), out.value.data(),
+                     out.mask.data());
+    res_.synchronize();  // device_values is freed on return
+  }
+  compact(out);
+}
+
+template <class T>
+void CudaBackend<T>::convex_step(const Sparse& w, double gamma, index_t j, double vertex,
+                                 Sparse& out) const {
+  assert(&w != &out);
+  const Sparse& ww = or_empty(w);
+  prepare(out, std::min(cols_, ww.bound + 1));
+  kernels::convex_step(res_.stream(), cols_, ww.value.data(), ww.mask.data(), gamma, j, vertex,
+                       out.value.data(), out.mask.data());
+  compact(out);
+}
+
+template <class T>
+void CudaBackend<T>::scale(double c, const Sparse& in, Sparse& out) const {
+  const Sparse& s = or_empty(in);
+  const T* value = s.value.data();
+  const Mask* mask = s.mask.data();
+  prepare(out, s.bound);
+  kernels::scale_sparse(res_.stream(), cols_, c, value, mask, out.value.data(), out.mask.data());
+  compact(out);
+}
+
+template <class T>
+void CudaBackend<T>::axpby(double a, const Short& x, double b, const Short& z, Short& out) const {
+  kernels::axpby(res_.stream(), x.size(), a, x.data(), b, z.data(), out.data());
+}
+
+// ---- setup and results ----
+
+template <class T>
+void CudaBackend<T>::fill_unit_random(Dense& v, std::uint64_t seed) const {
+  // The CPU backend's draws and rounding, on the host, so both start the power iteration alike.
+  std::mt19937_64 generator(seed);
+  std::normal_distribution<double> normal;
+  std::vector<T> host(static_cast<std::size_t>(cols_));
+  double norm_sq = 0.0;
+  for (T& value : host) {
+    value = static_cast<T>(normal(generator));
+    norm_sq += static_cast<double>(value) * value;
+  }
+  const auto factor = static_cast<T>(1.0 / std::sqrt(norm_sq));
+  for (T& value : host) {
+    value *= factor;
+  }
+  copy_to_device(res_.stream(), v.data(), host.data(), cols_);
+}
+
+template <class T>
+Coreset CudaBackend<T>::to_coreset(const Sparse& w) const {
+  std::vector<index_t> index;
+  std::vector<T> value;
+  download(w, index, value);
+  Coreset coreset;
+  for (std::size_t p = 0; p < index.size(); ++p) {
+    if (value[p] > T(0)) {
+      coreset.indices.push_back(index[p]);
+      coreset.weights.push_back(static_cast<double>(value[p]));
+    }
+  }
+  return coreset;
+}
+
+// ---- private ----
+
+template <class T>
+const typename CudaBackend<T>::Sparse& CudaBackend<T>::or_empty(const Sparse& s) const {
+  return s.allocated() ? s : empty_;
+}
+
+template <class T>
+void CudaBackend<T>::prepare(Sparse& out, index_t bound) const {
+  if (!out.allocated()) {
+    out.value.resize_discard(cols_);
+    out.mask.resize_discard(cols_);
+    out.count.resize_discard(1);
+  }
+  out.index.reserve_discard(std::max<index_t>(bound, 1));
+  out.bound = bound;
+}
+
+template <class T>
+void CudaBackend<T>::compact(Sparse& out) const {
+  kernels::compact(res_, cols_, out.mask.data(), out.index.data(), out.count.data());
+}
+
+template class CudaBackend<float>;
+template class CudaBackend<double>;
+template core::ArgMax CudaBackend<float>::argmax_of(const core::GigaScore&, const float* const*,
+                                                    int) const;
+template core::ArgMax CudaBackend<double>::argmax_of(const core::GigaScore&, const double* const*,
+                                                     int) const;
+template core::ArgMax CudaBackend<float>::argmax_of(const core::FrankWolfeScore&,
+                                                    const float* const*, int) const;
+template core::ArgMax CudaBackend<double>::argmax_of(const core::FrankWolfeScore&,
+                                                     const double* const*, int) const;
+
+}  // namespace coreset::cuda

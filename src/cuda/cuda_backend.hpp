@@ -1,0 +1,186 @@
+// The GPU backend: the solver primitives of core/iht_driver.hpp and core/baselines/common.hpp on
+// device memory, so the drivers written once in core/ run unchanged on a GPU. The reference for
+// every primitive's semantics is cpu/cpu_backend.hpp; tests/cuda/ compares the two.
+//
+// Design: no host synchronisation for sizes.
+//  - Phi lives on the device column-major (S x n, ld = S); the dense passes are cuBLAS gemv_64
+//    (Phi^T r: CUBLAS_OP_T, each output reads one contiguous column), 64-bit throughout.
+//  - Short and Dense are plain device vectors (DeviceBuffer<T>) of S and n entries.
+//  - A Sparse is held three ways at once: a dense n-vector of values (0 off the support), a dense
+//    n-byte membership mask, and the support's ascending index list whose length lives in device
+//    memory (written by cub::DeviceSelect::Flagged). The merges of two supports (union,
+//    extrapolate, subtract, clamped and convex steps) are then O(n) elementwise kernels on the
+//    mask and values, each about 1/(4S) of a pass over Phi and none needing the host; the
+//    products that must cost O(|supp| S) (phi_times, phi_t_times_on, squared_norm) walk the index
+//    list, launched for a host-side upper bound of its length (`bound`: k after a selection, the
+//    sum of the inputs' bounds after a union) and reading the exact count on the device. Memory:
+//    n (T + 1 byte) per sparse vector plus 8 bytes per bound entry; a default-constructed Sparse
+//    owns nothing and reads as empty.
+//  - Scalar is a device double (a slot of Resources' ring): line searches and momentum are
+//    computed by one-thread kernels, and only read()/read_all() bring numbers to the host (the
+//    IHT driver reads three per iteration, in one synchronisation).
+//  - Top-k is a radix selection (cuda/radix_select_logic.hpp): 4 (float) or 8 (double)
+//    histogram passes over the n values with the running state on the device, then one
+//    selection of the keys above the threshold and the lowest-index ties. Never a sort of n.
+//  - Reductions accumulate in double over a launch shape fixed by the size alone, so a result
+//    is the same from run to run (it may differ from the CPU backend's in the last bits).
+//
+// The methods are defined in cuda/cuda_backend.cpp (host code) over the kernels of kernels/.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "core/argmax.hpp"
+#include "core/selection_rule.hpp"
+#include "coreset/matrix.hpp"
+#include "coreset/solver.hpp"
+#include "cuda/device_buffer.hpp"
+#include "cuda/resources.hpp"
+
+namespace coreset::cuda {
+
+/// A sparse n-vector on the device (see the header).
+template <class T>
+struct DeviceSparse {
+  DeviceBuffer<T> value;            ///< n entries, 0 off the support
+  DeviceBuffer<std::uint8_t> mask;  ///< n entries, 1 on the support
+  DeviceBuffer<index_t> index;      ///< >= bound entries; the first *count are the support
+  DeviceBuffer<index_t> count;      ///< one entry: |support|
+  index_t bound = 0;                ///< host-side upper bound of |support|
+
+  bool allocated() const noexcept { return !value.empty(); }
+};
+
+/// A number in device memory.
+struct DeviceScalar {
+  const double* slot = nullptr;
+};
+
+template <class T>
+class CudaBackend {
+ public:
+  using Short = DeviceBuffer<T>;
+  using Dense = DeviceBuffer<T>;
+  using Sparse = DeviceSparse<T>;
+  using Scalar = DeviceScalar;
+
+  /// Copies Phi (host, column-major, any ld >= rows) to the device. Throws DeviceError when it
+  /// does not fit in the free device memory (saying how much is needed and free).
+  CudaBackend(Resources& resources, MatrixView<T> phi);
+  /// Uses a Phi already on the device (S x n, ld = S), e.g. the GPU projection's.
+  CudaBackend(Resources& resources, DeviceBuffer<T>&& phi, index_t rows, index_t cols);
+
+  static constexpr double epsilon() { return std::numeric_limits<T>::epsilon(); }
+
+  index_t rows() const noexcept { return rows_; }
+  index_t cols() const noexcept { return cols_; }
+  Short make_short() const;
+  Dense make_dense() const;
+  Resources& resources() const noexcept { return res_; }
+  const T* phi_data() const noexcept { return phi_.data(); }
+
+  // ---- host transfers (tests, y, the samplers) ----
+  void upload(const std::vector<T>& host, DeviceBuffer<T>& out) const;
+  std::vector<T> download(const DeviceBuffer<T>& v) const;
+  /// The support and values of a sparse vector on the host (ascending indices).
+  void download(const Sparse& v, std::vector<index_t>& index, std::vector<T>& value) const;
+
+  // ---- dense passes: O(nS) ----
+  void phi_t_times(const Short& r, Dense& out) const;
+  void phi_t_times_on_subset(const Short& r, const std::vector<index_t>& subset, Dense& out) const;
+  void phi_times_dense(const Dense& v, Short& out) const;
+  void column_sums(Short& out) const;
+
+  // ---- sparse products: O(|supp| S) ----
+  void phi_times(const Sparse& v, Short& out) const;
+  void phi_t_times_on(const Sparse& support, const Short& r, Sparse& out) const;
+
+  // ---- selection: O(n) ----
+  void select_top_k(const Dense& v, index_t k, core::SelectionRule rule, const Sparse& exclude,
+                    Sparse& out) const;
+  void gather(const Dense& v, const Sparse& at, Sparse& out) const;
+  void restrict_to_union(const Dense& v, const Sparse& a, const Sparse& b, Sparse& out) const;
+
+  // ---- sparse steps ----
+  void projected_step(const Sparse& z, const Sparse& g_on_z, const Sparse& g_outside_z, Scalar step,
+                      index_t k, Sparse& x) const;
+  void clamped_step(const Sparse& x, Scalar step, const Sparse& g, Sparse& out) const;
+  void extrapolate(const Sparse& next, const Sparse& prev, Scalar tau, Sparse& out) const;
+  void subtract(const Short& a, const Short& b, Short& out) const;
+  void subtract(const Sparse& a, const Sparse& b, Sparse& out) const;
+  void copy(const Sparse& from, Sparse& to) const;
+  void copy(const Short& from, Short& to) const;
+  void scale(double c, const Dense& in, Dense& out) const;
+
+  // ---- scalars ----
+  Scalar dot(const Short& a, const Short& b) const;
+  Scalar squared_norm(const Sparse& v) const;
+  Scalar squared_distance(const Sparse& a, const Sparse& b) const;
+  Scalar line_search(Scalar numerator, Scalar denominator, double factor) const;
+  Scalar constant(double c) const;
+  double read(Scalar s) const;
+  template <class... S>
+  std::array<double, sizeof...(S)> read_all(S... s) const {
+    const std::array<Scalar, sizeof...(S)> list{s...};
+    std::array<double, sizeof...(S)> out{};
+    read_many(list.data(), list.size(), out.data());
+    return out;
+  }
+
+  // ---- the baselines ----
+  void column_norms(Dense& out) const;
+  std::vector<index_t> duplicate_columns() const;
+  void zero_entries(const std::vector<index_t>& at, Dense& v) const;
+  /// Instantiated for the rules of core/baselines (GigaScore with 3 vectors, FrankWolfeScore
+  /// with 2) in kernels/argmax.cu.
+  template <class Rule, class... Vectors>
+  core::ArgMax argmax(const Rule& rule, const Vectors&... v) const {
+    const T* vectors[] = {v.data()...};
+    return argmax_of(rule, vectors, static_cast<int>(sizeof...(Vectors)));
+  }
+  Scalar value_at(const Dense& v, index_t i) const;
+  Scalar sum(const Dense& v) const;
+  std::vector<double> to_host(const Dense& v) const;
+  std::vector<double> columns_to_host(const std::vector<index_t>& indices) const;
+  void from_host(const std::vector<index_t>& index, const std::vector<double>& value,
+                 Sparse& out) const;
+  void convex_step(const Sparse& w, double gamma, index_t j, double vertex, Sparse& out) const;
+  void scale(double c, const Sparse& in, Sparse& out) const;
+  void axpby(double a, const Short& x, double b, const Short& z, Short& out) const;
+
+  // ---- setup and results ----
+  void fill_unit_random(Dense& v, std::uint64_t seed) const;
+  Coreset to_coreset(const Sparse& w) const;
+
+ private:
+  template <class Rule>
+  core::ArgMax argmax_of(const Rule& rule, const T* const* vectors, int count) const;
+  void read_many(const Scalar* list, std::size_t count, double* out) const;
+  /// `s` itself, or the backend's all-empty vector for a Sparse that owns nothing yet.
+  const Sparse& or_empty(const Sparse& s) const;
+  /// Makes `out` an n-vector with room for `bound` support entries.
+  void prepare(Sparse& out, index_t bound) const;
+  /// Rebuilds out's index list and count from its mask.
+  void compact(Sparse& out) const;
+  double* scalar() const { return res_.next_scalar(); }
+
+  Resources& res_;
+  index_t rows_ = 0;
+  index_t cols_ = 0;
+  DeviceBuffer<T> phi_;
+  Sparse empty_;
+  // Reused work space (the backend is used by one thread at a time).
+  mutable DeviceBuffer<double> partials_;
+  mutable DeviceBuffer<T> candidates_;
+  mutable DeviceBuffer<index_t> list_;
+  mutable DeviceBuffer<index_t> list_count_;
+  mutable DeviceBuffer<unsigned long long> histogram_;
+  mutable DeviceBuffer<unsigned char> select_state_;
+  mutable DeviceBuffer<index_t> duplicates_;
+  mutable std::vector<index_t> duplicates_host_;  // what duplicates_ holds
+};
+
+}  // namespace coreset::cuda

@@ -1,0 +1,121 @@
+#include "cuda/projection_cuda.hpp"
+
+#include <cublas_v2.h>
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "coreset/error.hpp"
+#include "cuda/check.hpp"
+#include "cuda/device_buffer.hpp"
+#include "cuda/nvtx.hpp"
+#include "cuda/resources.hpp"
+#include "kernels/projection_launch.hpp"
+
+namespace coreset::cuda {
+namespace {
+
+// The GEMM's output is S x width doubles per block: about 512 MiB, whatever S.
+constexpr index_t kBlockDoubles = index_t{1} << 26;
+
+void validate(const models::Model& model, const Eigen::MatrixXd& samples) {
+  if (samples.rows() < 1) {
+    throw InvalidArgument("the projection needs at least one parameter sample");
+  }
+  if (samples.cols() != model.dim()) {
+    throw InvalidArgument("the parameter samples have " + std::to_string(samples.cols()) +
+                          " columns but the model has " + std::to_string(model.dim()) +
+                          " parameters");
+  }
+  if (!samples.allFinite()) {
+    throw InvalidArgument("the parameter samples contain a non-finite value");
+  }
+}
+
+template <class U>
+void upload(cudaStream_t s, DeviceBuffer<U>& out, const U* host, index_t count) {
+  out.resize_discard(std::max<index_t>(count, 1));
+  if (count > 0) {
+    CORESET_CUDA_TRY(cudaMemcpyAsync(out.data(), host, static_cast<std::size_t>(count) * sizeof(U),
+                                     cudaMemcpyHostToDevice, s));
+  }
+}
+
+}  // namespace
+
+template <class T>
+Matrix<T> projection_on_gpu(const models::Model& model, const Eigen::MatrixXd& samples) {
+  validate(model, samples);
+  std::string why;
+  if (!gpu_usable(&why)) {
+    throw DeviceError("the GPU projection was requested but no GPU is usable: " + why);
+  }
+  NvtxRange range("projection");
+  const index_t s = samples.rows();
+  const index_t n = model.rows();
+  const index_t d = model.dim();
+  const index_t width_max = std::max<index_t>(1, std::min(n, kBlockDoubles / s));
+  const auto phi_bytes = static_cast<std::size_t>(s) * static_cast<std::size_t>(n) * sizeof(T);
+  check_fits(phi_bytes, static_cast<std::size_t>(width_max * (s + d) + n) * sizeof(double),
+             "the projection Phi (" + std::to_string(s) + " x " + std::to_string(n) + ")");
+
+  Resources res;
+  const cudaStream_t stream = res.stream();
+  // 1/2 theta_s^T Q theta_s, once per sample, on the host exactly as the CPU computes it.
+  Eigen::VectorXd quadratic;
+  if (model.shared_quadratic.size() > 0) {
+    quadratic = 0.5 * (samples * model.shared_quadratic).cwiseProduct(samples).rowwise().sum();
+  }
+  DeviceBuffer<double> samples_device;
+  DeviceBuffer<double> quadratic_device;
+  DeviceBuffer<double> response_device;
+  upload(stream, samples_device, samples.data(), s * d);
+  upload(stream, quadratic_device, quadratic.data(), quadratic.size());
+  upload(stream, response_device, model.response.data(), n);
+  DeviceBuffer<double> design_block(width_max * d);
+  DeviceBuffer<double> z(width_max * s);
+  DeviceBuffer<T> phi(s * n);
+  DeviceBuffer<unsigned long long> first_bad(1);
+  CORESET_CUDA_TRY(cudaMemsetAsync(first_bad.data(), 0xff, sizeof(unsigned long long), stream));
+
+  const double one = 1.0;
+  const double zero = 0.0;
+  for (index_t first = 0; first < n; first += width_max) {
+    const index_t width = std::min(width_max, n - first);
+    // The block's rows of the (n x d, column-major) design: d strided runs of `width` doubles.
+    CORESET_CUDA_TRY(
+        cudaMemcpy2DAsync(design_block.data(), static_cast<std::size_t>(width) * sizeof(double),
+                          model.design.data() + first, static_cast<std::size_t>(n) * sizeof(double),
+                          static_cast<std::size_t>(width) * sizeof(double),
+                          static_cast<std::size_t>(d), cudaMemcpyHostToDevice, stream));
+    // z (S x width) = samples (S x d) * block^T (d x width).
+    CORESET_CUBLAS_TRY(cublasDgemm_64(res.cublas(), CUBLAS_OP_N, CUBLAS_OP_T, s, width, d, &one,
+                                      samples_device.data(), s, design_block.data(), width, &zero,
+                                      z.data(), s));
+    kernels::link_center<T>(stream, z.data(), s, first, width, response_device.data(),
+                            quadratic.size() > 0 ? quadratic_device.data() : nullptr, model.link,
+                            model.noise_precision, phi.data(), first_bad.data());
+    // design_block is reused by the next block only after this one's GEMM: stream order.
+  }
+  unsigned long long bad = 0;
+  CORESET_CUDA_TRY(
+      cudaMemcpyAsync(&bad, first_bad.data(), sizeof bad, cudaMemcpyDeviceToHost, stream));
+  res.synchronize();
+  if (bad != std::numeric_limits<unsigned long long>::max()) {
+    const auto flat = static_cast<index_t>(bad);
+    throw NumericalError("the log-likelihood of datapoint " + std::to_string(flat / s) +
+                         " (0-based) at parameter sample " + std::to_string(flat % s) +
+                         " is not finite");
+  }
+  Matrix<T> out = Matrix<T>::uninitialized(s, n);
+  CORESET_CUDA_TRY(
+      cudaMemcpyAsync(out.data(), phi.data(), phi_bytes, cudaMemcpyDeviceToHost, stream));
+  res.synchronize();
+  return out;
+}
+
+template Matrix<float> projection_on_gpu<float>(const models::Model&, const Eigen::MatrixXd&);
+template Matrix<double> projection_on_gpu<double>(const models::Model&, const Eigen::MatrixXd&);
+
+}  // namespace coreset::cuda

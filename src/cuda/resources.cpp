@@ -1,0 +1,118 @@
+#include "cuda/resources.hpp"
+
+#include <string>
+
+#include "coreset/error.hpp"
+#include "cuda/check.hpp"
+
+namespace coreset::cuda {
+
+void throw_call_error(const char* call, const std::string& reason, const char* file, int line) {
+  throw DeviceError(std::string(file) + ":" + std::to_string(line) + ": " + call +
+                    " failed: " + reason);
+}
+
+bool gpu_usable(std::string* why_not) {
+  int count = 0;  // left untouched when the call fails (no driver: cudaErrorInsufficientDriver)
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess) {
+    cudaGetLastError();  // clear the sticky-free error so later calls start clean
+    if (why_not != nullptr) {
+      *why_not = std::string("the CUDA runtime reports ") + cudaGetErrorString(status);
+    }
+    return false;
+  }
+  if (count < 1) {
+    if (why_not != nullptr) {
+      *why_not = "the CUDA runtime found no device";
+    }
+    return false;
+  }
+  return true;
+}
+
+void device_memory(std::size_t& free_bytes, std::size_t& total_bytes) {
+  CORESET_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
+}
+
+namespace {
+std::string gib(std::size_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f GiB", static_cast<double>(bytes) / (1024.0 * 1024 * 1024));
+  return text;
+}
+}  // namespace
+
+void check_fits(std::size_t matrix_bytes, std::size_t working_bytes, const std::string& what) {
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  device_memory(free_bytes, total_bytes);
+  const std::size_t needed = matrix_bytes + working_bytes + (std::size_t{64} << 20);
+  if (needed > free_bytes) {
+    throw DeviceError(what + " needs about " + gib(needed) + " of GPU memory (" +
+                      gib(matrix_bytes) + " for the matrix, " + gib(working_bytes) +
+                      " for the solver's vectors) but only " + gib(free_bytes) + " of " +
+                      gib(total_bytes) +
+                      " is free; use --device cpu, --precision float, or fewer samples");
+  }
+}
+
+Resources::Resources(int device) : device_(device) {
+  CORESET_CUDA_TRY(cudaSetDevice(device));
+  CORESET_CUDA_TRY(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  try {
+    CORESET_CUBLAS_TRY(cublasCreate(&cublas_));
+    CORESET_CUBLAS_TRY(cublasSetStream(cublas_, stream_));
+    // Scalars alpha and beta of every call are host values.
+    CORESET_CUBLAS_TRY(cublasSetPointerMode(cublas_, CUBLAS_POINTER_MODE_HOST));
+    scalars_.resize_discard(kScalarSlots);
+  } catch (...) {
+    if (cublas_ != nullptr) {
+      cublasDestroy(cublas_);
+    }
+    cudaStreamDestroy(stream_);
+    throw;
+  }
+}
+
+Resources::~Resources() {
+  // Nothing may throw here; pending work is waited for so buffers freed after us are idle.
+  cudaStreamSynchronize(stream_);
+  if (pinned_ != nullptr) {
+    cudaFreeHost(pinned_);
+  }
+  cublasDestroy(cublas_);
+  cudaStreamDestroy(stream_);
+}
+
+void* Resources::scratch(std::size_t bytes) {
+  scratch_.reserve_discard(static_cast<index_t>(bytes > 0 ? bytes : 1));
+  return scratch_.data();
+}
+
+double* Resources::next_scalar() noexcept {
+  double* slot = scalars_.data() + next_slot_;
+  next_slot_ = (next_slot_ + 1) % kScalarSlots;
+  return slot;
+}
+
+double* Resources::pinned(std::size_t count) {
+  if (count > pinned_count_) {
+    if (pinned_ != nullptr) {
+      CORESET_CUDA_TRY(cudaFreeHost(pinned_));
+      pinned_ = nullptr;
+      pinned_count_ = 0;
+    }
+    void* pointer = nullptr;
+    CORESET_CUDA_TRY(cudaMallocHost(&pointer, count * sizeof(double)));
+    pinned_ = static_cast<double*>(pointer);
+    pinned_count_ = count;
+  }
+  return pinned_;
+}
+
+void Resources::synchronize() const {
+  CORESET_CUDA_TRY(cudaStreamSynchronize(stream_));
+}
+
+}  // namespace coreset::cuda

@@ -1,0 +1,67 @@
+// What every GPU operation of one solve shares: the device, one stream (so every kernel, copy
+// and cuBLAS call is ordered without explicit syncs), a cuBLAS handle bound to that stream, one
+// scratch buffer for CUB's temporary storage that grows and is reused (never allocated inside
+// the iteration loop once it is large enough), a ring of device scalars and pinned host memory
+// for the few values the host reads back.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <string>
+
+#include "cuda/device_buffer.hpp"
+
+namespace coreset::cuda {
+
+/// Whether a GPU can be used, and if not, why (no driver, no device, ...). Never throws for a
+/// missing driver: that is the normal state of the build machines.
+bool gpu_usable(std::string* why_not = nullptr);
+
+/// Free and total memory of the current device, in bytes.
+void device_memory(std::size_t& free_bytes, std::size_t& total_bytes);
+
+/// Throws DeviceError, saying how many bytes are needed and how many are free, unless
+/// `matrix_bytes` + `working_bytes` (plus 64 MiB for scratch) fit in the free memory of the
+/// current device. `what` names the matrix in the message.
+void check_fits(std::size_t matrix_bytes, std::size_t working_bytes, const std::string& what);
+
+class Resources {
+ public:
+  /// Binds the calling thread to `device` and creates the stream and the cuBLAS handle.
+  explicit Resources(int device = 0);
+  ~Resources();
+  Resources(const Resources&) = delete;
+  Resources& operator=(const Resources&) = delete;
+
+  cudaStream_t stream() const noexcept { return stream_; }
+  cublasHandle_t cublas() const noexcept { return cublas_; }
+
+  /// At least `bytes` of device scratch, valid until the next call (stream order makes reuse
+  /// safe: every user is on stream()).
+  void* scratch(std::size_t bytes);
+
+  /// A fresh device slot for one double. Slots come round again after kScalarSlots calls, so a
+  /// scalar must be consumed before that many more are made (the drivers keep a handful alive).
+  double* next_scalar() noexcept;
+  static constexpr int kScalarSlots = 4096;
+
+  /// Pinned host memory for `count` doubles (device-to-host reads of scalars), reused.
+  double* pinned(std::size_t count);
+
+  /// Waits for everything queued on the stream; throws DeviceError for a failed kernel.
+  void synchronize() const;
+
+ private:
+  int device_ = 0;
+  cudaStream_t stream_ = nullptr;
+  cublasHandle_t cublas_ = nullptr;
+  DeviceBuffer<unsigned char> scratch_;
+  DeviceBuffer<double> scalars_;
+  int next_slot_ = 0;
+  double* pinned_ = nullptr;
+  std::size_t pinned_count_ = 0;
+};
+
+}  // namespace coreset::cuda

@@ -1,0 +1,39 @@
+// The solver drivers of core/ on the CUDA backend.
+#include "cuda/solve_cuda.hpp"
+
+#include <string>
+#include <vector>
+
+#include "core/run_algorithm.hpp"
+#include "coreset/error.hpp"
+#include "cuda/cuda_backend.hpp"
+#include "cuda/resources.hpp"
+
+namespace coreset::cuda {
+
+bool gpu_available(std::string* why_not) {
+  return gpu_usable(why_not);
+}
+
+template <class T>
+SolveResult solve_on_gpu(MatrixView<T> phi, const T* y, const SolverOptions& options) {
+  std::string why;
+  if (!gpu_usable(&why)) {
+    throw DeviceError("the GPU was requested but none is usable: " + why +
+                      " (use the CPU device instead)");
+  }
+  Resources resources(0);
+  CudaBackend<T> backend(resources, phi);
+  auto target = backend.make_short();
+  if (y != nullptr) {
+    backend.upload(std::vector<T>(y, y + phi.rows), target);
+  } else {
+    backend.column_sums(target);
+  }
+  return core::run_algorithm(backend, target, options);
+}
+
+template SolveResult solve_on_gpu<float>(MatrixView<float>, const float*, const SolverOptions&);
+template SolveResult solve_on_gpu<double>(MatrixView<double>, const double*, const SolverOptions&);
+
+}  // namespace coreset::cuda

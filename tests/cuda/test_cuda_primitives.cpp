@@ -1,0 +1,434 @@
+// Every primitive of the GPU backend against the CPU backend (the reference) on fresh random
+// inputs, at sizes that are not multiples of any block size. Label `gpu`: skipped without one.
+// Elementwise steps and selections must agree exactly (the kernels round as the CPU does);
+// products and reductions to a few ulps per term (the summation orders differ).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "core/baselines/frank_wolfe.hpp"
+#include "core/baselines/giga.hpp"
+#include "cpu/cpu_backend.hpp"
+#include "cuda/cuda_backend.hpp"
+#include "support/random_problem.hpp"
+#include "support/top_k_oracle.hpp"
+#include "tests/cuda/gpu_test_support.hpp"
+
+namespace coreset::cuda {
+namespace {
+
+using core::SelectionRule;
+using testing::random_sparse;
+using testing::to_cpu;
+using testing::to_gpu;
+
+struct Shape {
+  index_t rows;
+  index_t cols;
+};
+// Block sizes are 256 (and 32 for warps): none of these is a multiple of either.
+const Shape kShapes[] = {{1, 1}, {3, 37}, {33, 1000}, {257, 4099}, {7, 70001}};
+
+template <class T>
+class GpuPrimitives : public ::testing::Test {
+ protected:
+  void SetUp() override { CORESET_REQUIRE_GPU(); }
+};
+using Precisions = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(GpuPrimitives, Precisions);
+
+template <class T>
+std::vector<T> random_vector(index_t size, std::uint64_t seed) {
+  return testing::gaussian_values<T>(size, seed);
+}
+
+template <class T>
+void expect_near_vectors(const std::vector<T>& gpu, const std::vector<T>& cpu, index_t terms,
+                         const std::string& what) {
+  ASSERT_EQ(gpu.size(), cpu.size()) << what;
+  double magnitude = 0.0;
+  for (const T v : cpu) {
+    magnitude = std::max(magnitude, std::abs(static_cast<double>(v)));
+  }
+  const double tolerance = testing::sum_tolerance<T>(terms, magnitude);
+  for (std::size_t i = 0; i < cpu.size(); ++i) {
+    ASSERT_NEAR(gpu[i], cpu[i], tolerance) << what << " entry " << i;
+  }
+}
+
+template <class T>
+void expect_same_sparse(const core::SparseVector<T>& gpu, const core::SparseVector<T>& cpu,
+                        const std::string& what) {
+  EXPECT_EQ(gpu.index, cpu.index) << what;
+  ASSERT_EQ(gpu.value.size(), cpu.value.size()) << what;
+  for (std::size_t p = 0; p < cpu.value.size(); ++p) {
+    EXPECT_EQ(gpu.value[p], cpu.value[p]) << what << " at index " << cpu.index[p];
+  }
+}
+
+TYPED_TEST(GpuPrimitives, DensePassesMatchTheCpu) {
+  using T = TypeParam;
+  for (const Shape shape : kShapes) {
+    const Matrix<T> phi = test::gaussian_matrix<T>(shape.rows, shape.cols, 11 + shape.cols);
+    cpu::CpuBackend<T> cpu(phi.view(), 1);
+    Resources resources;
+    CudaBackend<T> gpu(resources, phi.view());
+    const std::vector<T> r = random_vector<T>(shape.rows, 5);
+    const std::vector<T> v = random_vector<T>(shape.cols, 6);
+    typename CudaBackend<T>::Short r_gpu;
+    typename CudaBackend<T>::Dense v_gpu;
+    gpu.upload(r, r_gpu);
+    gpu.upload(v, v_gpu);
+    const std::string at = " at " + std::to_string(shape.rows) + " x " + std::to_string(shape.cols);
+
+    auto out_cpu = cpu.make_dense();
+    auto out_gpu = gpu.make_dense();
+    cpu.phi_t_times(r, out_cpu);
+    gpu.phi_t_times(r_gpu, out_gpu);
+    expect_near_vectors(gpu.download(out_gpu), out_cpu, shape.rows, "phi_t_times" + at);
+
+    auto short_cpu = cpu.make_short();
+    auto short_gpu = gpu.make_short();
+    cpu.phi_times_dense(v, short_cpu);
+    gpu.phi_times_dense(v_gpu, short_gpu);
+    expect_near_vectors(gpu.download(short_gpu), short_cpu, shape.cols, "phi_times_dense" + at);
+    cpu.column_sums(short_cpu);
+    gpu.column_sums(short_gpu);
+    expect_near_vectors(gpu.download(short_gpu), short_cpu, shape.cols, "column_sums" + at);
+
+    cpu.column_norms(out_cpu);
+    gpu.column_norms(out_gpu);
+    expect_near_vectors(gpu.download(out_gpu), out_cpu, shape.rows, "column_norms" + at);
+
+    // The batch gradient: a subset of columns, 0 elsewhere (sentinel values must be cleared).
+    const auto subset = random_sparse<T>(shape.cols, shape.cols / 3 + 1, 7, true).index;
+    gpu.upload(std::vector<T>(static_cast<std::size_t>(shape.cols), T(9)), out_gpu);
+    cpu.phi_t_times_on_subset(r, subset, out_cpu);
+    gpu.phi_t_times_on_subset(r_gpu, subset, out_gpu);
+    expect_near_vectors(gpu.download(out_gpu), out_cpu, shape.rows, "on_subset" + at);
+  }
+}
+
+TYPED_TEST(GpuPrimitives, TopKMatchesTheCpuAndNthElementOnAwkwardInputs) {
+  using T = TypeParam;
+  Resources resources;
+  for (const index_t n : {1, 2, 5, 255, 256, 257, 1000, 65537, 300007}) {
+    const Matrix<T> phi(1, n);  // only the size matters here
+    cpu::CpuBackend<T> cpu(phi.view(), 1);
+    CudaBackend<T> gpu(resources, phi.view());
+    for (int trial = 0; trial < 3; ++trial) {
+      const auto seed = static_cast<std::uint64_t>(n + 101 * trial);
+      const std::vector<T> v =
+          trial == 1 ? testing::gaussian_values<T>(n, seed) : testing::awkward_values<T>(n, seed);
+      typename CudaBackend<T>::Dense v_gpu;
+      gpu.upload(v, v_gpu);
+      // trial 2: a third of the entries excluded (as supp(z) is in the expansion step).
+      core::SparseVector<T> exclude;
+      if (trial == 2) {
+        exclude = random_sparse<T>(n, n / 3 + 1, seed + 1, true);
+      }
+      std::vector<bool> excluded(static_cast<std::size_t>(n), false);
+      for (const index_t i : exclude.index) {
+        excluded[static_cast<std::size_t>(i)] = true;
+      }
+      typename CudaBackend<T>::Sparse exclude_gpu;
+      if (trial == 2) {
+        to_gpu(gpu, exclude, exclude_gpu);
+      }
+      for (const auto rule : {SelectionRule::largest_positive, SelectionRule::largest_magnitude}) {
+        for (const index_t k : {index_t{1}, n / 3 + 1, n - 1, n, n + 10}) {
+          if (k < 1) {
+            continue;
+          }
+          core::SparseVector<T> out_cpu;
+          typename CudaBackend<T>::Sparse out_gpu;
+          cpu.select_top_k(v, k, rule, exclude, out_cpu);
+          gpu.select_top_k(v_gpu, k, rule, exclude_gpu, out_gpu);
+          const auto got = to_cpu(gpu, out_gpu);
+          const std::string what = "n " + std::to_string(n) + " k " + std::to_string(k) +
+                                   " trial " + std::to_string(trial);
+          expect_same_sparse(got, out_cpu, what);
+          EXPECT_EQ(got.index, testing::nth_element_top_k(v, k, rule, excluded)) << what;
+        }
+      }
+    }
+  }
+}
+
+TYPED_TEST(GpuPrimitives, SparseProductsMatchTheCpu) {
+  using T = TypeParam;
+  Resources resources;
+  for (const Shape shape : kShapes) {
+    const Matrix<T> phi = test::gaussian_matrix<T>(shape.rows, shape.cols, 3 + shape.rows);
+    cpu::CpuBackend<T> cpu(phi.view(), 1);
+    CudaBackend<T> gpu(resources, phi.view());
+    const std::vector<T> r = random_vector<T>(shape.rows, 8);
+    typename CudaBackend<T>::Short r_gpu;
+    gpu.upload(r, r_gpu);
+    for (const index_t m : {index_t{0}, index_t{1}, index_t{50}, shape.cols}) {
+      const auto v = random_sparse<T>(shape.cols, m, 9 + m, false);
+      typename CudaBackend<T>::Sparse v_gpu;
+      to_gpu(gpu, v, v_gpu);
+      expect_same_sparse(to_cpu(gpu, v_gpu), v, "round trip");
+
+      auto out_cpu = cpu.make_short();
+      auto out_gpu = gpu.make_short();
+      cpu.phi_times(v, out_cpu);
+      gpu.phi_times(v_gpu, out_gpu);
+      expect_near_vectors(gpu.download(out_gpu), out_cpu, m, "phi_times m " + std::to_string(m));
+
+      core::SparseVector<T> on_cpu;
+      typename CudaBackend<T>::Sparse on_gpu;
+      cpu.phi_t_times_on(v, r, on_cpu);
+      gpu.phi_t_times_on(v_gpu, r_gpu, on_gpu);
+      const auto got = to_cpu(gpu, on_gpu);
+      EXPECT_EQ(got.index, on_cpu.index);
+      expect_near_vectors(got.value, on_cpu.value, shape.rows, "phi_t_times_on");
+
+      EXPECT_NEAR(gpu.read(gpu.squared_norm(v_gpu)), cpu.squared_norm(v),
+                  testing::sum_tolerance<double>(m, cpu.squared_norm(v)));
+    }
+  }
+}
+
+TYPED_TEST(GpuPrimitives, SparseStepsRoundExactlyAsTheCpu) {
+  using T = TypeParam;
+  Resources resources;
+  for (const Shape shape : kShapes) {
+    const index_t n = shape.cols;
+    const Matrix<T> phi(1, n);
+    cpu::CpuBackend<T> cpu(phi.view(), 1);
+    CudaBackend<T> gpu(resources, phi.view());
+    using Sparse = typename CudaBackend<T>::Sparse;
+    const auto a = random_sparse<T>(n, n / 4 + 1, 21, true);
+    const auto b = random_sparse<T>(n, n / 5 + 1, 22, true);
+    const auto g = random_sparse<T>(n, n / 6 + 1, 23, false);
+    Sparse a_gpu;
+    Sparse b_gpu;
+    Sparse g_gpu;
+    to_gpu(gpu, a, a_gpu);
+    to_gpu(gpu, b, b_gpu);
+    to_gpu(gpu, g, g_gpu);
+    const std::vector<T> dense = random_vector<T>(n, 24);
+    typename CudaBackend<T>::Dense dense_gpu;
+    gpu.upload(dense, dense_gpu);
+    const std::string at = " n " + std::to_string(n);
+
+    core::SparseVector<T> out_cpu;
+    Sparse out_gpu;
+    cpu.gather(dense, a, out_cpu);
+    gpu.gather(dense_gpu, a_gpu, out_gpu);
+    expect_same_sparse(to_cpu(gpu, out_gpu), out_cpu, "gather" + at);
+    cpu.restrict_to_union(dense, a, b, out_cpu);
+    gpu.restrict_to_union(dense_gpu, a_gpu, b_gpu, out_gpu);
+    expect_same_sparse(to_cpu(gpu, out_gpu), out_cpu, "restrict_to_union" + at);
+    cpu.subtract(a, b, out_cpu);
+    gpu.subtract(a_gpu, b_gpu, out_gpu);
+    expect_same_sparse(to_cpu(gpu, out_gpu), out_cpu, "subtract" + at);
+    // a - a: every entry is an exact zero and leaves the support.
+    gpu.subtract(a_gpu, a_gpu, out_gpu);
+    EXPECT_TRUE(to_cpu(gpu, out_gpu).index.empty()) << "a - a" + at;
+
+    for (const double tau : {0.0, 0.37, -1.0, 1.5}) {
+      cpu.extrapolate(a, b, tau, out_cpu);
+      gpu.extrapolate(a_gpu, b_gpu, gpu.constant(tau), out_gpu);
+      expect_same_sparse(to_cpu(gpu, out_gpu), out_cpu, "extrapolate" + at);
+    }
+    for (const double step : {0.0, 0.25, -3.0}) {
+      core::SparseVector<T> g_on_a;
+      cpu.gather(dense, a, g_on_a);
+      cpu.clamped_step(a, step, g_on_a, out_cpu);
+      Sparse g_on_a_gpu;
+      gpu.gather(dense_gpu, a_gpu, g_on_a_gpu);
+      gpu.clamped_step(a_gpu, gpu.constant(step), g_on_a_gpu, out_gpu);
+      expect_same_sparse(to_cpu(gpu, out_gpu), out_cpu, "clamped_step" + at);
+
+      // The projected step over supp(a) and the positive gradient entries outside it.
+      core::SparseVector<T> outside;
+      cpu.select_top_k(dense, n / 7 + 1, SelectionRule::largest_positive, a, outside);
+      Sparse outside_gpu;
+      gpu.select_top_k(dense_gpu, n / 7 + 1, SelectionRule::largest_positive, a_gpu, outside_gpu);
+      for (const index_t k : {index_t{1}, n / 5 + 1, n}) {
+        cpu.projected_step(a, g_on_a, outside, step, k, out_cpu);
+        gpu.projected_step(a_gpu, g_on_a_gpu, outside_gpu, gpu.constant(step), k, out_gpu);
+        expect_same_sparse(to_cpu(gpu, out_gpu), out_cpu,
+                           "projected_step k " + std::to_string(k) + at);
+      }
+    }
+    const index_t j = n / 2;
+    cpu.convex_step(a, 0.3, j, 2.5, out_cpu);
+    gpu.convex_step(a_gpu, 0.3, j, 2.5, out_gpu);
+    expect_same_sparse(to_cpu(gpu, out_gpu), out_cpu, "convex_step" + at);
+    cpu.convex_step(a, 1.0, j, 2.5, out_cpu);  // gamma = 1: only the vertex survives
+    gpu.convex_step(a_gpu, 1.0, j, 2.5, out_gpu);
+    expect_same_sparse(to_cpu(gpu, out_gpu), out_cpu, "convex_step gamma 1" + at);
+    cpu.scale(-0.75, g, out_cpu);
+    gpu.scale(-0.75, g_gpu, out_gpu);
+    expect_same_sparse(to_cpu(gpu, out_gpu), out_cpu, "scale" + at);
+    gpu.scale(2.0, g_gpu, g_gpu);  // in place
+    core::SparseVector<T> doubled;
+    cpu.scale(2.0, g, doubled);
+    expect_same_sparse(to_cpu(gpu, g_gpu), doubled, "scale in place" + at);
+    gpu.copy(a_gpu, out_gpu);
+    expect_same_sparse(to_cpu(gpu, out_gpu), a, "copy" + at);
+
+    // A default-constructed sparse vector is empty everywhere it is read.
+    const Sparse nothing;
+    gpu.extrapolate(a_gpu, nothing, gpu.constant(0.5), out_gpu);
+    cpu.extrapolate(a, {}, 0.5, out_cpu);
+    expect_same_sparse(to_cpu(gpu, out_gpu), out_cpu, "extrapolate from empty" + at);
+    EXPECT_EQ(gpu.read(gpu.squared_norm(nothing)), 0.0);
+    EXPECT_TRUE(gpu.to_coreset(nothing).indices.empty());
+
+    const double distance = cpu.squared_distance(a, b);
+    EXPECT_NEAR(gpu.read(gpu.squared_distance(a_gpu, b_gpu)), distance,
+                testing::sum_tolerance<double>(n, distance));
+    const Coreset coreset = gpu.to_coreset(g_gpu);
+    const Coreset expected = cpu.to_coreset(doubled);
+    EXPECT_EQ(coreset.indices, expected.indices);
+    EXPECT_EQ(coreset.weights, expected.weights);
+  }
+}
+
+TYPED_TEST(GpuPrimitives, ScalarsAndShortVectorsMatchTheCpu) {
+  using T = TypeParam;
+  Resources resources;
+  const Matrix<T> phi = test::gaussian_matrix<T>(301, 77, 4);
+  cpu::CpuBackend<T> cpu(phi.view(), 1);
+  CudaBackend<T> gpu(resources, phi.view());
+  const std::vector<T> x = random_vector<T>(301, 31);
+  const std::vector<T> z = random_vector<T>(301, 32);
+  typename CudaBackend<T>::Short x_gpu;
+  typename CudaBackend<T>::Short z_gpu;
+  gpu.upload(x, x_gpu);
+  gpu.upload(z, z_gpu);
+  const double dot = cpu.dot(x, z);
+  EXPECT_NEAR(gpu.read(gpu.dot(x_gpu, z_gpu)), dot, testing::sum_tolerance<T>(301, 301.0));
+  auto out_cpu = cpu.make_short();
+  auto out_gpu = gpu.make_short();
+  cpu.axpby(0.3, x, -1.7, z, out_cpu);
+  gpu.axpby(0.3, x_gpu, -1.7, z_gpu, out_gpu);
+  EXPECT_EQ(gpu.download(out_gpu), out_cpu);
+  cpu.subtract(x, z, out_cpu);
+  gpu.subtract(x_gpu, z_gpu, out_gpu);
+  EXPECT_EQ(gpu.download(out_gpu), out_cpu);
+  gpu.copy(x_gpu, out_gpu);
+  EXPECT_EQ(gpu.download(out_gpu), x);
+
+  // The line search's guards run on the device: 0 for a zero or non-finite denominator.
+  const auto s = gpu.read_all(gpu.line_search(gpu.constant(3.0), gpu.constant(4.0), 0.5),
+                              gpu.line_search(gpu.constant(3.0), gpu.constant(0.0), 1.0),
+                              gpu.line_search(gpu.constant(1.0), gpu.constant(-2.0), 1.0),
+                              gpu.constant(-7.25));
+  EXPECT_EQ(s[0], core::guarded_step(3.0, 4.0, 0.5));
+  EXPECT_EQ(s[1], 0.0);
+  EXPECT_EQ(s[2], 0.0);
+  EXPECT_EQ(s[3], -7.25);
+
+  typename CudaBackend<T>::Dense dense_gpu;
+  const std::vector<T> dense = random_vector<T>(77, 33);
+  gpu.upload(dense, dense_gpu);
+  EXPECT_EQ(gpu.read(gpu.value_at(dense_gpu, 76)), static_cast<double>(dense[76]));
+  EXPECT_NEAR(gpu.read(gpu.sum(dense_gpu)), cpu.sum(dense), testing::sum_tolerance<T>(77, 77.0));
+  EXPECT_EQ(gpu.to_host(dense_gpu), cpu.to_host(dense));
+  auto scaled_cpu = cpu.make_dense();
+  auto scaled_gpu = gpu.make_dense();
+  cpu.scale(0.1, dense, scaled_cpu);
+  gpu.scale(0.1, dense_gpu, scaled_gpu);
+  EXPECT_EQ(gpu.download(scaled_gpu), scaled_cpu);
+  cpu.fill_unit_random(scaled_cpu, 99);
+  gpu.fill_unit_random(scaled_gpu, 99);
+  EXPECT_EQ(gpu.download(scaled_gpu), scaled_cpu);
+  const std::vector<index_t> columns = {0, 76, 13, 13};
+  EXPECT_EQ(gpu.columns_to_host(columns), cpu.columns_to_host(columns));
+  // Scalars outlive many later ones (the ring of slots is large).
+  const auto early = gpu.constant(1.5);
+  for (int i = 0; i < 100; ++i) {
+    gpu.constant(i);
+  }
+  EXPECT_EQ(gpu.read(early), 1.5);
+}
+
+TYPED_TEST(GpuPrimitives, DuplicateColumnsAndZeroEntriesMatchTheCpu) {
+  using T = TypeParam;
+  Resources resources;
+  Matrix<T> phi = test::gaussian_matrix<T>(19, 5003, 41);
+  // Planted copies: of column 7 at 100 and 4000, of column 4001 at 4002 (a copy of a later
+  // column is not a duplicate of the earlier one), and a column that differs only by -0.0.
+  for (index_t i = 0; i < 19; ++i) {
+    phi(i, 100) = phi(i, 7);
+    phi(i, 4000) = phi(i, 7);
+    phi(i, 4002) = phi(i, 4001);
+    phi(i, 300) = T(0);
+    phi(i, 301) = T(0);
+  }
+  phi(3, 301) = -T(0);
+  cpu::CpuBackend<T> cpu(phi.view(), 1);
+  CudaBackend<T> gpu(resources, phi.view());
+  const auto duplicates = gpu.duplicate_columns();
+  EXPECT_EQ(duplicates, cpu.duplicate_columns());
+  EXPECT_EQ(duplicates, (std::vector<index_t>{100, 4000, 4002}));
+
+  std::vector<T> v = random_vector<T>(5003, 42);
+  typename CudaBackend<T>::Dense v_gpu;
+  gpu.upload(v, v_gpu);
+  gpu.zero_entries(duplicates, v_gpu);
+  gpu.zero_entries(duplicates, v_gpu);  // the cached upload path
+  cpu.zero_entries(duplicates, v);
+  EXPECT_EQ(gpu.download(v_gpu), v);
+}
+
+TYPED_TEST(GpuPrimitives, ArgmaxMatchesTheCpuAndBreaksTiesToTheLowerIndex) {
+  using T = TypeParam;
+  Resources resources;
+  for (const index_t n : {1, 300, 70001}) {
+    const Matrix<T> phi(1, n);
+    cpu::CpuBackend<T> cpu(phi.view(), 1);
+    CudaBackend<T> gpu(resources, phi.view());
+    std::vector<T> c = random_vector<T>(n, 51);
+    std::vector<T> sigma = random_vector<T>(n, 52);
+    for (T& s : sigma) {
+      s = std::abs(s);
+    }
+    // An exact tie for the best score at two indices, and a zero column.
+    if (n > 10) {
+      c[3] = c[n - 2] = T(1e30);
+      sigma[3] = sigma[n - 2] = T(1);
+      sigma[5] = T(0);
+    }
+    typename CudaBackend<T>::Dense c_gpu;
+    typename CudaBackend<T>::Dense sigma_gpu;
+    gpu.upload(c, c_gpu);
+    gpu.upload(sigma, sigma_gpu);
+    const core::ArgMax fw_cpu = cpu.argmax(core::FrankWolfeScore{}, c, sigma);
+    const core::ArgMax fw_gpu = gpu.argmax(core::FrankWolfeScore{}, c_gpu, sigma_gpu);
+    EXPECT_EQ(fw_gpu.index, fw_cpu.index);
+    EXPECT_EQ(fw_gpu.score, fw_cpu.score);
+    if (n > 10) {
+      EXPECT_EQ(fw_gpu.index, 3);
+    }
+    const core::GigaScore giga{0.2, 0.9, 1e-6};
+    const core::ArgMax g_cpu = cpu.argmax(giga, c, c, sigma);
+    const core::ArgMax g_gpu = gpu.argmax(giga, c_gpu, c_gpu, sigma_gpu);
+    EXPECT_EQ(g_gpu.index, g_cpu.index);
+    EXPECT_EQ(g_gpu.score, g_cpu.score);  // argmax.cu is built without FMA contraction
+  }
+}
+
+TEST(GpuResources, RefusesAMatrixLargerThanTheFreeMemoryWithTheSizes) {
+  CORESET_REQUIRE_GPU();
+  Resources resources;
+  try {
+    check_fits(std::size_t{1} << 50, 0, "Phi");
+    FAIL() << "a 1 PiB matrix fitted";
+  } catch (const DeviceError& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("needs about"), std::string::npos) << message;
+    EXPECT_NE(message.find("free"), std::string::npos) << message;
+  }
+}
+
+}  // namespace
+}  // namespace coreset::cuda

@@ -1,0 +1,119 @@
+// The GPU projection against the CPU's (models::projection) for every link, at sizes that are
+// not multiples of the block sizes. Label `gpu`: skipped without one.
+#include <gtest/gtest.h>
+
+#include <Eigen/Core>
+#include <cmath>
+#include <random>
+
+#include "coreset/dataset.hpp"
+#include "coreset/error.hpp"
+#include "coreset/model.hpp"
+#include "cuda/projection_cuda.hpp"
+#include "models/model.hpp"
+#include "models/projection.hpp"
+#include "tests/cuda/gpu_test_support.hpp"
+
+namespace coreset {
+namespace {
+
+Dataset random_dataset(index_t rows, index_t dims, ModelKind kind, std::uint64_t seed) {
+  std::mt19937_64 generator(seed);
+  std::normal_distribution<double> normal;
+  std::poisson_distribution<int> counts(3.0);
+  Dataset data;
+  data.covariates = Matrix<double>(rows, dims);
+  data.response.resize(static_cast<std::size_t>(rows));
+  for (index_t i = 0; i < rows; ++i) {
+    for (index_t c = 0; c < dims; ++c) {
+      data.covariates(i, c) = normal(generator);
+    }
+    double& y = data.response[static_cast<std::size_t>(i)];
+    switch (kind) {
+      case ModelKind::logistic:
+        y = normal(generator) > 0.0 ? 1.0 : -1.0;
+        break;
+      case ModelKind::poisson:
+        y = counts(generator);
+        break;
+      default:
+        y = normal(generator);
+        break;
+    }
+  }
+  if (kind == ModelKind::gaussian) {
+    data.response.clear();
+  }
+  return data;
+}
+
+class GpuProjection : public ::testing::TestWithParam<ModelKind> {
+ protected:
+  void SetUp() override { CORESET_REQUIRE_GPU(); }
+};
+
+TEST_P(GpuProjection, MatchesTheCpuProjection) {
+  const ModelKind kind = GetParam();
+  for (const index_t rows : {1, 300, 4099}) {
+    ModelOptions options;
+    options.kind = kind;
+    const models::Model model = models::make_model(random_dataset(rows, 3, kind, 5), options);
+    for (const index_t s : {2, 33, 257}) {
+      std::mt19937_64 generator(static_cast<std::uint64_t>(s));
+      std::normal_distribution<double> normal(0.0, 0.7);
+      Eigen::MatrixXd samples(s, model.dim());
+      for (Eigen::Index e = 0; e < samples.size(); ++e) {
+        samples.data()[e] = normal(generator);
+      }
+      const Matrix<double> cpu = models::projection<double>(model, samples, 1);
+      const Matrix<double> gpu = cuda::projection_on_gpu<double>(model, samples);
+      ASSERT_EQ(gpu.rows(), cpu.rows());
+      ASSERT_EQ(gpu.cols(), cpu.cols());
+      double scale = 0.0;
+      for (index_t e = 0; e < cpu.rows() * cpu.cols(); ++e) {
+        scale = std::max(scale, std::abs(cpu.data()[e]));
+      }
+      for (index_t e = 0; e < cpu.rows() * cpu.cols(); ++e) {
+        ASSERT_NEAR(gpu.data()[e], cpu.data()[e], 1e-11 * (scale + 1.0))
+            << to_string(kind) << " n " << rows << " S " << s << " entry " << e;
+      }
+      // Centred: every column sums to 0.
+      for (index_t j = 0; j < gpu.cols(); ++j) {
+        double sum = 0.0;
+        for (index_t i = 0; i < s; ++i) {
+          sum += gpu(i, j);
+        }
+        ASSERT_NEAR(sum, 0.0, 1e-10 * (scale + 1.0) * static_cast<double>(s));
+      }
+      const Matrix<float> cpu32 = models::projection<float>(model, samples, 1);
+      const Matrix<float> gpu32 = cuda::projection_on_gpu<float>(model, samples);
+      for (index_t e = 0; e < cpu.rows() * cpu.cols(); ++e) {
+        ASSERT_NEAR(gpu32.data()[e], cpu32.data()[e], 1e-6 * (scale + 1.0));
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryModel, GpuProjection,
+                         ::testing::Values(ModelKind::logistic, ModelKind::poisson,
+                                           ModelKind::gaussian, ModelKind::linear));
+
+TEST(GpuProjectionErrors, NamesTheFirstNonFiniteLogLikelihood) {
+  CORESET_REQUIRE_GPU();
+  ModelOptions options;
+  options.kind = ModelKind::linear;
+  const models::Model model =
+      models::make_model(random_dataset(50, 2, ModelKind::linear, 1), options);
+  Eigen::MatrixXd samples = Eigen::MatrixXd::Constant(4, model.dim(), 1e200);
+  try {
+    cuda::projection_on_gpu<double>(model, samples);
+    FAIL() << "an overflowing log-likelihood passed";
+  } catch (const NumericalError& error) {
+    EXPECT_NE(std::string(error.what()).find("datapoint 0 (0-based) at parameter sample 0"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace coreset

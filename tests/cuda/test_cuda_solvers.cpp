@@ -1,0 +1,182 @@
+// Whole solves on the GPU against the same solves on the CPU, through the public solve() with
+// SolverOptions::device: the drivers of core/ are shared, so any difference is the backend's.
+// Label `gpu`: skipped without one.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "coreset/solver.hpp"
+#include "support/random_problem.hpp"
+#include "support/solver_cases.hpp"
+#include "tests/cuda/gpu_test_support.hpp"
+
+namespace coreset {
+namespace {
+
+SolveResult solve_on(Device device, const Matrix<double>& phi, const std::vector<double>* y,
+                     SolverOptions options) {
+  options.device = device;
+  return solve(phi.view(), y != nullptr ? y->data() : nullptr, options);
+}
+
+SolveResult solve_on(Device device, const Matrix<float>& phi, const std::vector<float>* y,
+                     SolverOptions options) {
+  options.device = device;
+  return solve(phi.view(), y != nullptr ? y->data() : nullptr, options);
+}
+
+Matrix<float> to_float(const Matrix<double>& phi) {
+  Matrix<float> out(phi.rows(), phi.cols());
+  for (index_t j = 0; j < phi.cols(); ++j) {
+    for (index_t i = 0; i < phi.rows(); ++i) {
+      out(i, j) = static_cast<float>(phi(i, j));
+    }
+  }
+  return out;
+}
+
+class GpuPlanted : public ::testing::TestWithParam<test::SolverCase> {
+ protected:
+  void SetUp() override { CORESET_REQUIRE_GPU(); }
+};
+
+TEST_P(GpuPlanted, FindsTheSameSupportAsTheCpu) {
+  for (const std::uint64_t seed : {1u, 2u}) {
+    // 401 x 1003 with 10 planted columns: well separated, both must recover it.
+    const auto problem = test::planted_problem(400, 1000, 10, seed);
+    SolverOptions options;
+    options.algorithm = GetParam().algorithm;
+    options.step_rule = GetParam().rule;
+    options.k = 10;
+    options.max_iterations = 5000;
+    options.tolerance = 1e-7;
+    const SolveResult cpu = solve_on(Device::cpu, problem.phi, &problem.y, options);
+    const SolveResult gpu = solve_on(Device::gpu, problem.phi, &problem.y, options);
+    EXPECT_EQ(gpu.device, Device::gpu);
+    EXPECT_EQ(gpu.coreset.indices, cpu.coreset.indices);
+    EXPECT_EQ(gpu.coreset.indices, problem.support);
+    EXPECT_NEAR(gpu.objective, cpu.objective, 1e-6 * cpu.target_norm * cpu.target_norm + 1e-12);
+    // float: the same support, the objective to float accuracy.
+    const Matrix<float> phi32 = to_float(problem.phi);
+    const std::vector<float> y32(problem.y.begin(), problem.y.end());
+    const SolveResult cpu32 = solve_on(Device::cpu, phi32, &y32, options);
+    const SolveResult gpu32 = solve_on(Device::gpu, phi32, &y32, options);
+    if (cpu32.coreset.indices == problem.support) {
+      EXPECT_EQ(gpu32.coreset.indices, problem.support) << "float, seed " << seed;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryAlgorithmAndRule, GpuPlanted, test::every_solver_case(),
+                         test::solver_case_name);
+
+class GpuSolvers : public ::testing::Test {
+ protected:
+  void SetUp() override { CORESET_REQUIRE_GPU(); }
+};
+
+// Random problems with the default target y = Phi 1, where the answer is not planted: the GPU's
+// objective must be the CPU's to 1e-4 relative (double), 1e-3 (float: the trajectories may part
+// at a near-tie in a selection and meet again at the same level).
+TEST_F(GpuSolvers, ObjectivesMatchTheCpuOnRandomProblems) {
+  const index_t sizes[][3] = {{50, 333, 7}, {100, 2049, 40}, {257, 10007, 100}};
+  for (const auto& size : sizes) {
+    const Matrix<double> phi = test::gaussian_matrix(size[0], size[1], 7 + size[1]);
+    const Matrix<float> phi32 = to_float(phi);
+    for (const Algorithm algorithm : {Algorithm::iht, Algorithm::aiht, Algorithm::aiht2}) {
+      SolverOptions options;
+      options.algorithm = algorithm;
+      options.k = size[2];
+      const SolveResult cpu = solve_on(Device::cpu, phi, nullptr, options);
+      const SolveResult gpu = solve_on(Device::gpu, phi, nullptr, options);
+      EXPECT_NEAR(gpu.objective, cpu.objective, 1e-4 * cpu.objective)
+          << to_string(algorithm) << " n " << size[1];
+      EXPECT_LE(static_cast<index_t>(gpu.coreset.size()), options.k);
+      const SolveResult cpu32 = solve_on(Device::cpu, phi32, nullptr, options);
+      const SolveResult gpu32 = solve_on(Device::gpu, phi32, nullptr, options);
+      EXPECT_NEAR(gpu32.objective, cpu32.objective, 1e-3 * cpu32.objective)
+          << to_string(algorithm) << " float n " << size[1];
+    }
+  }
+}
+
+TEST_F(GpuSolvers, BudgetsAtTheEdgesMatchTheCpu) {
+  const Matrix<double> phi = test::gaussian_matrix(60, 97, 5);
+  for (const index_t k : {index_t{1}, index_t{96}, index_t{97}, index_t{500}}) {
+    for (const Algorithm algorithm : {Algorithm::aiht, Algorithm::aiht2}) {
+      SolverOptions options;
+      options.algorithm = algorithm;
+      options.k = k;
+      const SolveResult cpu = solve_on(Device::cpu, phi, nullptr, options);
+      const SolveResult gpu = solve_on(Device::gpu, phi, nullptr, options);
+      EXPECT_EQ(gpu.k, cpu.k);
+      EXPECT_NEAR(gpu.objective, cpu.objective, 1e-4 * cpu.objective + 1e-12) << "k " << k;
+      EXPECT_LE(gpu.coreset.size(), std::min<index_t>(k, 97));
+      if (k == 1) {
+        EXPECT_EQ(gpu.coreset.indices, cpu.coreset.indices);
+      }
+    }
+  }
+}
+
+TEST_F(GpuSolvers, BaselinesMatchTheCpu) {
+  const Matrix<double> phi = test::gaussian_matrix(80, 1501, 9);
+  for (const Algorithm algorithm : {Algorithm::giga, Algorithm::frank_wolfe,
+                                    Algorithm::importance_sampling, Algorithm::uniform}) {
+    SolverOptions options;
+    options.algorithm = algorithm;
+    options.k = 25;
+    options.seed = 3;
+    const SolveResult cpu = solve_on(Device::cpu, phi, nullptr, options);
+    const SolveResult gpu = solve_on(Device::gpu, phi, nullptr, options);
+    // The samplers draw on the host from the same generator: the same points exactly.
+    if (algorithm == Algorithm::importance_sampling || algorithm == Algorithm::uniform) {
+      EXPECT_EQ(gpu.coreset.indices, cpu.coreset.indices) << to_string(algorithm);
+    }
+    EXPECT_NEAR(gpu.objective, cpu.objective, 1e-4 * cpu.objective) << to_string(algorithm);
+    EXPECT_EQ(gpu.iterations, cpu.iterations) << to_string(algorithm);
+  }
+}
+
+TEST_F(GpuSolvers, BatchRefitAndDuplicatesMatchTheCpu) {
+  // Planted, so both devices must land on the same support whatever the batches' rounding.
+  auto problem = test::planted_problem(400, 1000, 10, 1);
+  // A copy of a planted column at an index outside the support (y is unchanged): it must never
+  // be chosen on either device, the first copy carries the weight.
+  const index_t original = problem.support.front();
+  index_t copy = 999;
+  while (std::find(problem.support.begin(), problem.support.end(), copy) != problem.support.end() ||
+         copy <= original) {
+    --copy;
+  }
+  for (index_t i = 0; i < problem.phi.rows(); ++i) {
+    problem.phi(i, copy) = problem.phi(i, original);
+  }
+  SolverOptions options;
+  options.k = 10;
+  options.batch_fraction = 0.2;
+  options.refit = true;
+  options.seed = 1;
+  options.tolerance = 1e-10;
+  options.max_iterations = 5000;
+  const SolveResult cpu = solve_on(Device::cpu, problem.phi, &problem.y, options);
+  const SolveResult gpu = solve_on(Device::gpu, problem.phi, &problem.y, options);
+  EXPECT_EQ(cpu.coreset.indices, problem.support);
+  EXPECT_EQ(gpu.coreset.indices, cpu.coreset.indices);
+  EXPECT_NEAR(gpu.objective, cpu.objective, 1e-6 * cpu.target_norm * cpu.target_norm);
+  for (const index_t i : gpu.coreset.indices) {
+    EXPECT_NE(i, copy);
+  }
+}
+
+TEST_F(GpuSolvers, AutomaticPicksTheGpu) {
+  const Matrix<double> phi = test::gaussian_matrix(20, 50, 1);
+  SolverOptions options;
+  options.k = 5;
+  EXPECT_EQ(solve_on(Device::automatic, phi, nullptr, options).device, Device::gpu);
+}
+
+}  // namespace
+}  // namespace coreset
