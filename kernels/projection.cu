@@ -34,7 +34,13 @@ __global__ void link_center_kernel(double* z, index_t rows, index_t first, index
       column[s] = value;
       sum += value;
     }
-    const double mean = block_sum(sum) / static_cast<double>(rows);
+    const double total = block_sum(sum);
+    if (threadIdx.x == 0 && !isfinite(total)) {
+      // Finite values whose sum overflows: reported at the column's last sample, as the CPU
+      // does (a non-finite value above has a lower flat index and wins the minimum).
+      atomicMin(first_bad, static_cast<unsigned long long>(row * rows + rows - 1));
+    }
+    const double mean = total / static_cast<double>(rows);
     T* out = phi + row * rows;
     for (index_t s = threadIdx.x; s < rows; s += blockDim.x) {
       out[s] = static_cast<T>(mul(sub(column[s], mean), scale));

@@ -82,10 +82,15 @@ CudaBackend<T>::CudaBackend(Resources& resources, MatrixView<T> phi)
              "Phi (" + std::to_string(rows_) + " x " + std::to_string(cols_) + ", " +
                  (sizeof(T) == 4 ? "float" : "double") + ")");
   phi_.resize_discard(rows_ * cols_);
-  CORESET_CUDA_TRY(cudaMemcpy2DAsync(
-      phi_.data(), static_cast<std::size_t>(rows_) * sizeof(T), phi.data,
-      static_cast<std::size_t>(phi.ld) * sizeof(T), static_cast<std::size_t>(rows_) * sizeof(T),
-      static_cast<std::size_t>(cols_), cudaMemcpyHostToDevice, res_.stream()));
+  if (phi.ld == rows_) {
+    // Contiguous: one plain copy (a 2D copy's pitches are capped at cudaDevAttrMaxPitch).
+    copy_to_device(res_.stream(), phi_.data(), phi.data, rows_ * cols_);
+  } else {
+    CORESET_CUDA_TRY(cudaMemcpy2DAsync(
+        phi_.data(), static_cast<std::size_t>(rows_) * sizeof(T), phi.data,
+        static_cast<std::size_t>(phi.ld) * sizeof(T), static_cast<std::size_t>(rows_) * sizeof(T),
+        static_cast<std::size_t>(cols_), cudaMemcpyHostToDevice, res_.stream()));
+  }
   prepare(empty_, 0);
   zero(res_.stream(), empty_.value.data(), cols_);
   zero(res_.stream(), empty_.mask.data(), cols_);

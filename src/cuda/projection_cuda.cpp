@@ -31,6 +31,10 @@ void validate(const models::Model& model, const Eigen::MatrixXd& samples) {
   if (!samples.allFinite()) {
     throw InvalidArgument("the parameter samples contain a non-finite value");
   }
+  // As models::projection: the response is read for every datapoint (n doubles uploaded).
+  if (model.response.size() != model.rows()) {
+    throw InvalidArgument("the model's response does not match its design");
+  }
 }
 
 template <class U>
@@ -55,7 +59,10 @@ Matrix<T> projection_on_gpu(const models::Model& model, const Eigen::MatrixXd& s
   const index_t s = samples.rows();
   const index_t n = model.rows();
   const index_t d = model.dim();
-  const index_t width_max = std::max<index_t>(1, std::min(n, kBlockDoubles / s));
+  // Both per-block buffers, the GEMM's output (S x width) and the design block (width x d),
+  // stay within kBlockDoubles: a wide design with few samples must not make the block huge.
+  const index_t width_max =
+      std::max<index_t>(1, std::min(n, kBlockDoubles / std::max<index_t>(s, d)));
   const auto phi_bytes = static_cast<std::size_t>(s) * static_cast<std::size_t>(n) * sizeof(T);
   check_fits(phi_bytes, static_cast<std::size_t>(width_max * (s + d) + n) * sizeof(double),
              "the projection Phi (" + std::to_string(s) + " x " + std::to_string(n) + ")");
@@ -81,14 +88,28 @@ Matrix<T> projection_on_gpu(const models::Model& model, const Eigen::MatrixXd& s
 
   const double one = 1.0;
   const double zero = 0.0;
+  const auto pitch = static_cast<std::size_t>(n) * sizeof(double);
+  int device = 0;
+  int max_pitch = 0;  // 2^31 - 1 bytes on current GPUs
+  CORESET_CUDA_TRY(cudaGetDevice(&device));
+  CORESET_CUDA_TRY(cudaDeviceGetAttribute(&max_pitch, cudaDevAttrMaxPitch, device));
   for (index_t first = 0; first < n; first += width_max) {
     const index_t width = std::min(width_max, n - first);
     // The block's rows of the (n x d, column-major) design: d strided runs of `width` doubles.
-    CORESET_CUDA_TRY(
-        cudaMemcpy2DAsync(design_block.data(), static_cast<std::size_t>(width) * sizeof(double),
-                          model.design.data() + first, static_cast<std::size_t>(n) * sizeof(double),
-                          static_cast<std::size_t>(width) * sizeof(double),
-                          static_cast<std::size_t>(d), cudaMemcpyHostToDevice, stream));
+    // One cudaMemcpy2DAsync while its source pitch (n doubles) is within the largest pitch a
+    // copy accepts (cudaDevAttrMaxPitch: n < 2^28 on current GPUs), else one copy per run.
+    if (pitch <= static_cast<std::size_t>(max_pitch)) {
+      CORESET_CUDA_TRY(cudaMemcpy2DAsync(
+          design_block.data(), static_cast<std::size_t>(width) * sizeof(double),
+          model.design.data() + first, pitch, static_cast<std::size_t>(width) * sizeof(double),
+          static_cast<std::size_t>(d), cudaMemcpyHostToDevice, stream));
+    } else {
+      for (index_t c = 0; c < d; ++c) {
+        CORESET_CUDA_TRY(cudaMemcpyAsync(
+            design_block.data() + c * width, model.design.data() + c * n + first,
+            static_cast<std::size_t>(width) * sizeof(double), cudaMemcpyHostToDevice, stream));
+      }
+    }
     // z (S x width) = samples (S x d) * block^T (d x width).
     CORESET_CUBLAS_TRY(cublasDgemm_64(res.cublas(), CUBLAS_OP_N, CUBLAS_OP_T, s, width, d, &one,
                                       samples_device.data(), s, design_block.data(), width, &zero,

@@ -5,6 +5,7 @@
 #include <Eigen/Core>
 #include <cmath>
 #include <random>
+#include <string>
 
 #include "coreset/dataset.hpp"
 #include "coreset/error.hpp"
@@ -113,6 +114,45 @@ TEST(GpuProjectionErrors, NamesTheFirstNonFiniteLogLikelihood) {
               std::string::npos)
         << error.what();
   }
+}
+
+// Every log-likelihood finite, but a column's sum overflows: the CPU reports it (at the column's
+// last sample), and so must the GPU rather than centre by an infinite mean.
+TEST(GpuProjectionErrors, NamesAnOverflowingColumnSumAsTheCpuDoes) {
+  models::Model model;
+  model.kind = ModelKind::gaussian;
+  model.link = models::Link::identity;  // ell = a: the values are the GEMM's z
+  model.design = Eigen::MatrixXd::Constant(3, 1, 1.0);
+  model.response = Eigen::VectorXd::Zero(3);
+  model.offset = Eigen::VectorXd::Zero(3);
+  const Eigen::MatrixXd samples = Eigen::MatrixXd::Constant(2, 1, 1.5e308);  // 2 x 1.5e308 = inf
+  std::string cpu_message;
+  try {
+    models::projection<double>(model, samples, 1);
+    FAIL() << "the CPU projection accepted an overflowing sum";
+  } catch (const NumericalError& error) {
+    cpu_message = error.what();
+  }
+  EXPECT_NE(cpu_message.find("datapoint 0 (0-based) at parameter sample 1"), std::string::npos)
+      << cpu_message;
+  CORESET_REQUIRE_GPU();
+  try {
+    cuda::projection_on_gpu<double>(model, samples);
+    FAIL() << "the GPU projection accepted an overflowing sum";
+  } catch (const NumericalError& error) {
+    EXPECT_EQ(std::string(error.what()), cpu_message);
+  }
+}
+
+// Checked before any device call, so this runs on the build machines too.
+TEST(GpuProjectionErrors, RejectsAResponseThatDoesNotMatchTheDesign) {
+  models::Model model;
+  model.link = models::Link::logistic;
+  model.design = Eigen::MatrixXd::Constant(5, 2, 0.5);
+  model.response = Eigen::VectorXd::Ones(3);  // 3 responses for 5 rows: would read past the end
+  model.offset = Eigen::VectorXd::Zero(5);
+  const Eigen::MatrixXd samples = Eigen::MatrixXd::Zero(4, 2);
+  EXPECT_THROW(cuda::projection_on_gpu<double>(model, samples), InvalidArgument);
 }
 
 }  // namespace
