@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "cli/terminal.hpp"
 #include "coreset/error.hpp"
 
 namespace coreset::cli {
@@ -32,7 +33,10 @@ DeviceChoice choose_device(const DeviceArguments& args) {
   } else if (requested == Device::gpu) {
     throw DeviceError("--device gpu: no usable GPU (" + why + "); use --device cpu or auto");
   } else {
-    std::fprintf(stderr, "coreset: notice: no usable GPU (%s); running on the CPU\n", why.c_str());
+    if (!quiet()) {  // --quiet: errors only
+      std::fprintf(stderr, "coreset: notice: no usable GPU (%s); running on the CPU\n",
+                   why.c_str());
+    }
     choice.device = Device::cpu;
   }
   choice.precision = args.precision != "auto"       ? args.precision
