@@ -275,12 +275,13 @@ PreparedProblem::PreparedProblem(const Dataset& data, const BuildOptions& option
   const bool on_gpu =
       device == Device::gpu || (device == Device::automatic && cuda::gpu_available(nullptr));
   if (options.single_precision) {
-    impl.phi_float = on_gpu ? cuda::projection_on_gpu<float>(prepared.model, prepared.samples)
-                            : models::projection<float>(prepared.model, prepared.samples, threads, progress);
+    impl.phi_float =
+        on_gpu ? cuda::projection_on_gpu<float>(prepared.model, prepared.samples)
+               : models::projection<float>(prepared.model, prepared.samples, threads, progress);
   } else {
-    impl.phi_double = on_gpu
-                          ? cuda::projection_on_gpu<double>(prepared.model, prepared.samples)
-                          : models::projection<double>(prepared.model, prepared.samples, threads, progress);
+    impl.phi_double =
+        on_gpu ? cuda::projection_on_gpu<double>(prepared.model, prepared.samples)
+               : models::projection<double>(prepared.model, prepared.samples, threads, progress);
   }
   seconds.projection = seconds_since(start);
 
