@@ -198,8 +198,9 @@ struct SolveResult {
 /// Phi and y must be finite. Throws InvalidArgument for bad options or non-finite data (the
 /// message names the first bad entry), DeviceError when options.device is gpu and no GPU is
 /// usable (or the library was built without CUDA), Phi does not fit in the GPU's free memory, or
-/// a CUDA call fails. Thread-safe for distinct arguments; uses `options.threads` threads for the
-/// CPU's dense passes.
+/// a CUDA call fails, and Cancelled when options.progress asks to stop; InvalidArgument also
+/// when ||y - Phi w||^2 overflows the precision (rescale Phi and y). Thread-safe for distinct
+/// arguments; uses `options.threads` threads for the CPU's dense passes.
 SolveResult solve(MatrixView<double> phi, const double* y, const SolverOptions& options);
 /// The same in single precision: Phi, y and the iterates are float, scalars accumulate in double.
 SolveResult solve(MatrixView<float> phi, const float* y, const SolverOptions& options);
