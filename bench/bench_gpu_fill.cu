@@ -5,17 +5,11 @@
 #include <cstdint>
 
 #include "bench_gpu_fill.hpp"
+#include "core/splitmix.hpp"
 #include "cuda/check.hpp"
 
 namespace coreset::bench {
 namespace {
-
-__device__ inline std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
 
 // Entries uniform on [-sqrt(3/S), sqrt(3/S)): variance 1/S, like the tests' Gaussian Phi.
 template <class T>
@@ -23,8 +17,9 @@ __global__ void fill_kernel(T* out, std::int64_t count, std::uint64_t seed, doub
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
        i += stride) {
-    const double u = static_cast<double>(mix(seed ^ static_cast<std::uint64_t>(i)) >> 11) *
-                     (1.0 / 9007199254740992.0);
+    const double u =
+        static_cast<double>(core::splitmix64(seed ^ static_cast<std::uint64_t>(i)) >> 11) *
+        (1.0 / 9007199254740992.0);
     out[i] = static_cast<T>((2.0 * u - 1.0) * scale);
   }
 }

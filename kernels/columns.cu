@@ -3,6 +3,7 @@
 // Column offsets are 64-bit: j * S passes 2^31 at ordinary sizes.
 #include <cstdint>
 
+#include "core/splitmix.hpp"
 #include "kernels/grid.cuh"
 #include "kernels/launch.hpp"
 
@@ -103,13 +104,6 @@ __global__ void phi_times_final_kernel(const double* partials, index_t rows, ind
 // An order-independent hash of a column: the sum over entries of a mix of (bits, position), so
 // a warp may add its lanes' parts in any order. Equal columns always hash equal; the exact
 // comparison in mark_duplicates decides.
-__device__ inline std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
 template <class T>
 __device__ inline std::uint64_t bits_of(T value) {
   if constexpr (sizeof(T) == 4) {
@@ -127,7 +121,7 @@ __global__ void column_hashes_kernel(const T* phi, index_t rows, index_t n, std:
     const T* column = phi + j * rows;
     std::uint64_t h = 0;
     for (index_t i = lane; i < rows; i += kWarp) {
-      h += mix(bits_of(column[i]) ^ (static_cast<std::uint64_t>(i) << 40));
+      h += core::splitmix64(bits_of(column[i]) ^ (static_cast<std::uint64_t>(i) << 40));
     }
     for (int offset = kWarp / 2; offset > 0; offset /= 2) {
       h += __shfl_down_sync(0xffffffffu, h, offset);

@@ -108,7 +108,8 @@ void column_norms(cudaStream_t s, const T* phi, index_t rows, index_t n, T* out)
 template <class T>
 void gather_columns(cudaStream_t s, const T* phi, index_t rows, const index_t* cols, index_t m,
                     double* out);
-/// A 64-bit FNV-1a hash of each column's bytes.
+/// A 64-bit hash of each column (the sum over entries of splitmix64 of bits and position, so lanes
+/// may add in any order); equal columns hash equal, mark_duplicates decides exactly.
 template <class T>
 void column_hashes(cudaStream_t s, const T* phi, index_t rows, index_t n, std::uint64_t* out);
 /// flag[order[p]] = 1 when column order[p] equals, bit for bit, an earlier column of its run of

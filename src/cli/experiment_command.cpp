@@ -25,6 +25,7 @@
 #include "cli/outputs.hpp"
 #include "cli/terminal.hpp"
 #include "core/random.hpp"
+#include "core/splitmix.hpp"
 #include "coreset/build.hpp"
 #include "coreset/error.hpp"
 #include "coreset/io.hpp"
@@ -74,10 +75,7 @@ struct Experiment {
 // The synthetic data of trial t come from a stream of their own, derived from t (splitmix64):
 // seeded with t itself, like the samples, row j's noise would be sample j's.
 std::uint64_t data_seed(std::uint64_t trial) {
-  std::uint64_t z = trial + 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
+  return core::splitmix64(trial);
 }
 
 Dataset gaussian_dataset(std::uint64_t trial) {

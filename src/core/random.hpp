@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "core/splitmix.hpp"
 #include "coreset/types.hpp"
 
 namespace coreset::core {
@@ -68,13 +69,7 @@ inline std::uint64_t uniform_below(std::mt19937_64& engine, std::uint64_t range)
 /// iteration): both are mixed through splitmix64, so neighbouring seeds and streams give
 /// unrelated sequences.
 inline std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t stream) {
-  const auto mix = [](std::uint64_t z) {
-    z += 0x9e3779b97f4a7c15ULL;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  };
-  return mix(mix(seed) ^ stream);
+  return splitmix64(splitmix64(seed) ^ stream);
 }
 
 /// m distinct indices drawn uniformly from 0 ... n-1 (every m-subset equally likely), in

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "core/progress.hpp"
+#include "core/splitmix.hpp"
 #include "coreset/error.hpp"
 #include "models/projection.hpp"
 #include "posterior/posterior.hpp"
@@ -35,13 +36,6 @@ constexpr double kEpsilon = 1e-8;
 
 bool conjugate(ModelKind kind) {
   return kind == ModelKind::gaussian || kind == ModelKind::linear;
-}
-
-std::uint64_t splitmix64(std::uint64_t z) {
-  z += 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
 }
 
 // While alive, Eigen's own products on this thread run single-threaded (Eigen parallelises a
