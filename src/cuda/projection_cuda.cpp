@@ -12,30 +12,13 @@
 #include "cuda/nvtx.hpp"
 #include "cuda/resources.hpp"
 #include "kernels/projection_launch.hpp"
+#include "models/projection.hpp"
 
 namespace coreset::cuda {
 namespace {
 
 // The GEMM's output is S x width doubles per block: about 512 MiB, whatever S.
 constexpr index_t kBlockDoubles = index_t{1} << 26;
-
-void validate(const models::Model& model, const Eigen::MatrixXd& samples) {
-  if (samples.rows() < 1) {
-    throw InvalidArgument("the projection needs at least one parameter sample");
-  }
-  if (samples.cols() != model.dim()) {
-    throw InvalidArgument("the parameter samples have " + std::to_string(samples.cols()) +
-                          " columns but the model has " + std::to_string(model.dim()) +
-                          " parameters");
-  }
-  if (!samples.allFinite()) {
-    throw InvalidArgument("the parameter samples contain a non-finite value");
-  }
-  // As models::projection: the response is read for every datapoint (n doubles uploaded).
-  if (model.response.size() != model.rows()) {
-    throw InvalidArgument("the model's response does not match its design");
-  }
-}
 
 template <class U>
 void upload(cudaStream_t s, DeviceBuffer<U>& out, const U* host, index_t count) {
@@ -50,7 +33,7 @@ void upload(cudaStream_t s, DeviceBuffer<U>& out, const U* host, index_t count) 
 
 template <class T>
 Matrix<T> projection_on_gpu(const models::Model& model, const Eigen::MatrixXd& samples) {
-  validate(model, samples);
+  models::validate_projection_inputs(model, samples);
   std::string why;
   if (!gpu_usable(&why)) {
     throw DeviceError("the GPU projection was requested but no GPU is usable: " + why);

@@ -33,23 +33,6 @@ constexpr index_t kMaxBlock = 1024;
 
 using ColumnMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic>;
 
-void validate(const Model& model, const Eigen::MatrixXd& samples) {
-  if (samples.rows() < 1) {
-    throw InvalidArgument("the projection needs at least one parameter sample");
-  }
-  if (samples.cols() != model.dim()) {
-    throw InvalidArgument("the parameter samples have " + std::to_string(samples.cols()) +
-                          " columns but the model has " + std::to_string(model.dim()) +
-                          " parameters");
-  }
-  if (!samples.allFinite()) {
-    throw InvalidArgument("the parameter samples contain a non-finite value");
-  }
-  if (model.response.size() != model.rows() || model.offset.size() != model.rows()) {
-    throw InvalidArgument("the model's response and offset do not match its design");
-  }
-}
-
 /// to <- (from - sum / count) / sqrt(count), the centring and scaling of spec 1.3 (from may
 /// equal to). Subtracts in double so a float column is rounded once, at the end, exactly as
 /// when a double column is centred and then converted.
@@ -85,6 +68,23 @@ double link_column(const Model& model, double y, const double* quadratic, double
 
 }  // namespace
 
+void validate_projection_inputs(const Model& model, const Eigen::MatrixXd& samples) {
+  if (samples.rows() < 1) {
+    throw InvalidArgument("the projection needs at least one parameter sample");
+  }
+  if (samples.cols() != model.dim()) {
+    throw InvalidArgument("the parameter samples have " + std::to_string(samples.cols()) +
+                          " columns but the model has " + std::to_string(model.dim()) +
+                          " parameters");
+  }
+  if (!samples.allFinite()) {
+    throw InvalidArgument("the parameter samples contain a non-finite value");
+  }
+  if (model.response.size() != model.rows() || model.offset.size() != model.rows()) {
+    throw InvalidArgument("the model's response and offset do not match its design");
+  }
+}
+
 index_t projection_block_width(index_t samples) {
   return std::clamp<index_t>(
       kBlockBytes / (std::max<index_t>(samples, 1) * static_cast<index_t>(sizeof(double))), 8,
@@ -119,7 +119,7 @@ void center_and_scale(T* values, index_t count) {
 template <class T>
 Matrix<T> projection(const Model& model, const Eigen::MatrixXd& samples, int threads,
                      ProgressObserver* progress) {
-  validate(model, samples);
+  validate_projection_inputs(model, samples);
   const index_t s = samples.rows();
   const index_t n = model.rows();
   const int team = threads > 0 ? threads : omp_get_max_threads();

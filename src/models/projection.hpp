@@ -10,6 +10,11 @@
 
 namespace coreset::models {
 
+/// Throws InvalidArgument unless `samples` (S x d) has S >= 1 finite rows of the model's d
+/// parameters and the model's response and offset have a value per datapoint: the checks every
+/// backend's projection makes before it starts.
+void validate_projection_inputs(const Model& model, const Eigen::MatrixXd& samples);
+
 /// Phi (S x n, column-major) for `samples` (S x d, one sample per row): one matrix product
 /// samples * design^T per block of datapoints, then one pass per column applying the link and
 /// the shared quadratic, and the centring and scaling. Uses `threads` threads; the result is
