@@ -91,20 +91,20 @@ CudaBackend<T>::CudaBackend(Resources& resources, MatrixView<T> phi)
         static_cast<std::size_t>(phi.ld) * sizeof(T), static_cast<std::size_t>(rows_) * sizeof(T),
         static_cast<std::size_t>(cols_), cudaMemcpyHostToDevice, res_.stream()));
   }
-  prepare(empty_, 0);
-  zero(res_.stream(), empty_.value.data(), cols_);
-  zero(res_.stream(), empty_.mask.data(), cols_);
-  zero(res_.stream(), empty_.count.data(), 1);
-  partials_.resize_discard(kernels::kReducePartials);
-  histogram_.resize_discard(256);
-  select_state_.resize_discard(kernels::kTopKStateBytes);
-  list_count_.resize_discard(1);
+  allocate_working_state();
   res_.synchronize();  // the host matrix may be released once this returns
 }
 
 template <class T>
 CudaBackend<T>::CudaBackend(Resources& resources, DeviceBuffer<T>&& phi, index_t rows, index_t cols)
     : res_(resources), rows_(rows), cols_(cols), phi_(std::move(phi)) {
+  allocate_working_state();
+}
+
+// The state every solve needs besides Phi: the empty sparse vector and the reductions' and the
+// selection's scratch.
+template <class T>
+void CudaBackend<T>::allocate_working_state() {
   prepare(empty_, 0);
   zero(res_.stream(), empty_.value.data(), cols_);
   zero(res_.stream(), empty_.mask.data(), cols_);

@@ -161,6 +161,8 @@ class CudaBackend {
   void read_many(const Scalar* list, std::size_t count, double* out) const;
   /// `s` itself, or the backend's all-empty vector for a Sparse that owns nothing yet.
   const Sparse& or_empty(const Sparse& s) const;
+  /// The empty sparse vector and the scratch of the reductions and the selection.
+  void allocate_working_state();
   /// Makes `out` an n-vector with room for `bound` support entries.
   void prepare(Sparse& out, index_t bound) const;
   /// Rebuilds out's index list and count from its mask.
