@@ -52,6 +52,19 @@ std::string join(const std::set<std::string>& names) {
 }
 
 // A test's own folder, named without the '/' of parameterised test names.
+// In a forked child: becomes `coreset ARGUMENTS...` (exit code 127 if that fails).
+[[noreturn]] void exec_coreset(const std::vector<std::string>& arguments) {
+  std::string binary = CORESET_BINARY;
+  std::vector<std::string> copies = arguments;
+  std::vector<char*> argv{binary.data()};
+  for (std::string& argument : copies) {
+    argv.push_back(argument.data());
+  }
+  argv.push_back(nullptr);
+  ::execv(binary.c_str(), argv.data());
+  ::_exit(127);
+}
+
 class Hardening : public test::Cli {
  protected:
   void SetUp() override {
@@ -97,16 +110,7 @@ class Hardening : public test::Cli {
       const int err_fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       ::dup2(out_fd, STDOUT_FILENO);
       ::dup2(err_fd, STDERR_FILENO);
-      std::vector<char*> argv;
-      std::string binary = CORESET_BINARY;
-      argv.push_back(binary.data());
-      std::vector<std::string> copies = arguments;
-      for (std::string& argument : copies) {
-        argv.push_back(argument.data());
-      }
-      argv.push_back(nullptr);
-      ::execv(binary.c_str(), argv.data());
-      ::_exit(127);
+      exec_coreset(arguments);
     }
     std::this_thread::sleep_for(delay);
     const auto sent = Clock::now();
@@ -121,13 +125,7 @@ class Hardening : public test::Cli {
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    CommandResult result;
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    result.out = slurp(out);
-    result.err = slurp(err);
-    fs::remove(out);
-    fs::remove(err);
-    return result;
+    return test::collect_result(status, out, err);
   }
 
   // Runs the command on a pseudo-terminal (stdout and stderr both), returning all it printed.
@@ -142,16 +140,7 @@ class Hardening : public test::Cli {
       return {};
     }
     if (pid == 0) {
-      std::vector<char*> argv;
-      std::string binary = CORESET_BINARY;
-      argv.push_back(binary.data());
-      std::vector<std::string> copies = arguments;
-      for (std::string& argument : copies) {
-        argv.push_back(argument.data());
-      }
-      argv.push_back(nullptr);
-      ::execv(binary.c_str(), argv.data());
-      ::_exit(127);
+      exec_coreset(arguments);
     }
     std::string text;
     char buffer[4096];

@@ -39,6 +39,8 @@ class TempDir {
 
   const std::filesystem::path& path() const { return path_; }
   std::string file(const std::string& name) const { return (path_ / name).string(); }
+  /// Writes `bytes` to the file `name` in the folder; returns its path.
+  std::string write(const std::string& name, const std::string& bytes) const;
 
   /// Names of everything in the folder, sorted.
   std::vector<std::string> entries() const {
@@ -58,6 +60,12 @@ inline void write_bytes(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   ASSERT_TRUE(out.good()) << "cannot write test file " << path;
+}
+
+inline std::string TempDir::write(const std::string& name, const std::string& bytes) const {
+  const std::string path = file(name);
+  write_bytes(path, bytes);
+  return path;
 }
 
 inline std::string read_bytes(const std::string& path) {

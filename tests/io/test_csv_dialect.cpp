@@ -23,16 +23,13 @@ namespace {
 using test::contains;
 using test::expect_input_error;
 using test::TempDir;
-using test::write_bytes;
 
 using Names = std::vector<std::string>;
 
 class CsvDialectTest : public ::testing::Test {
  protected:
   std::string write(const std::string& text, const std::string& name = "data.csv") {
-    const std::string path = dir_.file(name);
-    write_bytes(path, text);
-    return path;
+    return dir_.write(name, text);
   }
 
   Dataset read(const std::string& text, char delimiter = 0, const std::string& response = "") {

@@ -15,14 +15,11 @@ namespace {
 using test::contains;
 using test::expect_input_error;
 using test::TempDir;
-using test::write_bytes;
 
 class CsvMatrixTest : public ::testing::Test {
  protected:
   std::string write(const std::string& text, const std::string& name = "phi.csv") {
-    const std::string path = dir_.file(name);
-    write_bytes(path, text);
-    return path;
+    return dir_.write(name, text);
   }
 
   // The error for `text`, which must sit at `line` and `column`.

@@ -17,14 +17,11 @@ namespace {
 using test::contains;
 using test::expect_input_error;
 using test::TempDir;
-using test::write_bytes;
 
 class LibsvmTest : public ::testing::Test {
  protected:
   std::string write(const std::string& text, const std::string& name = "data.svm") {
-    const std::string path = dir_.file(name);
-    write_bytes(path, text);
-    return path;
+    return dir_.write(name, text);
   }
 
   std::string error_at(const std::string& text, index_t line, index_t column,

@@ -32,6 +32,18 @@ inline std::string slurp(const fs::path& path) {
   return buffer.str();
 }
 
+/// The result of a finished command from its wait status and the files that caught its stdout and
+/// stderr, which are then removed.
+inline CommandResult collect_result(int status, const fs::path& out, const fs::path& err) {
+  CommandResult result;
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.out = slurp(out);
+  result.err = slurp(err);
+  fs::remove(out);
+  fs::remove(err);
+  return result;
+}
+
 class Cli : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -48,14 +60,7 @@ class Cli : public ::testing::Test {
     const fs::path err = dir_ / "stderr.txt";
     const std::string command =
         std::string(CORESET_BINARY) + " " + arguments + " >" + out.string() + " 2>" + err.string();
-    const int status = std::system(command.c_str());
-    CommandResult result;
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    result.out = slurp(out);
-    result.err = slurp(err);
-    fs::remove(out);
-    fs::remove(err);
-    return result;
+    return collect_result(std::system(command.c_str()), out, err);
   }
 
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
