@@ -128,13 +128,16 @@ class Estimator {
       : model_(model), settings_(settings), seed_(seed), threads_(threads) {}
 
   // Phi at S fresh draws from pi_w, w = the state's weights (spec 2.12 lines 3-5 and 10-11).
-  Matrix<double> draw_phi(const Coreset& current, int selection, int step) const {
+  // Every step's Phi has the same size, so one buffer serves them all; the reference stays
+  // valid until the next call.
+  const Matrix<double>& draw_phi(const Coreset& current, int selection, int step) {
     const posterior::Gaussian pi_w = conjugate(model_.kind)
                                          ? posterior::exact_posterior(model_, &current)
                                          : posterior::laplace(model_, &current).posterior;
     const Eigen::MatrixXd samples =
         posterior::draw_samples(pi_w, settings_.samples, sparsevi_seed(seed_, selection, step));
-    return models::projection<double>(model_, samples, threads_);
+    models::projection_into(model_, samples, threads_, phi_);
+    return phi_;
   }
 
  private:
@@ -142,6 +145,7 @@ class Estimator {
   SparseViSettings settings_;
   std::uint64_t seed_;
   int threads_;
+  Matrix<double> phi_;
 };
 
 // Lines 4-9: the index with the best score, or -1 when no column scores above 0.
@@ -266,7 +270,7 @@ SparseViRun run_sparsevi(const models::Model& model, const SolverOptions& option
   const SparseViSettings settings = resolve_sparsevi_settings(options.sparsevi, model.kind);
   const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
   const SerialEigenScope serial;
-  const Estimator estimator(model, settings, options.seed, threads);
+  Estimator estimator(model, settings, options.seed, threads);
 
   State state;
   SparseViRun run;

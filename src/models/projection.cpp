@@ -45,25 +45,49 @@ void subtract_mean_and_scale(const From* from, To* to, index_t count, double sum
   }
 }
 
-/// column[j] <- ell(column[j], y) - quadratic[j] for j < s (quadratic may be null); returns the
-/// sum of the new values, taken here rather than in the kernels so that it, and hence Phi, is
-/// the same whichever vector width ran the link. The logistic link, the only one whose value
-/// costs transcendental functions per entry in the benchmarks, runs the vectorised kernel.
-double link_column(const Model& model, double y, const double* quadratic, double* column,
-                   index_t s) {
-  if (model.link == Link::logistic) {
-    cpu::simd::log_sigmoid(column, y, column, s);
+/// True when every label of the logistic model is -1 or 1 (as make_model makes them): then
+/// log sigma(y (x . theta)) = log sigma((y x) . theta) bit for bit, because a sign change is exact
+/// and the product sums the negated terms in the same order.
+bool labels_fold_into_rows(const Model& model) {
+  return model.link == Link::logistic && (model.response.array().abs() == 1.0).all();
+}
+
+/// The block of datapoints [first, first + width) at every sample, before centring:
+/// out[i * s + j] = ell(z_(first+i) . theta_j, y_(first+i)) - quadratic[j] (quadratic may be null).
+/// With labels folded into the rows, the logistic link runs once over the whole contiguous block,
+/// so the vector kernel pays its setup and its padded tail once per block instead of per column
+/// (the logistic link is the only one whose value costs transcendental functions per entry).
+void link_block(const Model& model, const Eigen::MatrixXd& samples, bool fold_labels, index_t first,
+                index_t width, const double* quadratic, double* out, Eigen::MatrixXd& signed_rows) {
+  const index_t s = samples.rows();
+  Eigen::Map<ColumnMajor> block(out, s, width);
+  if (fold_labels) {
+    signed_rows = model.design.middleRows(first, width);
+    signed_rows.array().colwise() *= model.response.segment(first, width).array();
+    block.noalias() = samples * signed_rows.transpose();
+    cpu::simd::log_sigmoid(out, 1.0, out, s * width);
   } else {
-    for (index_t j = 0; j < s; ++j) {
-      column[j] = link_value(model.link, column[j], y, model.noise_precision);
+    block.noalias() = samples * model.design.middleRows(first, width).transpose();
+    for (index_t i = 0; i < width; ++i) {
+      double* column = out + i * s;
+      const double y = model.response(first + i);
+      if (model.link == Link::logistic) {
+        cpu::simd::log_sigmoid(column, y, column, s);
+      } else {
+        for (index_t j = 0; j < s; ++j) {
+          column[j] = link_value(model.link, column[j], y, model.noise_precision);
+        }
+      }
     }
   }
   if (quadratic != nullptr) {
-    for (index_t j = 0; j < s; ++j) {
-      column[j] -= quadratic[j];
+    for (index_t i = 0; i < width; ++i) {
+      double* column = out + i * s;
+      for (index_t j = 0; j < s; ++j) {
+        column[j] -= quadratic[j];
+      }
     }
   }
-  return column_sum(column, s);
 }
 
 }  // namespace
@@ -119,6 +143,14 @@ void center_and_scale(T* values, index_t count) {
 template <class T>
 Matrix<T> projection(const Model& model, const Eigen::MatrixXd& samples, int threads,
                      ProgressObserver* progress) {
+  Matrix<T> phi;
+  projection_into(model, samples, threads, phi, progress);
+  return phi;
+}
+
+template <class T>
+void projection_into(const Model& model, const Eigen::MatrixXd& samples, int threads,
+                     Matrix<T>& phi, ProgressObserver* progress) {
   validate_projection_inputs(model, samples);
   const index_t s = samples.rows();
   const index_t n = model.rows();
@@ -131,8 +163,12 @@ Matrix<T> projection(const Model& model, const Eigen::MatrixXd& samples, int thr
   }
   const double* quadratic_values = quadratic.size() > 0 ? quadratic.data() : nullptr;
 
-  // Every element is written below, by the thread whose block it is (first touch).
-  Matrix<T> phi = Matrix<T>::uninitialized(s, n);
+  // Every element is written below, by the thread whose block it is (first touch of a new Phi).
+  if (phi.rows() != s || phi.cols() != n) {
+    phi = Matrix<T>();  // release the old storage before taking the new
+    phi = Matrix<T>::uninitialized(s, n);
+  }
+  const bool fold_labels = labels_fold_into_rows(model);
   const index_t width_max = projection_block_width(s);
   const index_t blocks = (n + width_max - 1) / width_max;
   index_t bad = -1;                  // smallest flat index of a non-finite L_n(theta_j), if any
@@ -147,7 +183,8 @@ Matrix<T> projection(const Model& model, const Eigen::MatrixXd& samples, int thr
     // with threads = 1 it would not know, so this implicit task's thread count is pinned to 1
     // (the setting is local to the task) and every product is the single-threaded one.
     omp_set_num_threads(1);
-    ColumnMajor buffer;  // S x block for a float Phi, reused across this thread's blocks
+    ColumnMajor buffer;           // S x block for a float Phi, reused across this thread's blocks
+    Eigen::MatrixXd signed_rows;  // the block's rows times their labels, when folded
     index_t local_bad = -1;
 #pragma omp for schedule(static)
     for (index_t b = 0; b < blocks; ++b) {
@@ -165,12 +202,13 @@ Matrix<T> projection(const Model& model, const Eigen::MatrixXd& samples, int thr
         buffer.resize(s, width);
         out = buffer.data();
       }
-      Eigen::Map<ColumnMajor> block(out, s, width);
-      block.noalias() = samples * model.design.middleRows(first, width).transpose();
+      link_block(model, samples, fold_labels, first, width, quadratic_values, out, signed_rows);
       for (index_t i = 0; i < width; ++i) {
         const index_t row = first + i;
         double* column = out + i * s;
-        const double sum = link_column(model, model.response(row), quadratic_values, column, s);
+        // Summed here rather than in the kernels, so the sum, and hence Phi, is the same
+        // whichever vector width ran the link.
+        const double sum = column_sum(column, s);
         if (!std::isfinite(sum) && local_bad < 0) {
           // A non-finite value makes the sum non-finite (or the sum overflowed): find it.
           const index_t j =
@@ -195,7 +233,6 @@ Matrix<T> projection(const Model& model, const Eigen::MatrixXd& samples, int thr
                          " (0-based) at parameter sample " + std::to_string(bad % s) +
                          " is not finite");
   }
-  return phi;
 }
 
 template <class T>
@@ -240,6 +277,10 @@ template Matrix<float> projection<float>(const Model&, const Eigen::MatrixXd&, i
                                          ProgressObserver*);
 template Matrix<double> projection<double>(const Model&, const Eigen::MatrixXd&, int,
                                            ProgressObserver*);
+template void projection_into<float>(const Model&, const Eigen::MatrixXd&, int, Matrix<float>&,
+                                     ProgressObserver*);
+template void projection_into<double>(const Model&, const Eigen::MatrixXd&, int, Matrix<double>&,
+                                      ProgressObserver*);
 template Matrix<float> projection_from_loglik<float>(const Matrix<float>&);
 template Matrix<double> projection_from_loglik<double>(const Matrix<double>&);
 

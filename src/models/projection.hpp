@@ -25,6 +25,15 @@ template <class T>
 Matrix<T> projection(const Model& model, const Eigen::MatrixXd& samples, int threads,
                      ProgressObserver* progress = nullptr);
 
+/// projection() written into `phi`, whose storage is reused when it already is S x n (otherwise
+/// it is replaced by a new S x n matrix). Repeated projections of one size (SparseVI draws a new
+/// Phi at every step) then skip the allocation and the operating system's zeroing of fresh
+/// pages, a large part of a fresh projection's time (bench/README.md). On an
+/// exception (invalid input, Cancelled, NumericalError) phi's values are unspecified.
+template <class T>
+void projection_into(const Model& model, const Eigen::MatrixXd& samples, int threads,
+                     Matrix<T>& phi, ProgressObserver* progress = nullptr);
+
 /// Phi from a user's own log-likelihood matrix `loglik` (n x S: row n = datapoint n at the S
 /// samples), centred and scaled exactly as projection() does.
 template <class T>

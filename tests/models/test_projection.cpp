@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/random.hpp"
@@ -206,6 +208,61 @@ TEST(ProjectionThreads, ResultDoesNotDependOnTheThreadCount) {
         same_bits(projection<float>(model, samples, 1), projection<float>(model, samples, 3)))
         << name;
   }
+}
+
+// projection_into must overwrite every value of a reused Phi (here poisoned with NaN, which a
+// skipped element would leave behind), keep its storage when the shape fits, and take a new one
+// of the right shape when it does not.
+template <class T>
+void expect_projection_into_matches(const std::string& name, const Model& model) {
+  const Eigen::MatrixXd samples = random_samples(kSamples, model.dim(), 9);
+  const Matrix<T> expected = projection<T>(model, samples, 2);
+
+  Matrix<T> reused(kSamples, model.rows());
+  std::fill(reused.data(), reused.data() + reused.rows() * reused.cols(),
+            std::numeric_limits<T>::quiet_NaN());
+  const T* storage = reused.data();
+  projection_into(model, samples, 2, reused);
+  EXPECT_EQ(reused.data(), storage) << name << ": an S x n Phi must be reused";
+  EXPECT_TRUE(same_bits(reused, expected)) << name;
+
+  // The same buffer again with other samples, then the first ones: the values follow the samples.
+  projection_into(model, random_samples(kSamples, model.dim(), 10), 2, reused);
+  EXPECT_FALSE(same_bits(reused, expected)) << name;
+  projection_into(model, samples, 2, reused);
+  EXPECT_TRUE(same_bits(reused, expected)) << name;
+
+  for (const auto& [rows, cols] : {std::pair<index_t, index_t>{kSamples + 1, model.rows()},
+                                   {kSamples, model.rows() - 1},
+                                   {0, 0}}) {
+    Matrix<T> wrong_shape(rows, cols);
+    projection_into(model, samples, 2, wrong_shape);
+    EXPECT_TRUE(same_bits(wrong_shape, expected)) << name << " from " << rows << " x " << cols;
+  }
+}
+
+TEST(ProjectionInto, ReusesAnSxNPhiAndOverwritesEveryValue) {
+  for (const auto& [name, model] : every_model()) {
+    expect_projection_into_matches<double>(name, model);
+    expect_projection_into_matches<float>(name, model);
+  }
+}
+
+// With labels +-1 the logistic projection folds the labels into the design rows and runs the
+// link once per block; with any other labels it runs per column with y. Labels +-2 on a design
+// halved give the same margins exactly (scaling by 2 is exact), so the two paths must agree bit
+// for bit.
+TEST(ProjectionLogistic, FoldedLabelsGiveTheBitsOfThePerColumnLink) {
+  Model folded = every_model().front().model;
+  ASSERT_EQ(folded.link, Link::logistic);
+  Model per_column = folded;
+  per_column.design *= 0.5;
+  per_column.response *= 2.0;
+  const Eigen::MatrixXd samples = random_samples(kSamples, folded.dim(), 12);
+  EXPECT_TRUE(same_bits(projection<double>(folded, samples, 2),
+                        projection<double>(per_column, samples, 2)));
+  EXPECT_TRUE(
+      same_bits(projection<float>(folded, samples, 2), projection<float>(per_column, samples, 2)));
 }
 
 TEST(ProjectionFromLoglik, CentresAndScalesAHandMatrix) {
