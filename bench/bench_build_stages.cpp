@@ -3,7 +3,10 @@
 // synthetic logistic problem, and the projection against its floor, measured in the same run.
 //
 // The floor (the issue's): the matrix product samples * design^T that Phi is built on, plus one
-// write of Phi's S x n doubles. The goal is projection <= 1.5 x floor.
+// write of Phi's S x n doubles. The goal is projection <= 1.5 x floor, compared like for like:
+// the library's projection_into an S x n Phi already in memory against a write to memory already
+// mapped, and a fresh projection (as `coreset build` makes it) against a fresh Phi's allocation and
+// first-touch write.
 //
 // Every stage is timed through the library's own functions (posterior::laplace,
 // posterior::draw_samples, models::projection<double>, coreset::solve), and once more end to end
@@ -289,7 +292,8 @@ void write_memset(double* out, index_t count, int team) {
 // What is done to each block after its product.
 enum class Pass {
   product,      // nothing: the matrix product alone (the floor's blocked product)
-  link,         // the link's value and the column sum (as the library takes it), given ISA
+  link,         // the link's value (labels folded into the rows, as the library does for labels
+                // +-1) and the column sum (as the library takes it), with the given ISA
   link_centre,  // ... and the centring: a replica of models::projection's loop (logistic)
   centre,       // the centring alone, on the raw product
 };
@@ -311,13 +315,23 @@ index_t blocked_pass(const coreset::models::Model& model, const Eigen::MatrixXd&
 #pragma omp parallel num_threads(team) reduction(+ : bad)
   {
     omp_set_num_threads(1);
+    Eigen::MatrixXd signed_rows;
 #pragma omp for schedule(static)
     for (index_t b = 0; b < blocks; ++b) {
       const index_t first = b * width_max;
       const index_t width = std::min(width_max, n - first);
       double* out = phi + first * s;
       Eigen::Map<ColumnMajor> block(out, s, width);
-      block.noalias() = samples * model.design.middleRows(first, width).transpose();
+      if (pass == Pass::product || pass == Pass::centre) {
+        block.noalias() = samples * model.design.middleRows(first, width).transpose();
+      } else {
+        // As the library does for labels +-1: the labels folded into the rows, then the link
+        // once over the whole block.
+        signed_rows = model.design.middleRows(first, width);
+        signed_rows.array().colwise() *= model.response.segment(first, width).array();
+        block.noalias() = samples * signed_rows.transpose();
+        coreset::cpu::simd::log_sigmoid(isa, out, 1.0, out, s * width);
+      }
       if (pass == Pass::product) {
         continue;
       }
@@ -327,7 +341,6 @@ index_t blocked_pass(const coreset::models::Model& model, const Eigen::MatrixXd&
           coreset::models::center_and_scale(column, s);
           continue;
         }
-        coreset::cpu::simd::log_sigmoid(isa, column, model.response(first + i), column, s);
         const double sum = coreset::models::column_sum(column, s);
         if (!std::isfinite(sum)) {
           ++bad;
@@ -373,7 +386,8 @@ struct Record {
   double laplace_gradient_norm = 0.0;
   std::vector<double> laplace_mean;
   Measurement sampling;
-  Measurement projection;
+  Measurement projection;           // a fresh Phi each time, as `coreset build` makes it
+  Measurement projection_resident;  // projection_into an S x n Phi already in memory
   FloorSet before;
   FloorSet after;
   Measurement product_link;
@@ -399,8 +413,10 @@ struct Record {
   std::string product_floor_source;
   double write_floor = 0.0;
   std::string write_floor_source;
-  double floor = 0.0;
-  double ratio = 0.0;
+  double floor = 0.0;        // product + write into memory already mapped
+  double ratio = 0.0;        // projection_resident / floor
+  double floor_fresh = 0.0;  // product + allocation and first-touch write of a new Phi
+  double ratio_fresh = 0.0;  // projection / floor_fresh
   std::int64_t phi_bytes = 0;
 };
 
@@ -495,6 +511,14 @@ Record run_size(index_t n, const Config& config, int team) {
     phi = coreset::models::projection<double>(model, samples, team);
     return seconds_since(t);
   });
+  // The same work into the Phi just made: no allocation and no page faults, like the floor's
+  // write, which goes to a buffer already touched.
+  r.projection_resident =
+      measure("projection (library) into a resident Phi", stage_plan, config, [&] {
+        const auto t = Clock::now();
+        coreset::models::projection_into(model, samples, team, phi);
+        return seconds_since(t);
+      });
 
   r.after = measure_floors(model, samples, buffer.get(), team, config, "after");
 
@@ -585,8 +609,12 @@ Record run_size(index_t n, const Config& config, int team) {
   r.product_floor = std::min(r.product_blocked, r.product_full);
   r.write_floor_source = r.write_store <= r.write_memset ? "stores" : "memset";
   r.write_floor = std::min(r.write_store, r.write_memset);
+  // Two like-for-like comparisons: the projection into resident memory against a write to
+  // resident memory, and a fresh projection against a fresh Phi's allocation and first write.
   r.floor = r.product_floor + r.write_floor;
-  r.ratio = r.projection.median / r.floor;
+  r.ratio = r.projection_resident.median / r.floor;
+  r.floor_fresh = r.product_floor + r.allocation.median;
+  r.ratio_fresh = r.projection.median / r.floor_fresh;
   return r;
 }
 
@@ -614,6 +642,7 @@ nlohmann::json to_json(const Record& r, const Config& config) {
         {"mean", r.laplace_mean}}},
       {"sampling", to_json(r.sampling)},
       {"projection", to_json(r.projection)},
+      {"projection_into_resident_phi", to_json(r.projection_resident)},
       {"solve",
        {{"timing", to_json(r.solve)},
         {"algorithm", "a-iht-2"},
@@ -649,10 +678,15 @@ nlohmann::json to_json(const Record& r, const Config& config) {
         {"write_used", r.write_floor_source},
         {"write_seconds", r.write_floor},
         {"floor_seconds", r.floor},
-        {"projection_seconds", r.projection.median},
+        {"projection_into_resident_phi_seconds", r.projection_resident.median},
         {"ratio", r.ratio},
+        {"fresh_write_seconds", r.allocation.median},
+        {"floor_fresh_seconds", r.floor_fresh},
+        {"projection_seconds", r.projection.median},
+        {"ratio_fresh", r.ratio_fresh},
+        {"fresh_projection_over_resident_floor", r.projection.median / r.floor},
         {"goal_ratio", kGoalRatio},
-        {"meets_goal", r.ratio <= kGoalRatio}}},
+        {"meets_goal", r.ratio <= kGoalRatio && r.ratio_fresh <= kGoalRatio}}},
       {"diagnostics",
        {{"product_plus_link", to_json(r.product_link)},
         {"product_plus_centring", to_json(r.product_centre)},
@@ -698,15 +732,26 @@ void print_tables(const std::vector<Record>& records) {
                 mark(r.solve), r.solve_result.iterations,
                 coreset::to_string(r.solve_result.stop_reason).c_str(), e2e);
   }
-  std::printf("\nProjection vs floor = product + one write of Phi (goal <= %.1f)\n", kGoalRatio);
+  std::printf(
+      "\nProjection vs floor = product + one write of Phi (goal <= %.1f), into resident memory\n",
+      kGoalRatio);
   std::printf("%9s %10s %10s %10s %10s %9s %10s %10s %7s %s\n", "n", "prod blk", "prod full",
               "write st", "write mset", "GB/s", "floor", "projection", "ratio", "goal");
   for (const Record& r : records) {
     const double gb = static_cast<double>(r.phi_bytes) / kBytesPerGB;
-    std::printf("%9lld %10.4f %10.4f %10.4f %10.4f %9.2f %10.4f %10.4f %7.2f %s\n",
+    std::printf("%9lld %10.4f %10.4f %10.4f %10.4f %9.2f %10.4f %10.4f%1s %7.2f %s\n",
                 static_cast<long long>(r.n), r.product_blocked, r.product_full, r.write_store,
-                r.write_memset, gb / r.write_floor, r.floor, r.projection.median, r.ratio,
-                r.ratio <= kGoalRatio ? "met" : "MISSED");
+                r.write_memset, gb / r.write_floor, r.floor, r.projection_resident.median,
+                mark(r.projection_resident), r.ratio, r.ratio <= kGoalRatio ? "met" : "MISSED");
+  }
+  std::printf(
+      "\n... and into a fresh Phi: the floor's write is then an allocation + first-touch write\n");
+  std::printf("%9s %10s %10s %10s %10s %7s %s\n", "n", "product", "fresh wr", "floor", "projection",
+              "ratio", "goal");
+  for (const Record& r : records) {
+    std::printf("%9lld %10.4f %10.4f %10.4f %10.4f%1s %7.2f %s\n", static_cast<long long>(r.n),
+                r.product_floor, r.allocation.median, r.floor_fresh, r.projection.median,
+                mark(r.projection), r.ratio_fresh, r.ratio_fresh <= kGoalRatio ? "met" : "MISSED");
   }
   std::printf(
       "\nWhere the projection's time goes (median seconds): blocked passes over the preallocated "
@@ -739,6 +784,7 @@ std::vector<const Measurement*> all_measurements(const Record& r) {
                                           &r.laplace,
                                           &r.sampling,
                                           &r.projection,
+                                          &r.projection_resident,
                                           &r.product_link,
                                           &r.product_centre,
                                           &r.replica,
