@@ -51,6 +51,7 @@
 #include "coreset/model.hpp"
 #include "coreset/solver.hpp"
 #include "coreset/version.hpp"
+#include "cpu/simd/columns.hpp"
 #include "cpu/simd/isa.hpp"
 #include "cpu/simd/log_sigmoid.hpp"
 #include "models/link.hpp"
@@ -316,6 +317,8 @@ index_t blocked_pass(const coreset::models::Model& model, const Eigen::MatrixXd&
   {
     omp_set_num_threads(1);
     Eigen::MatrixXd signed_rows;
+    std::vector<double> sums(static_cast<std::size_t>(width_max));
+    std::vector<double> means(static_cast<std::size_t>(width_max));
 #pragma omp for schedule(static)
     for (index_t b = 0; b < blocks; ++b) {
       const index_t first = b * width_max;
@@ -335,22 +338,18 @@ index_t blocked_pass(const coreset::models::Model& model, const Eigen::MatrixXd&
       if (pass == Pass::product) {
         continue;
       }
+      // The library's centring pass: the column sums (which the link pass keeps, as the library
+      // takes them), then the means subtracted and the scale applied.
+      coreset::cpu::simd::column_sums(out, s, width, sums.data());
       for (index_t i = 0; i < width; ++i) {
-        double* column = out + i * s;
-        if (pass == Pass::centre) {
-          coreset::models::center_and_scale(column, s);
-          continue;
-        }
-        const double sum = coreset::models::column_sum(column, s);
-        if (!std::isfinite(sum)) {
+        if (!std::isfinite(sums[static_cast<std::size_t>(i)])) {
           ++bad;
         }
-        if (pass == Pass::link_centre) {
-          const double mean = sum / static_cast<double>(s);
-          for (index_t j = 0; j < s; ++j) {
-            column[j] = (column[j] - mean) * scale;
-          }
-        }
+        means[static_cast<std::size_t>(i)] =
+            sums[static_cast<std::size_t>(i)] / static_cast<double>(s);
+      }
+      if (pass != Pass::link) {
+        coreset::cpu::simd::subtract_and_scale(out, s, width, means.data(), scale, out);
       }
     }
   }

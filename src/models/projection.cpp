@@ -18,6 +18,7 @@
 
 #include "core/progress.hpp"
 #include "coreset/error.hpp"
+#include "cpu/simd/columns.hpp"
 #include "cpu/simd/log_sigmoid.hpp"
 #include "io/transpose.hpp"
 #include "models/link.hpp"
@@ -32,18 +33,6 @@ constexpr index_t kBlockBytes = index_t{512} << 10;
 constexpr index_t kMaxBlock = 1024;
 
 using ColumnMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic>;
-
-/// to <- (from - sum / count) / sqrt(count), the centring and scaling of spec 1.3 (from may
-/// equal to). Subtracts in double so a float column is rounded once, at the end, exactly as
-/// when a double column is centred and then converted.
-template <class From, class To>
-void subtract_mean_and_scale(const From* from, To* to, index_t count, double sum) {
-  const double mean = sum / static_cast<double>(count);
-  const double scale = 1.0 / std::sqrt(static_cast<double>(count));
-  for (index_t i = 0; i < count; ++i) {
-    to[i] = static_cast<To>((static_cast<double>(from[i]) - mean) * scale);
-  }
-}
 
 /// True when every label of the logistic model is -1 or 1 (as make_model makes them): then
 /// log sigma(y (x . theta)) = log sigma((y x) . theta) bit for bit, because a sign change is exact
@@ -137,7 +126,12 @@ void center_and_scale(T* values, index_t count) {
   if (count < 1) {
     return;
   }
-  subtract_mean_and_scale(values, values, count, column_sum(values, count));
+  // In double, so a float column is rounded once, at the end, as the model projection's is.
+  const double mean = column_sum(values, count) / static_cast<double>(count);
+  const double scale = 1.0 / std::sqrt(static_cast<double>(count));
+  for (index_t i = 0; i < count; ++i) {
+    values[i] = static_cast<T>(cpu::simd::centred(static_cast<double>(values[i]), mean, scale));
+  }
 }
 
 template <class T>
@@ -185,6 +179,9 @@ void projection_into(const Model& model, const Eigen::MatrixXd& samples, int thr
     omp_set_num_threads(1);
     ColumnMajor buffer;           // S x block for a float Phi, reused across this thread's blocks
     Eigen::MatrixXd signed_rows;  // the block's rows times their labels, when folded
+    std::vector<double> sums(static_cast<std::size_t>(width_max));
+    std::vector<double> means(static_cast<std::size_t>(width_max));
+    const double scale = 1.0 / std::sqrt(static_cast<double>(s));
     index_t local_bad = -1;
 #pragma omp for schedule(static)
     for (index_t b = 0; b < blocks; ++b) {
@@ -203,20 +200,21 @@ void projection_into(const Model& model, const Eigen::MatrixXd& samples, int thr
         out = buffer.data();
       }
       link_block(model, samples, fold_labels, first, width, quadratic_values, out, signed_rows);
+      // Summed after the link rather than inside it, so the sums, and hence Phi, are the same
+      // whichever vector width ran the link.
+      cpu::simd::column_sums(out, s, width, sums.data());
       for (index_t i = 0; i < width; ++i) {
-        const index_t row = first + i;
-        double* column = out + i * s;
-        // Summed here rather than in the kernels, so the sum, and hence Phi, is the same
-        // whichever vector width ran the link.
-        const double sum = column_sum(column, s);
+        const double sum = sums[static_cast<std::size_t>(i)];
         if (!std::isfinite(sum) && local_bad < 0) {
           // A non-finite value makes the sum non-finite (or the sum overflowed): find it.
+          const double* column = out + i * s;
           const index_t j =
               std::find_if(column, column + s, [](double v) { return !std::isfinite(v); }) - column;
-          local_bad = row * s + std::min(j, s - 1);
+          local_bad = (first + i) * s + std::min(j, s - 1);
         }
-        subtract_mean_and_scale(column, phi.column(row), s, sum);
+        means[static_cast<std::size_t>(i)] = sum / static_cast<double>(s);
       }
+      cpu::simd::subtract_and_scale(out, s, width, means.data(), scale, phi.column(first));
       core::advanced(progress, done.fetch_add(width, std::memory_order_relaxed) + width);
     }
 #pragma omp critical(coreset_projection_bad)

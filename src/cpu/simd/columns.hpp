@@ -1,0 +1,49 @@
+// The centring pass of the projection over a block of columns: each column's sum in the fixed
+// order of models::column_sum, then (value - mean) / sqrt(S). Vectorised with AVX2 where the CPU
+// has it (isa.hpp); every variant gives the bits of the scalar formulas, so Phi does not depend on
+// the instruction set.
+#pragma once
+
+#include "coreset/types.hpp"
+#include "cpu/simd/isa.hpp"
+
+namespace coreset::cpu::simd {
+
+/// The centring and scaling of spec 1.3 for one value: the one place this formula lives (the
+/// vector variants write the same two operations lane by lane).
+inline double centred(double value, double mean, double scale) {
+  return (value - mean) * scale;
+}
+
+/// sums[i] = models::column_sum(block + i * rows, rows) for i < width, bit for bit: four partial
+/// sums in index order, combined as (p0 + p1) + (p2 + p3). The vector variant keeps that order and
+/// gets its speed from summing eight columns at once (eight independent chains of adds).
+void column_sums(const double* block, index_t rows, index_t width, double* sums);
+
+/// out[i * rows + j] = T(centred(block[i * rows + j], means[i], scale)) for i < width, j < rows.
+/// out may equal block (double).
+void subtract_and_scale(const double* block, index_t rows, index_t width, const double* means,
+                        double scale, double* out);
+void subtract_and_scale(const double* block, index_t rows, index_t width, const double* means,
+                        double scale, float* out);
+
+namespace detail {
+void column_sums_baseline(const double* block, index_t rows, index_t width, double* sums);
+void column_sums_avx2(const double* block, index_t rows, index_t width, double* sums);
+template <class T>
+void subtract_and_scale_baseline(const double* block, index_t rows, index_t width,
+                                 const double* means, double scale, T* out);
+template <class T>
+void subtract_and_scale_avx2(const double* block, index_t rows, index_t width, const double* means,
+                             double scale, T* out);
+}  // namespace detail
+
+/// The variants by name, for the tests (which compare them) and the benchmarks; `isa` must be
+/// supported. avx512 runs the AVX2 variant: the pass is bound by the cache, not the width.
+void column_sums(Isa isa, const double* block, index_t rows, index_t width, double* sums);
+void subtract_and_scale(Isa isa, const double* block, index_t rows, index_t width,
+                        const double* means, double scale, double* out);
+void subtract_and_scale(Isa isa, const double* block, index_t rows, index_t width,
+                        const double* means, double scale, float* out);
+
+}  // namespace coreset::cpu::simd
