@@ -12,18 +12,12 @@
 
 #include "cpu/simd/columns.hpp"
 #include "models/projection.hpp"
+#include "support/isa_test.hpp"
 
 namespace coreset::cpu::simd {
 namespace {
 
-class CentringPass : public ::testing::TestWithParam<Isa> {
- protected:
-  void SetUp() override {
-    if (!supported(GetParam())) {
-      GTEST_SKIP() << isa_name(GetParam()) << " is not supported by this CPU";
-    }
-  }
-};
+class CentringPass : public test::IsaTest {};
 
 // Values whose magnitudes span 16 decades, so that summing in any other order than the
 // reference's changes the bits of almost every sum.
@@ -122,11 +116,7 @@ TEST_P(CentringPass, SubtractAndScaleWorksInPlace) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllCompiledSets, CentringPass,
-                         ::testing::Values(Isa::baseline, Isa::avx2, Isa::avx512),
-                         [](const ::testing::TestParamInfo<Isa>& info) {
-                           return std::string(isa_name(info.param));
-                         });
+INSTANTIATE_TEST_SUITE_P(AllCompiledSets, CentringPass, test::kEveryIsa, test::isa_test_name);
 
 }  // namespace
 }  // namespace coreset::cpu::simd

@@ -9,17 +9,13 @@
 
 #include "cpu/simd/log_sigmoid.hpp"
 #include "models/link.hpp"
+#include "support/isa_test.hpp"
 
 namespace coreset::cpu::simd {
 namespace {
 
-class LogSigmoidKernel : public ::testing::TestWithParam<Isa> {
+class LogSigmoidKernel : public test::IsaTest {
  protected:
-  void SetUp() override {
-    if (!supported(GetParam())) {
-      GTEST_SKIP() << isa_name(GetParam()) << " is not supported by this CPU";
-    }
-  }
   void run(const std::vector<double>& a, double y, std::vector<double>& out) const {
     out.assign(a.size(), -7.0);
     log_sigmoid(GetParam(), a.data(), y, out.data(), static_cast<index_t>(a.size()));
@@ -133,11 +129,7 @@ TEST_P(LogSigmoidKernel, SpecialValuesAndInPlaceEvaluation) {
   EXPECT_EQ(in_place, separate);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllCompiledSets, LogSigmoidKernel,
-                         ::testing::Values(Isa::baseline, Isa::avx2, Isa::avx512),
-                         [](const ::testing::TestParamInfo<Isa>& info) {
-                           return std::string(isa_name(info.param));
-                         });
+INSTANTIATE_TEST_SUITE_P(AllCompiledSets, LogSigmoidKernel, test::kEveryIsa, test::isa_test_name);
 
 TEST(IsaDispatch, Avx2AndAvx512GiveIdenticalBits) {
   // Every lane runs the same FMA sequence, so Phi (and every solve on it) does not depend on
