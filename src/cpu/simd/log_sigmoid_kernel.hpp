@@ -14,7 +14,9 @@
 // spill some at eight, which still measured about 20% faster than four.
 #pragma once
 
-#include <immintrin.h>
+#ifdef __AVX512F__
+#include <immintrin.h>  // only the AVX-512 instantiation uses an intrinsic (vscalefpd)
+#endif
 
 namespace {  // NOLINT(build/namespaces): see the header comment
 
