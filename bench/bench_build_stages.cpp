@@ -6,17 +6,16 @@
 // write of Phi's S x n doubles. The goal is projection <= 1.5 x floor, compared like for like:
 // the library's projection_into an S x n Phi already in memory against a write to memory already
 // mapped, and a fresh projection (as `coreset build` makes it) against a fresh Phi's allocation and
-// first-touch write.
+// first-touch write; all of them timed in interleaved rounds, each round giving both ratios.
 //
 // Every stage is timed through the library's own functions (posterior::laplace,
 // posterior::draw_samples, models::projection<double>, coreset::solve), and once more end to end
 // through build_coreset. The floor and the diagnostics that explain the projection's time run on
 // a buffer of the benchmark's own with the library's blocking (models::projection_block_width)
 // and threading: the product with the link, with the centring, with both (a replica of the
-// library's loop, checked bit for bit against its Phi), the link with each instruction set the
-// CPU supports, and the allocation of a fresh Phi with the library's storage and a parallel first
-// touch. Before every measurement the benchmark waits for other processes to go quiet, and it
-// repeats a measurement during which they used more than 5% of the CPUs.
+// library's loop, checked bit for bit against its Phi), and the link with each instruction set
+// the CPU supports. Before every measurement and round the benchmark waits for other processes to
+// go quiet, and it repeats one during which they used more than 5% of the CPUs.
 #include <omp.h>
 #include <sys/mman.h>
 #include <unistd.h>
