@@ -34,44 +34,38 @@ constexpr index_t kMaxBlock = 1024;
 
 using ColumnMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic>;
 
-/// True when every label of the logistic model is -1 or 1 (as make_model makes them): then
-/// log sigma(y (x . theta)) = log sigma((y x) . theta) bit for bit, because a sign change is exact
-/// and the product sums the negated terms in the same order.
-bool labels_fold_into_rows(const Model& model) {
-  return model.link == Link::logistic && (model.response.array().abs() == 1.0).all();
-}
-
 /// The block of datapoints [first, first + width) at every sample, before centring:
 /// out[i * s + j] = ell(z_(first+i) . theta_j, y_(first+i)) - quadratic[j] (quadratic may be null).
-/// With labels folded into the rows, the logistic link runs once over the whole contiguous block,
-/// so the vector kernel pays its setup and its padded tail once per block instead of per column
-/// (the logistic link is the only one whose value costs transcendental functions per entry).
-void link_block(const Model& model, const Eigen::MatrixXd& samples, bool fold_labels, index_t first,
-                index_t width, const double* quadratic, double* out, Eigen::MatrixXd& signed_rows) {
+/// The logistic link is log sigma(y a) and y (z . theta) = (y z) . theta, so the labels are folded
+/// into the block's rows before the product (for labels +-1, as make_model makes them, bit for bit
+/// the same: a sign change is exact) and the vector link runs once over the whole contiguous block,
+/// paying its setup and padded tail once per block instead of per column. It is the only link
+/// whose value costs transcendental functions per entry.
+void link_block(const Model& model, const Eigen::MatrixXd& samples, index_t first, index_t width,
+                const double* quadratic, double* out, Eigen::MatrixXd& signed_rows) {
   const index_t s = samples.rows();
+  const bool logistic = model.link == Link::logistic;
   Eigen::Map<ColumnMajor> block(out, s, width);
-  if (fold_labels) {
+  if (logistic) {
     signed_rows = model.design.middleRows(first, width);
     signed_rows.array().colwise() *= model.response.segment(first, width).array();
     block.noalias() = samples * signed_rows.transpose();
     cpu::simd::log_sigmoid(out, 1.0, out, s * width);
   } else {
     block.noalias() = samples * model.design.middleRows(first, width).transpose();
-    for (index_t i = 0; i < width; ++i) {
-      double* column = out + i * s;
+  }
+  if (logistic && quadratic == nullptr) {
+    return;
+  }
+  for (index_t i = 0; i < width; ++i) {  // column by column, each in L1 for both passes
+    double* column = out + i * s;
+    if (!logistic) {
       const double y = model.response(first + i);
-      if (model.link == Link::logistic) {
-        cpu::simd::log_sigmoid(column, y, column, s);
-      } else {
-        for (index_t j = 0; j < s; ++j) {
-          column[j] = link_value(model.link, column[j], y, model.noise_precision);
-        }
+      for (index_t j = 0; j < s; ++j) {
+        column[j] = link_value(model.link, column[j], y, model.noise_precision);
       }
     }
-  }
-  if (quadratic != nullptr) {
-    for (index_t i = 0; i < width; ++i) {
-      double* column = out + i * s;
+    if (quadratic != nullptr) {
       for (index_t j = 0; j < s; ++j) {
         column[j] -= quadratic[j];
       }
@@ -162,7 +156,6 @@ void projection_into(const Model& model, const Eigen::MatrixXd& samples, int thr
     phi = Matrix<T>();  // release the old storage before taking the new
     phi = Matrix<T>::uninitialized(s, n);
   }
-  const bool fold_labels = labels_fold_into_rows(model);
   const index_t width_max = projection_block_width(s);
   const index_t blocks = (n + width_max - 1) / width_max;
   index_t bad = -1;                  // smallest flat index of a non-finite L_n(theta_j), if any
@@ -178,7 +171,7 @@ void projection_into(const Model& model, const Eigen::MatrixXd& samples, int thr
     // (the setting is local to the task) and every product is the single-threaded one.
     omp_set_num_threads(1);
     ColumnMajor buffer;           // S x block for a float Phi, reused across this thread's blocks
-    Eigen::MatrixXd signed_rows;  // the block's rows times their labels, when folded
+    Eigen::MatrixXd signed_rows;  // the block's rows times their labels (logistic)
     std::vector<double> sums(static_cast<std::size_t>(width_max));
     std::vector<double> means(static_cast<std::size_t>(width_max));
     const double scale = 1.0 / std::sqrt(static_cast<double>(s));
@@ -199,7 +192,7 @@ void projection_into(const Model& model, const Eigen::MatrixXd& samples, int thr
         buffer.resize(s, width);
         out = buffer.data();
       }
-      link_block(model, samples, fold_labels, first, width, quadratic_values, out, signed_rows);
+      link_block(model, samples, first, width, quadratic_values, out, signed_rows);
       // Summed after the link rather than inside it, so the sums, and hence Phi, are the same
       // whichever vector width ran the link.
       cpu::simd::column_sums(out, s, width, sums.data());

@@ -248,21 +248,21 @@ TEST(ProjectionInto, ReusesAnSxNPhiAndOverwritesEveryValue) {
   }
 }
 
-// With labels +-1 the logistic projection folds the labels into the design rows and runs the
-// link once per block; with any other labels it runs per column with y. Labels +-2 on a design
-// halved give the same margins exactly (scaling by 2 is exact), so the two paths must agree bit
-// for bit.
-TEST(ProjectionLogistic, FoldedLabelsGiveTheBitsOfThePerColumnLink) {
-  Model folded = every_model().front().model;
-  ASSERT_EQ(folded.link, Link::logistic);
-  Model per_column = folded;
-  per_column.design *= 0.5;
-  per_column.response *= 2.0;
-  const Eigen::MatrixXd samples = random_samples(kSamples, folded.dim(), 12);
-  EXPECT_TRUE(same_bits(projection<double>(folded, samples, 2),
-                        projection<double>(per_column, samples, 2)));
-  EXPECT_TRUE(
-      same_bits(projection<float>(folded, samples, 2), projection<float>(per_column, samples, 2)));
+// The logistic projection folds the labels into the design rows before the product, which must
+// leave Phi a function of the margins y (z . theta) alone: labels +-2 on a design halved (exact
+// scalings) give the same margins, so the same bits; a fold that dropped or misapplied the labels
+// would not.
+TEST(ProjectionLogistic, DependsOnTheLabelsOnlyThroughTheMargins) {
+  Model unit_labels = every_model().front().model;
+  ASSERT_EQ(unit_labels.link, Link::logistic);
+  Model doubled_labels = unit_labels;
+  doubled_labels.design *= 0.5;
+  doubled_labels.response *= 2.0;
+  const Eigen::MatrixXd samples = random_samples(kSamples, unit_labels.dim(), 12);
+  EXPECT_TRUE(same_bits(projection<double>(unit_labels, samples, 2),
+                        projection<double>(doubled_labels, samples, 2)));
+  EXPECT_TRUE(same_bits(projection<float>(unit_labels, samples, 2),
+                        projection<float>(doubled_labels, samples, 2)));
 }
 
 TEST(ProjectionFromLoglik, CentresAndScalesAHandMatrix) {
