@@ -35,16 +35,6 @@ bool vectorised(Isa isa) {
   return isa == Isa::avx2 || isa == Isa::avx512;
 }
 
-template <class T>
-void subtract_and_scale_on(Isa isa, const double* block, index_t rows, index_t width,
-                           const double* means, double scale, T* out) {
-  if (vectorised(isa)) {
-    detail::subtract_and_scale_avx2(block, rows, width, means, scale, out);
-  } else {
-    detail::subtract_and_scale_baseline(block, rows, width, means, scale, out);
-  }
-}
-
 }  // namespace
 
 void column_sums(Isa isa, const double* block, index_t rows, index_t width, double* sums) {
@@ -55,28 +45,33 @@ void column_sums(Isa isa, const double* block, index_t rows, index_t width, doub
   }
 }
 
+template <class T>
 void subtract_and_scale(Isa isa, const double* block, index_t rows, index_t width,
-                        const double* means, double scale, double* out) {
-  subtract_and_scale_on(isa, block, rows, width, means, scale, out);
-}
-
-void subtract_and_scale(Isa isa, const double* block, index_t rows, index_t width,
-                        const double* means, double scale, float* out) {
-  subtract_and_scale_on(isa, block, rows, width, means, scale, out);
+                        const double* means, double scale, T* out) {
+  if (vectorised(isa)) {
+    detail::subtract_and_scale_avx2(block, rows, width, means, scale, out);
+  } else {
+    detail::subtract_and_scale_baseline(block, rows, width, means, scale, out);
+  }
 }
 
 void column_sums(const double* block, index_t rows, index_t width, double* sums) {
   column_sums(active_isa(), block, rows, width, sums);
 }
 
+template <class T>
 void subtract_and_scale(const double* block, index_t rows, index_t width, const double* means,
-                        double scale, double* out) {
+                        double scale, T* out) {
   subtract_and_scale(active_isa(), block, rows, width, means, scale, out);
 }
 
-void subtract_and_scale(const double* block, index_t rows, index_t width, const double* means,
-                        double scale, float* out) {
-  subtract_and_scale(active_isa(), block, rows, width, means, scale, out);
-}
+template void subtract_and_scale<double>(Isa, const double*, index_t, index_t, const double*,
+                                         double, double*);
+template void subtract_and_scale<float>(Isa, const double*, index_t, index_t, const double*, double,
+                                        float*);
+template void subtract_and_scale<double>(const double*, index_t, index_t, const double*, double,
+                                         double*);
+template void subtract_and_scale<float>(const double*, index_t, index_t, const double*, double,
+                                        float*);
 
 }  // namespace coreset::cpu::simd

@@ -20,12 +20,11 @@ inline double centred(double value, double mean, double scale) {
 /// gets its speed from summing eight columns at once (eight independent chains of adds).
 void column_sums(const double* block, index_t rows, index_t width, double* sums);
 
-/// out[i * rows + j] = T(centred(block[i * rows + j], means[i], scale)) for i < width, j < rows.
-/// out may equal block (double).
+/// out[i * rows + j] = T(centred(block[i * rows + j], means[i], scale)) for i < width, j < rows;
+/// T is double or float. out may equal block (double).
+template <class T>
 void subtract_and_scale(const double* block, index_t rows, index_t width, const double* means,
-                        double scale, double* out);
-void subtract_and_scale(const double* block, index_t rows, index_t width, const double* means,
-                        double scale, float* out);
+                        double scale, T* out);
 
 namespace detail {
 void column_sums_baseline(const double* block, index_t rows, index_t width, double* sums);
@@ -41,9 +40,8 @@ void subtract_and_scale_avx2(const double* block, index_t rows, index_t width, c
 /// The variants by name, for the tests (which compare them) and the benchmarks; `isa` must be
 /// supported. avx512 runs the AVX2 variant: the pass is bound by the cache, not the width.
 void column_sums(Isa isa, const double* block, index_t rows, index_t width, double* sums);
+template <class T>
 void subtract_and_scale(Isa isa, const double* block, index_t rows, index_t width,
-                        const double* means, double scale, double* out);
-void subtract_and_scale(Isa isa, const double* block, index_t rows, index_t width,
-                        const double* means, double scale, float* out);
+                        const double* means, double scale, T* out);
 
 }  // namespace coreset::cpu::simd
