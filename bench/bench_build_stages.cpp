@@ -512,8 +512,7 @@ std::vector<Round> measure_rounds(const coreset::models::Model& model,
   for (int r = 0; r < config.rounds; ++r) {
     Round round;
     for (int attempt = 1;; ++attempt) {
-      const double waited = wait_for_quiet(config, "round");
-      static_cast<void>(waited);
+      wait_for_quiet(config, "round");
       const CpuSample before = sample_cpu();
       round = run_round();
       round.interference = interference(before, sample_cpu());
