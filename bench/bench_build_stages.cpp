@@ -293,8 +293,8 @@ void write_memset(double* out, index_t count, int team) {
 // What is done to each block after its product.
 enum class Pass {
   product,      // nothing: the matrix product alone (the floor's blocked product)
-  link,         // the link's value (labels folded into the rows, as the library does for labels
-                // +-1) and the column sum (as the library takes it), with the given ISA
+  link,         // the link's value (labels folded into the rows, as the library does) and the
+                // column sum (as the library takes it), with the given ISA
   link_centre,  // ... and the centring: a replica of models::projection's loop (logistic)
   centre,       // the centring alone, on the raw product
 };
@@ -328,8 +328,8 @@ index_t blocked_pass(const coreset::models::Model& model, const Eigen::MatrixXd&
       if (pass == Pass::product || pass == Pass::centre) {
         block.noalias() = samples * model.design.middleRows(first, width).transpose();
       } else {
-        // As the library does for labels +-1: the labels folded into the rows, then the link
-        // once over the whole block.
+        // As the library does: the labels folded into the rows, then the link once over the
+        // whole block.
         signed_rows = model.design.middleRows(first, width);
         signed_rows.array().colwise() *= model.response.segment(first, width).array();
         block.noalias() = samples * signed_rows.transpose();
