@@ -333,7 +333,7 @@ index_t blocked_pass(const coreset::models::Model& model, const Eigen::MatrixXd&
         signed_rows = model.design.middleRows(first, width);
         signed_rows.array().colwise() *= model.response.segment(first, width).array();
         block.noalias() = samples * signed_rows.transpose();
-        coreset::cpu::simd::log_sigmoid(isa, out, 1.0, out, s * width);
+        coreset::cpu::simd::log_sigmoid(isa, out, out, s * width);
       }
       if (pass == Pass::product) {
         continue;

@@ -50,7 +50,7 @@ void link_block(const Model& model, const Eigen::MatrixXd& samples, index_t firs
     signed_rows = model.design.middleRows(first, width);
     signed_rows.array().colwise() *= model.response.segment(first, width).array();
     block.noalias() = samples * signed_rows.transpose();
-    cpu::simd::log_sigmoid(out, 1.0, out, s * width);
+    cpu::simd::log_sigmoid(out, out, s * width);
   } else {
     block.noalias() = samples * model.design.middleRows(first, width).transpose();
   }

@@ -6,31 +6,31 @@ namespace coreset::cpu::simd {
 
 namespace detail {
 
-void log_sigmoid_baseline(const double* a, double y, double* out, index_t count) {
+void log_sigmoid_baseline(const double* m, double* out, index_t count) {
   for (index_t j = 0; j < count; ++j) {
-    out[j] = models::logistic_value(a[j], y);
+    out[j] = models::logistic_value(m[j], 1.0);
   }
 }
 
 }  // namespace detail
 
-void log_sigmoid(Isa isa, const double* a, double y, double* out, index_t count) {
+void log_sigmoid(Isa isa, const double* m, double* out, index_t count) {
   switch (isa) {
     case Isa::avx512:
-      detail::log_sigmoid_avx512(a, y, out, count);
+      detail::log_sigmoid_avx512(m, out, count);
       return;
     case Isa::avx2:
-      detail::log_sigmoid_avx2(a, y, out, count);
+      detail::log_sigmoid_avx2(m, out, count);
       return;
     case Isa::baseline:
     default:
-      detail::log_sigmoid_baseline(a, y, out, count);
+      detail::log_sigmoid_baseline(m, out, count);
       return;
   }
 }
 
-void log_sigmoid(const double* a, double y, double* out, index_t count) {
-  log_sigmoid(active_isa(), a, y, out, count);
+void log_sigmoid(const double* m, double* out, index_t count) {
+  log_sigmoid(active_isa(), m, out, count);
 }
 
 }  // namespace coreset::cpu::simd

@@ -5,10 +5,10 @@
 
 namespace coreset::cpu::simd::detail {
 
-void log_sigmoid_avx512(const double* a, double y, double* out, index_t count) {
+void log_sigmoid_avx512(const double* m, double* out, index_t count) {
   typedef double Vector __attribute__((vector_size(64)));
   typedef long long IntVector __attribute__((vector_size(64)));  // NOLINT(runtime/int)
-  log_sigmoid_impl<Vector, IntVector, 8>(a, y, out, count);
+  log_sigmoid_impl<Vector, IntVector, 8>(m, out, count);
 }
 
 }  // namespace coreset::cpu::simd::detail

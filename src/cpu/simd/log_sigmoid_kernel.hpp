@@ -154,20 +154,16 @@ inline __attribute__((always_inline)) void log_sigmoid_vectors(V (&m)[U]) {
   }
 }
 
-/// out[j] = log sigma(y a[j]) for j < count. Every lane runs the same operations, so the
+/// out[j] = log sigma(margin[j]) for j < count. Every lane runs the same operations, so the
 /// values do not depend on the vector width: AVX2 and AVX-512 give the same bits.
 template <class V, class VI, int U>
-void log_sigmoid_impl(const double* a, double y, double* out, long long count) {  // NOLINT
+void log_sigmoid_impl(const double* margin, double* out, long long count) {  // NOLINT
   constexpr int kLanes = static_cast<int>(sizeof(V) / sizeof(double));
   constexpr int kStep = kLanes * U;
   long long j = 0;  // NOLINT(runtime/int)
   for (; j + kStep <= count; j += kStep) {
     V m[U];
-    __builtin_memcpy(&m, a + j, sizeof(m));
-#pragma GCC unroll 8
-    for (int u = 0; u < U; ++u) {
-      m[u] = m[u] * y;
-    }
+    __builtin_memcpy(&m, margin + j, sizeof(m));
     log_sigmoid_vectors<V, VI, U>(m);
     __builtin_memcpy(out + j, &m, sizeof(m));
   }
@@ -175,7 +171,7 @@ void log_sigmoid_impl(const double* a, double y, double* out, long long count) {
     V m[U];
     double* padded = reinterpret_cast<double*>(&m);
     for (int i = 0; i < kStep; ++i) {
-      padded[i] = j + i < count ? a[j + i] * y : 0.0;
+      padded[i] = j + i < count ? margin[j + i] : 0.0;
     }
     log_sigmoid_vectors<V, VI, U>(m);
     for (long long i = 0; j + i < count; ++i) {  // NOLINT(runtime/int)
