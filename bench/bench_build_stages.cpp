@@ -90,8 +90,6 @@ struct Config {
   std::string commit;
 };
 
-// ---- machine description ----
-
 // ---- waiting for a quiet machine ----
 
 // Waits until other processes use at most 5% of the machine over a 0.5 s probe, or until
@@ -294,7 +292,7 @@ void write_memset(double* out, index_t count, int team) {
 enum class Pass {
   product,      // nothing: the matrix product alone (the floor's blocked product)
   link,         // the link's value (labels folded into the rows, as the library does) and the
-                // column sum (as the library takes it), with the given ISA
+                // column means (as the library takes them), with the given ISA
   link_centre,  // ... and the centring: a replica of models::projection's loop (logistic)
   centre,       // the centring alone, on the raw product
 };
@@ -311,13 +309,12 @@ index_t blocked_pass(const coreset::models::Model& model, const Eigen::MatrixXd&
   const index_t n = model.rows();
   const index_t width_max = coreset::models::projection_block_width(s);
   const index_t blocks = (n + width_max - 1) / width_max;
-  const double scale = 1.0 / std::sqrt(static_cast<double>(s));
+  const double scale = coreset::cpu::simd::centring_scale(s);
   index_t bad = 0;
 #pragma omp parallel num_threads(team) reduction(+ : bad)
   {
     omp_set_num_threads(1);
     Eigen::MatrixXd signed_rows;
-    std::vector<double> sums(static_cast<std::size_t>(width_max));
     std::vector<double> means(static_cast<std::size_t>(width_max));
 #pragma omp for schedule(static)
     for (index_t b = 0; b < blocks; ++b) {
@@ -338,15 +335,13 @@ index_t blocked_pass(const coreset::models::Model& model, const Eigen::MatrixXd&
       if (pass == Pass::product) {
         continue;
       }
-      // The library's centring pass: the column sums (which the link pass keeps, as the library
+      // The library's centring pass: the column means (which the link pass keeps, as the library
       // takes them), then the means subtracted and the scale applied.
-      coreset::cpu::simd::column_sums(out, s, width, sums.data());
+      coreset::cpu::simd::column_means(out, s, width, means.data());
       for (index_t i = 0; i < width; ++i) {
-        if (!std::isfinite(sums[static_cast<std::size_t>(i)])) {
+        if (!std::isfinite(means[static_cast<std::size_t>(i)])) {
           ++bad;
         }
-        means[static_cast<std::size_t>(i)] =
-            sums[static_cast<std::size_t>(i)] / static_cast<double>(s);
       }
       if (pass != Pass::link) {
         coreset::cpu::simd::subtract_and_scale(out, s, width, means.data(), scale, out);
@@ -363,8 +358,6 @@ void full_product(const coreset::models::Model& model, const Eigen::MatrixXd& sa
   Eigen::Map<Eigen::MatrixXd> out(phi, samples.rows(), model.rows());
   out.noalias() = samples * model.design.transpose();
 }
-
-// ---- one size ----
 
 // ---- the floor and the projection, in interleaved rounds ----
 
@@ -534,6 +527,8 @@ std::vector<Round> measure_rounds(const coreset::models::Model& model,
   }
   return rounds;
 }
+
+// ---- one size ----
 
 Record run_size(index_t n, const Config& config, int team) {
   Record r;

@@ -120,11 +120,17 @@ void center_and_scale(T* values, index_t count) {
   if (count < 1) {
     return;
   }
-  // In double, so a float column is rounded once, at the end, as the model projection's is.
-  const double mean = column_sum(values, count) / static_cast<double>(count);
-  const double scale = 1.0 / std::sqrt(static_cast<double>(count));
-  for (index_t i = 0; i < count; ++i) {
-    values[i] = static_cast<T>(cpu::simd::centred(static_cast<double>(values[i]), mean, scale));
+  const double scale = cpu::simd::centring_scale(count);
+  if constexpr (std::is_same_v<T, double>) {  // the model projection's own pass, one column wide
+    double mean = 0.0;
+    cpu::simd::column_means(values, count, 1, &mean);
+    cpu::simd::subtract_and_scale(values, count, 1, &mean, scale, values);
+  } else {
+    // In double, so a float column is rounded once, at the end, as the model projection's is.
+    const double mean = column_sum(values, count) / static_cast<double>(count);
+    for (index_t i = 0; i < count; ++i) {
+      values[i] = static_cast<T>(cpu::simd::centred(static_cast<double>(values[i]), mean, scale));
+    }
   }
 }
 
@@ -172,9 +178,8 @@ void projection_into(const Model& model, const Eigen::MatrixXd& samples, int thr
     omp_set_num_threads(1);
     ColumnMajor buffer;           // S x block for a float Phi, reused across this thread's blocks
     Eigen::MatrixXd signed_rows;  // the block's rows times their labels (logistic)
-    std::vector<double> sums(static_cast<std::size_t>(width_max));
     std::vector<double> means(static_cast<std::size_t>(width_max));
-    const double scale = 1.0 / std::sqrt(static_cast<double>(s));
+    const double scale = cpu::simd::centring_scale(s);
     index_t local_bad = -1;
 #pragma omp for schedule(static)
     for (index_t b = 0; b < blocks; ++b) {
@@ -195,17 +200,15 @@ void projection_into(const Model& model, const Eigen::MatrixXd& samples, int thr
       link_block(model, samples, first, width, quadratic_values, out, signed_rows);
       // Summed after the link rather than inside it, so the sums, and hence Phi, are the same
       // whichever vector width ran the link.
-      cpu::simd::column_sums(out, s, width, sums.data());
-      for (index_t i = 0; i < width; ++i) {
-        const double sum = sums[static_cast<std::size_t>(i)];
-        if (!std::isfinite(sum) && local_bad < 0) {
-          // A non-finite value makes the sum non-finite (or the sum overflowed): find it.
+      cpu::simd::column_means(out, s, width, means.data());
+      for (index_t i = 0; i < width && local_bad < 0; ++i) {
+        if (!std::isfinite(means[static_cast<std::size_t>(i)])) {
+          // A non-finite value makes the mean non-finite (or the sum overflowed): find it.
           const double* column = out + i * s;
           const index_t j =
               std::find_if(column, column + s, [](double v) { return !std::isfinite(v); }) - column;
           local_bad = (first + i) * s + std::min(j, s - 1);
         }
-        means[static_cast<std::size_t>(i)] = sum / static_cast<double>(s);
       }
       cpu::simd::subtract_and_scale(out, s, width, means.data(), scale, phi.column(first));
       core::advanced(progress, done.fetch_add(width, std::memory_order_relaxed) + width);

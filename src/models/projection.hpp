@@ -48,8 +48,8 @@ index_t projection_block_width(index_t samples);
 template <class T>
 double column_sum(const T* values, index_t count);
 
-/// Centres `values[0..count)` on their mean and scales by 1/sqrt(count): the one place this
-/// formula lives.
+/// Centres `values[0..count)` on their mean and scales by 1/sqrt(count), with the projection's
+/// own centring (cpu/simd/columns.hpp, where the formula lives) for double.
 template <class T>
 void center_and_scale(T* values, index_t count);
 

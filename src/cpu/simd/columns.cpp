@@ -59,6 +59,13 @@ void column_sums(const double* block, index_t rows, index_t width, double* sums)
   column_sums(active_isa(), block, rows, width, sums);
 }
 
+void column_means(const double* block, index_t rows, index_t width, double* means) {
+  column_sums(block, rows, width, means);
+  for (index_t i = 0; i < width; ++i) {
+    means[i] /= static_cast<double>(rows);
+  }
+}
+
 template <class T>
 void subtract_and_scale(const double* block, index_t rows, index_t width, const double* means,
                         double scale, T* out) {

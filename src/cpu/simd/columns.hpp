@@ -4,6 +4,8 @@
 // the instruction set.
 #pragma once
 
+#include <cmath>
+
 #include "coreset/types.hpp"
 #include "cpu/simd/isa.hpp"
 
@@ -15,10 +17,19 @@ inline double centred(double value, double mean, double scale) {
   return (value - mean) * scale;
 }
 
+/// The scale of spec 1.3 for a column of `rows` samples, 1 / sqrt(S).
+inline double centring_scale(index_t rows) {
+  return 1.0 / std::sqrt(static_cast<double>(rows));
+}
+
 /// sums[i] = models::column_sum(block + i * rows, rows) for i < width, bit for bit: four partial
 /// sums in index order, combined as (p0 + p1) + (p2 + p3). The vector variant keeps that order and
 /// gets its speed from summing eight columns at once (eight independent chains of adds).
 void column_sums(const double* block, index_t rows, index_t width, double* sums);
+
+/// means[i] = sums[i] / rows with the sums of column_sums: the means the centring subtracts. A
+/// column holding a non-finite value, or whose sum overflowed, gets a non-finite mean.
+void column_means(const double* block, index_t rows, index_t width, double* means);
 
 /// out[i * rows + j] = T(centred(block[i * rows + j], means[i], scale)) for i < width, j < rows;
 /// T is double or float. out may equal block (double).
