@@ -9,9 +9,9 @@
 // first-touch write; all of them timed in interleaved rounds, each round giving both ratios.
 //
 // Every stage is timed through the library's own functions (posterior::laplace,
-// posterior::draw_samples, models::projection<double>, coreset::solve), and once more end to end
+// posterior::draw_samples, cpu::projection<double>, coreset::solve), and once more end to end
 // through build_coreset. The floor and the diagnostics that explain the projection's time run on
-// a buffer of the benchmark's own with the library's blocking (models::projection_block_width)
+// a buffer of the benchmark's own with the library's blocking (cpu::projection_block_width)
 // and threading: the product with the link, with the centring, with both (a replica of the
 // library's loop, checked bit for bit against its Phi), and the link with each instruction set
 // the CPU supports. Before every measurement and round the benchmark waits for other processes to
@@ -43,20 +43,20 @@
 #include <vector>
 
 #include "bench_machine.hpp"
-#include "core/random.hpp"
 #include "coreset/build.hpp"
 #include "coreset/dataset.hpp"
 #include "coreset/matrix.hpp"
 #include "coreset/model.hpp"
 #include "coreset/solver.hpp"
 #include "coreset/version.hpp"
+#include "cpu/projection.hpp"
 #include "cpu/simd/columns.hpp"
 #include "cpu/simd/isa.hpp"
 #include "cpu/simd/log_sigmoid.hpp"
 #include "models/link.hpp"
 #include "models/model.hpp"
-#include "models/projection.hpp"
 #include "posterior/posterior.hpp"
+#include "support/random.hpp"
 
 #ifndef CORESET_BENCH_CXX_FLAGS
 #define CORESET_BENCH_CXX_FLAGS "unknown"
@@ -217,7 +217,7 @@ coreset::Dataset synthetic_dataset(index_t rows, index_t covariates, std::uint64
   coreset::Dataset data;
   data.covariates = coreset::Matrix<double>(rows, covariates);
   data.response.resize(static_cast<std::size_t>(rows));
-  coreset::core::NormalGenerator random(seed);
+  coreset::support::NormalGenerator random(seed);
   for (index_t i = 0; i < rows; ++i) {
     double predictor = 0.0;
     for (index_t c = 0; c < covariates; ++c) {
@@ -293,12 +293,12 @@ enum class Pass {
   product,      // nothing: the matrix product alone (the floor's blocked product)
   link,         // the link's value (labels folded into the rows, as the library does) and the
                 // column means (as the library takes them), with the given ISA
-  link_centre,  // ... and the centring: a replica of models::projection's loop (logistic)
+  link_centre,  // ... and the centring: a replica of cpu::projection's loop (logistic)
   centre,       // the centring alone, on the raw product
 };
 
-// models::projection<double>'s loop for the logistic model on a preallocated buffer: blocks of
-// models::projection_block_width(S) datapoints split statically over `team` threads, Eigen's
+// cpu::projection<double>'s loop for the logistic model on a preallocated buffer: blocks of
+// cpu::projection_block_width(S) datapoints split statically over `team` threads, Eigen's
 // product single-threaded inside the region, then the per-column pass selected by `pass`.
 // Returns the number of columns whose sum was not finite.
 index_t blocked_pass(const coreset::models::Model& model, const Eigen::MatrixXd& samples,
@@ -307,7 +307,7 @@ index_t blocked_pass(const coreset::models::Model& model, const Eigen::MatrixXd&
   using ColumnMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic>;
   const index_t s = samples.rows();
   const index_t n = model.rows();
-  const index_t width_max = coreset::models::projection_block_width(s);
+  const index_t width_max = coreset::cpu::projection_block_width(s);
   const index_t blocks = (n + width_max - 1) / width_max;
   const double scale = coreset::cpu::simd::centring_scale(s);
   index_t bad = 0;
@@ -370,9 +370,9 @@ enum Item {
   kProductFull,         // ... or one Eigen product threaded by Eigen: the faster one counts
   kWriteStores,         // one write of Phi into memory already mapped, plain stores
   kWriteMemset,         // ... or glibc memset: the faster one counts
-  kProjectionResident,  // models::projection_into an S x n Phi already in memory
+  kProjectionResident,  // cpu::projection_into an S x n Phi already in memory
   kFreshWrite,          // a new Phi (Matrix::uninitialized) and its parallel first-touch write
-  kProjectionFresh,     // models::projection, which makes a new Phi, as `coreset build` does
+  kProjectionFresh,     // cpu::projection, which makes a new Phi, as `coreset build` does
   kItems
 };
 const char* const kItemNames[kItems] = {"product_blocked",     "product_full",
@@ -483,7 +483,7 @@ std::vector<Round> measure_rounds(const coreset::models::Model& model,
     round.seconds[kWriteMemset] = time([&] { write_memset(buffer, count, team); }, nothing);
     g_sink = g_sink + buffer[count - 1];
     round.seconds[kProjectionResident] =
-        time([&] { coreset::models::projection_into(model, samples, team, resident); }, nothing);
+        time([&] { coreset::cpu::projection_into(model, samples, team, resident); }, nothing);
     // A fresh Phi each run: the previous one is freed in `setup`, outside the timing.
     coreset::Matrix<double> fresh;
     const auto free_fresh = [&] { fresh = coreset::Matrix<double>(); };
@@ -495,8 +495,8 @@ std::vector<Round> measure_rounds(const coreset::models::Model& model,
         free_fresh);
     huge_bytes = anon_huge_bytes();
     g_sink = g_sink + fresh.data()[count - 1];
-    round.seconds[kProjectionFresh] = time(
-        [&] { fresh = coreset::models::projection<double>(model, samples, team); }, free_fresh);
+    round.seconds[kProjectionFresh] =
+        time([&] { fresh = coreset::cpu::projection<double>(model, samples, team); }, free_fresh);
     return round;
   };
   std::fprintf(stderr, "  rounds of the floor and the projection (one untimed)\n");
@@ -581,7 +581,7 @@ Record run_size(index_t n, const Config& config, int team) {
   r.projection = measure("projection (library)", stage_plan, config, [&] {
     phi = coreset::Matrix<double>();  // free the previous run's Phi outside the timing
     const auto t = Clock::now();
-    phi = coreset::models::projection<double>(model, samples, team);
+    phi = coreset::cpu::projection<double>(model, samples, team);
     return seconds_since(t);
   });
   r.rounds = measure_rounds(model, samples, buffer.get(), phi, team, config, r.huge_bytes);
@@ -619,7 +619,7 @@ Record run_size(index_t n, const Config& config, int team) {
   }
   buffer.reset();
   phi = coreset::Matrix<double>();
-  phi = coreset::models::projection<double>(model, samples, team);  // for the solve
+  phi = coreset::cpu::projection<double>(model, samples, team);  // for the solve
 
   coreset::SolverOptions solver;
   solver.algorithm = coreset::Algorithm::aiht2;
@@ -934,7 +934,7 @@ int main(int argc, char** argv) {
                    {"min_seconds", config.min_seconds},
                    {"solve_seconds", config.solve_seconds},
                    {"seed", config.seed},
-                   {"library_block", coreset::models::projection_block_width(config.samples)},
+                   {"library_block", coreset::cpu::projection_block_width(config.samples)},
                    {"disturbed_share", kDisturbedShare},
                    {"retries", config.retries},
                    {"max_wait_seconds", config.max_wait},

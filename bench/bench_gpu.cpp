@@ -26,14 +26,14 @@
 
 #include "bench_gpu_fill.hpp"
 #include "bench_machine.hpp"
-#include "core/iht_driver.hpp"
 #include "coreset/build.hpp"
 #include "coreset/solver.hpp"
 #include "coreset/version.hpp"
 #include "cpu/cpu_backend.hpp"
-#include "cuda/check.hpp"
 #include "cuda/cuda_backend.hpp"
 #include "cuda/resources.hpp"
+#include "kernels/check.hpp"
+#include "solvers/iht_driver.hpp"
 
 namespace {
 
@@ -78,8 +78,8 @@ double event_ms(cudaStream_t stream, int repeats, Work&& work) {
 // Device-to-device copy bandwidth in bytes/s, counting the bytes read and the bytes written.
 double copy_bandwidth(coreset::cuda::Resources& res, int repeats) {
   const index_t bytes = index_t{2} << 30;
-  coreset::cuda::DeviceBuffer<unsigned char> from(bytes);
-  coreset::cuda::DeviceBuffer<unsigned char> to(bytes);
+  coreset::kernels::DeviceBuffer<unsigned char> from(bytes);
+  coreset::kernels::DeviceBuffer<unsigned char> to(bytes);
   CORESET_CUDA_TRY(cudaMemsetAsync(from.data(), 1, static_cast<std::size_t>(bytes), res.stream()));
   const double ms = event_ms(res.stream(), repeats, [&] {
     CORESET_CUDA_TRY(cudaMemcpyAsync(to.data(), from.data(), static_cast<std::size_t>(bytes),
@@ -98,7 +98,7 @@ double solve_seconds(Backend& backend, const typename Backend::Short& y, coreset
   options.max_iterations = iterations;
   options.tolerance = 0.0;
   const auto start = Clock::now();
-  coreset::core::IhtDriver<Backend>(backend, y, options).run();  // ends with a device read
+  coreset::solvers::IhtDriver<Backend>(backend, y, options).run();  // ends with a device read
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
@@ -145,7 +145,7 @@ Json run_case(coreset::cuda::Resources& res, const Config& config, index_t n, in
     result["skipped"] = "Phi does not fit in the free device memory";
     return result;
   }
-  coreset::cuda::DeviceBuffer<float> phi(n * s);
+  coreset::kernels::DeviceBuffer<float> phi(n * s);
   coreset::bench::fill_uniform(phi.data(), n * s, 7, std::sqrt(3.0 / static_cast<double>(s)));
   Backend backend(res, std::move(phi), s, n);
   auto y = backend.make_short();
@@ -167,7 +167,7 @@ Json run_case(coreset::cuda::Resources& res, const Config& config, index_t n, in
     Backend::Sparse exclude;
     Backend::Sparse out;
     entry["top_k_ms"] = event_ms(res.stream(), config.repeats, [&] {
-      backend.select_top_k(gradient, k, coreset::core::SelectionRule::largest_magnitude, exclude,
+      backend.select_top_k(gradient, k, coreset::solvers::SelectionRule::largest_magnitude, exclude,
                            out);
     });
     for (const auto algorithm : {coreset::Algorithm::aiht, coreset::Algorithm::aiht2}) {

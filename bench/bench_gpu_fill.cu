@@ -5,8 +5,8 @@
 #include <cstdint>
 
 #include "bench_gpu_fill.hpp"
-#include "core/splitmix.hpp"
-#include "cuda/check.hpp"
+#include "kernels/check.hpp"
+#include "support/splitmix.hpp"
 
 namespace coreset::bench {
 namespace {
@@ -18,7 +18,7 @@ __global__ void fill_kernel(T* out, std::int64_t count, std::uint64_t seed, doub
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
        i += stride) {
     const double u =
-        static_cast<double>(core::splitmix64(seed ^ static_cast<std::uint64_t>(i)) >> 11) *
+        static_cast<double>(support::splitmix64(seed ^ static_cast<std::uint64_t>(i)) >> 11) *
         (1.0 / 9007199254740992.0);
     out[i] = static_cast<T>((2.0 * u - 1.0) * scale);
   }

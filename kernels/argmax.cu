@@ -1,20 +1,20 @@
 // The fused score-and-argmax of the greedy baselines (GIGA, Frank-Wolfe): one pass computing
 // rule(v_0[i], ...) in double and keeping the best (larger score, then lower index), then one
-// block reducing the per-block winners. core::better is associative and commutative, so the
+// block reducing the per-block winners. solvers::better is associative and commutative, so the
 // winner does not depend on the reduction order.
 #include <string>
 #include <type_traits>
 
-#include "core/baselines/frank_wolfe.hpp"
-#include "core/baselines/giga.hpp"
 #include "coreset/error.hpp"
 #include "kernels/grid.cuh"
 #include "kernels/launch.hpp"
+#include "solvers/baselines/frank_wolfe.hpp"
+#include "solvers/baselines/giga.hpp"
 
 namespace coreset::kernels {
 namespace {
 
-__device__ inline core::ArgMax block_best(core::ArgMax mine) {
+__device__ inline solvers::ArgMax block_best(solvers::ArgMax mine) {
   __shared__ index_t shared_index[kBlock];
   __shared__ double shared_score[kBlock];
   shared_index[threadIdx.x] = mine.index;
@@ -22,9 +22,9 @@ __device__ inline core::ArgMax block_best(core::ArgMax mine) {
   __syncthreads();
   for (int width = kBlock / 2; width > 0; width /= 2) {
     if (threadIdx.x < width) {
-      const core::ArgMax a{shared_index[threadIdx.x], shared_score[threadIdx.x]};
-      const core::ArgMax b{shared_index[threadIdx.x + width], shared_score[threadIdx.x + width]};
-      const core::ArgMax best = core::better(a, b);
+      const solvers::ArgMax a{shared_index[threadIdx.x], shared_score[threadIdx.x]};
+      const solvers::ArgMax b{shared_index[threadIdx.x + width], shared_score[threadIdx.x + width]};
+      const solvers::ArgMax best = solvers::better(a, b);
       shared_index[threadIdx.x] = best.index;
       shared_score[threadIdx.x] = best.score;
     }
@@ -52,26 +52,26 @@ struct Vectors {
 
 template <int N, class T, class Rule>
 __global__ void argmax_partials_kernel(Rule rule, Vectors<T> vectors, index_t n,
-                                       core::ArgMax* partials) {
-  core::ArgMax mine;
+                                       solvers::ArgMax* partials) {
+  solvers::ArgMax mine;
   for (index_t i = global_thread(); i < n; i += grid_stride()) {
     const double s = score<N>(rule, vectors.v, i);
     if (s > mine.score) {  // strict: within a thread indices grow, the lower one keeps a tie
       mine = {i, s};
     }
   }
-  const core::ArgMax best = block_best(mine);
+  const solvers::ArgMax best = block_best(mine);
   if (threadIdx.x == 0) {
     partials[blockIdx.x] = best;
   }
 }
 
-__global__ void argmax_final_kernel(core::ArgMax* partials, int blocks) {
-  core::ArgMax mine;
+__global__ void argmax_final_kernel(solvers::ArgMax* partials, int blocks) {
+  solvers::ArgMax mine;
   for (int b = threadIdx.x; b < blocks; b += blockDim.x) {
-    mine = core::better(mine, partials[b]);
+    mine = solvers::better(mine, partials[b]);
   }
-  const core::ArgMax best = block_best(mine);
+  const solvers::ArgMax best = block_best(mine);
   if (threadIdx.x == 0) {
     partials[0] = best;
   }
@@ -80,8 +80,8 @@ __global__ void argmax_final_kernel(core::ArgMax* partials, int blocks) {
 }  // namespace
 
 template <class T, class Rule>
-core::ArgMax argmax(cudaStream_t s, const Rule& rule, const T* const* vectors, int count, index_t n,
-                    core::ArgMax* partials) {
+solvers::ArgMax argmax(cudaStream_t s, const Rule& rule, const T* const* vectors, int count,
+                       index_t n, solvers::ArgMax* partials) {
   Vectors<T> packed{{nullptr, nullptr, nullptr}};
   for (int c = 0; c < count && c < 3; ++c) {
     packed.v[c] = vectors[c];
@@ -99,26 +99,26 @@ core::ArgMax argmax(cudaStream_t s, const Rule& rule, const T* const* vectors, i
   CORESET_CUDA_CHECK_LAUNCH();
   argmax_final_kernel<<<1, kBlock, 0, s>>>(partials, static_cast<int>(blocks));
   CORESET_CUDA_CHECK_LAUNCH();
-  core::ArgMax result;
+  solvers::ArgMax result;
   CORESET_CUDA_TRY(
-      cudaMemcpyAsync(&result, partials, sizeof(core::ArgMax), cudaMemcpyDeviceToHost, s));
+      cudaMemcpyAsync(&result, partials, sizeof(solvers::ArgMax), cudaMemcpyDeviceToHost, s));
   CORESET_CUDA_TRY(cudaStreamSynchronize(s));
   return result;
 }
 
-template core::ArgMax argmax<float, core::GigaScore>(cudaStream_t, const core::GigaScore&,
-                                                     const float* const*, int, index_t,
-                                                     core::ArgMax*);
-template core::ArgMax argmax<double, core::GigaScore>(cudaStream_t, const core::GigaScore&,
-                                                      const double* const*, int, index_t,
-                                                      core::ArgMax*);
-template core::ArgMax argmax<float, core::FrankWolfeScore>(cudaStream_t,
-                                                           const core::FrankWolfeScore&,
+template solvers::ArgMax argmax<float, solvers::GigaScore>(cudaStream_t, const solvers::GigaScore&,
                                                            const float* const*, int, index_t,
-                                                           core::ArgMax*);
-template core::ArgMax argmax<double, core::FrankWolfeScore>(cudaStream_t,
-                                                            const core::FrankWolfeScore&,
+                                                           solvers::ArgMax*);
+template solvers::ArgMax argmax<double, solvers::GigaScore>(cudaStream_t, const solvers::GigaScore&,
                                                             const double* const*, int, index_t,
-                                                            core::ArgMax*);
+                                                            solvers::ArgMax*);
+template solvers::ArgMax argmax<float, solvers::FrankWolfeScore>(cudaStream_t,
+                                                                 const solvers::FrankWolfeScore&,
+                                                                 const float* const*, int, index_t,
+                                                                 solvers::ArgMax*);
+template solvers::ArgMax argmax<double, solvers::FrankWolfeScore>(cudaStream_t,
+                                                                  const solvers::FrankWolfeScore&,
+                                                                  const double* const*, int,
+                                                                  index_t, solvers::ArgMax*);
 
 }  // namespace coreset::kernels

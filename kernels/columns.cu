@@ -3,9 +3,9 @@
 // Column offsets are 64-bit: j * S passes 2^31 at ordinary sizes.
 #include <cstdint>
 
-#include "core/splitmix.hpp"
 #include "kernels/grid.cuh"
 #include "kernels/launch.hpp"
+#include "support/splitmix.hpp"
 
 namespace coreset::kernels {
 namespace {
@@ -121,7 +121,7 @@ __global__ void column_hashes_kernel(const T* phi, index_t rows, index_t n, std:
     const T* column = phi + j * rows;
     std::uint64_t h = 0;
     for (index_t i = lane; i < rows; i += kWarp) {
-      h += core::splitmix64(bits_of(column[i]) ^ (static_cast<std::uint64_t>(i) << 40));
+      h += support::splitmix64(bits_of(column[i]) ^ (static_cast<std::uint64_t>(i) << 40));
     }
     for (int offset = kWarp / 2; offset > 0; offset /= 2) {
       h += __shfl_down_sync(0xffffffffu, h, offset);

@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "coreset/types.hpp"
-#include "cuda/check.hpp"
+#include "kernels/check.hpp"
 
 namespace coreset::kernels {
 

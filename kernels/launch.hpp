@@ -9,9 +9,9 @@
 
 #include <cstdint>
 
-#include "core/argmax.hpp"
 #include "coreset/types.hpp"
-#include "cuda/resources.hpp"
+#include "kernels/scratch.hpp"
+#include "solvers/argmax.hpp"
 
 namespace coreset::kernels {
 
@@ -120,7 +120,7 @@ void mark_duplicates(cudaStream_t s, const T* phi, index_t rows, index_t n,
 
 // ---- CUB-based (select.cu) ----
 /// The ascending indices i < n with mask[i] != 0, and their count (device).
-void compact(cuda::Resources& res, index_t n, const Mask* mask, index_t* out_index,
+void compact(cudaStream_t s, Scratch& scratch, index_t n, const Mask* mask, index_t* out_index,
              index_t* out_count);
 /// Bytes of state top_k needs.
 constexpr index_t kTopKStateBytes = 64;
@@ -128,11 +128,11 @@ constexpr index_t kTopKStateBytes = 64;
 /// none): writes out_value (v on the selection, 0 elsewhere) and out_mask. `histogram` holds 256
 /// counters, `ties` up to n indices, `tie_count` one.
 template <class T>
-void top_k(cuda::Resources& res, index_t n, const T* v, bool by_magnitude, const Mask* exclude,
-           index_t k, unsigned long long* histogram, unsigned char* state, index_t* ties,
-           index_t* tie_count, T* out_value, Mask* out_mask);
+void top_k(cudaStream_t s, Scratch& scratch, index_t n, const T* v, bool by_magnitude,
+           const Mask* exclude, index_t k, unsigned long long* histogram, unsigned char* state,
+           index_t* ties, index_t* tie_count, T* out_value, Mask* out_mask);
 /// Sorts (key, value) pairs by key, stably.
-void sort_pairs(cuda::Resources& res, index_t n, const std::uint64_t* keys_in,
+void sort_pairs(cudaStream_t s, Scratch& scratch, index_t n, const std::uint64_t* keys_in,
                 std::uint64_t* keys_out, const index_t* values_in, index_t* values_out);
 /// values[i] = i for i < n.
 void iota(cudaStream_t s, index_t n, index_t* values);
@@ -141,7 +141,7 @@ void iota(cudaStream_t s, index_t n, index_t* values);
 /// argmax over i < n of rule(v_0[i], ..., v_{count-1}[i]) (scores in double, ties to the lower
 /// index); `partials` holds kReducePartials entries. Synchronises (the host needs the winner).
 template <class T, class Rule>
-core::ArgMax argmax(cudaStream_t s, const Rule& rule, const T* const* vectors, int count, index_t n,
-                    core::ArgMax* partials);
+solvers::ArgMax argmax(cudaStream_t s, const Rule& rule, const T* const* vectors, int count,
+                       index_t n, solvers::ArgMax* partials);
 
 }  // namespace coreset::kernels

@@ -6,9 +6,9 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_select.cuh>
 
-#include "cuda/radix_select_logic.hpp"
 #include "kernels/grid.cuh"
 #include "kernels/launch.hpp"
+#include "kernels/radix_select_logic.hpp"
 
 namespace coreset::kernels {
 namespace {
@@ -20,16 +20,16 @@ struct KeyOf {
   const T* v;
   const Mask* exclude;
   bool by_magnitude;
-  __device__ cuda::radix::key_t<T> operator()(index_t i) const {
+  __device__ kernels::radix::key_t<T> operator()(index_t i) const {
     if (exclude != nullptr && exclude[i]) {
       return 0;
     }
-    return cuda::radix::selection_key(v[i], by_magnitude);
+    return kernels::radix::selection_key(v[i], by_magnitude);
   }
 };
 
 template <class T>
-using State = cuda::radix::SelectState<cuda::radix::key_t<T>>;
+using State = kernels::radix::SelectState<kernels::radix::key_t<T>>;
 
 template <class T>
 __global__ void init_state_kernel(State<T>* state, index_t k) {
@@ -43,8 +43,8 @@ __global__ void init_state_kernel(State<T>* state, index_t k) {
 template <class T>
 __global__ void histogram_kernel(index_t n, KeyOf<T> key_of, const State<T>* state,
                                  unsigned long long* histogram) {
-  __shared__ unsigned int local[cuda::radix::kBins];
-  for (int b = threadIdx.x; b < cuda::radix::kBins; b += blockDim.x) {
+  __shared__ unsigned int local[kernels::radix::kBins];
+  for (int b = threadIdx.x; b < kernels::radix::kBins; b += blockDim.x) {
     local[b] = 0;
   }
   __syncthreads();
@@ -56,7 +56,7 @@ __global__ void histogram_kernel(index_t n, KeyOf<T> key_of, const State<T>* sta
     }
   }
   __syncthreads();
-  for (int b = threadIdx.x; b < cuda::radix::kBins; b += blockDim.x) {
+  for (int b = threadIdx.x; b < kernels::radix::kBins; b += blockDim.x) {
     if (local[b] != 0) {
       atomicAdd(&histogram[b], static_cast<unsigned long long>(local[b]));
     }
@@ -108,29 +108,29 @@ __global__ void iota_kernel(index_t n, index_t* values) {
 
 }  // namespace
 
-void compact(cuda::Resources& res, index_t n, const Mask* mask, index_t* out_index,
+void compact(cudaStream_t s, Scratch& scratch, index_t n, const Mask* mask, index_t* out_index,
              index_t* out_count) {
   std::size_t bytes = 0;
-  CORESET_CUDA_TRY(cub::DeviceSelect::Flagged(nullptr, bytes, Counting(0), mask, out_index,
-                                              out_count, n, res.stream()));
-  CORESET_CUDA_TRY(cub::DeviceSelect::Flagged(res.scratch(bytes), bytes, Counting(0), mask,
-                                              out_index, out_count, n, res.stream()));
+  CORESET_CUDA_TRY(
+      cub::DeviceSelect::Flagged(nullptr, bytes, Counting(0), mask, out_index, out_count, n, s));
+  CORESET_CUDA_TRY(cub::DeviceSelect::Flagged(scratch.get(bytes), bytes, Counting(0), mask,
+                                              out_index, out_count, n, s));
 }
 
 template <class T>
-void top_k(cuda::Resources& res, index_t n, const T* v, bool by_magnitude, const Mask* exclude,
-           index_t k, unsigned long long* histogram, unsigned char* state_bytes, index_t* ties,
-           index_t* tie_count, T* out_value, Mask* out_mask) {
+void top_k(cudaStream_t s, Scratch& scratch, index_t n, const T* v, bool by_magnitude,
+           const Mask* exclude, index_t k, unsigned long long* histogram,
+           unsigned char* state_bytes, index_t* ties, index_t* tie_count, T* out_value,
+           Mask* out_mask) {
   static_assert(sizeof(State<T>) <= kTopKStateBytes, "top-k state does not fit its buffer");
-  cudaStream_t s = res.stream();
   auto* state = reinterpret_cast<State<T>*>(state_bytes);
   const KeyOf<T> key_of{v, exclude, by_magnitude};
   init_state_kernel<T><<<1, 1, 0, s>>>(state, k);
   CORESET_CUDA_CHECK_LAUNCH();
   const unsigned int blocks = blocks_for(n, 4096);
-  for (int pass = 0; pass < cuda::radix::pass_count<cuda::radix::key_t<T>>(); ++pass) {
+  for (int pass = 0; pass < kernels::radix::pass_count<kernels::radix::key_t<T>>(); ++pass) {
     CORESET_CUDA_TRY(
-        cudaMemsetAsync(histogram, 0, cuda::radix::kBins * sizeof(unsigned long long), s));
+        cudaMemsetAsync(histogram, 0, kernels::radix::kBins * sizeof(unsigned long long), s));
     histogram_kernel<T><<<blocks, kBlock, 0, s>>>(n, key_of, state, histogram);
     CORESET_CUDA_CHECK_LAUNCH();
     advance_kernel<T><<<1, 1, 0, s>>>(state, histogram);
@@ -143,20 +143,20 @@ void top_k(cuda::Resources& res, index_t n, const T* v, bool by_magnitude, const
   CORESET_CUDA_TRY(
       cub::DeviceSelect::If(nullptr, bytes, Counting(0), ties, tie_count, n, is_tie, s));
   CORESET_CUDA_TRY(
-      cub::DeviceSelect::If(res.scratch(bytes), bytes, Counting(0), ties, tie_count, n, is_tie, s));
+      cub::DeviceSelect::If(scratch.get(bytes), bytes, Counting(0), ties, tie_count, n, is_tie, s));
   const index_t bound = std::min(k, n);
   take_ties_kernel<T>
       <<<blocks_for(bound), kBlock, 0, s>>>(bound, ties, tie_count, state, v, out_value, out_mask);
   CORESET_CUDA_CHECK_LAUNCH();
 }
 
-void sort_pairs(cuda::Resources& res, index_t n, const std::uint64_t* keys_in,
+void sort_pairs(cudaStream_t s, Scratch& scratch, index_t n, const std::uint64_t* keys_in,
                 std::uint64_t* keys_out, const index_t* values_in, index_t* values_out) {
   std::size_t bytes = 0;
   CORESET_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_in, keys_out, values_in,
-                                                   values_out, n, 0, 64, res.stream()));
-  CORESET_CUDA_TRY(cub::DeviceRadixSort::SortPairs(res.scratch(bytes), bytes, keys_in, keys_out,
-                                                   values_in, values_out, n, 0, 64, res.stream()));
+                                                   values_out, n, 0, 64, s));
+  CORESET_CUDA_TRY(cub::DeviceRadixSort::SortPairs(scratch.get(bytes), bytes, keys_in, keys_out,
+                                                   values_in, values_out, n, 0, 64, s));
 }
 
 void iota(cudaStream_t s, index_t n, index_t* values) {
@@ -164,10 +164,11 @@ void iota(cudaStream_t s, index_t n, index_t* values) {
   CORESET_CUDA_CHECK_LAUNCH();
 }
 
-template void top_k<float>(cuda::Resources&, index_t, const float*, bool, const Mask*, index_t,
-                           unsigned long long*, unsigned char*, index_t*, index_t*, float*, Mask*);
-template void top_k<double>(cuda::Resources&, index_t, const double*, bool, const Mask*, index_t,
-                            unsigned long long*, unsigned char*, index_t*, index_t*, double*,
-                            Mask*);
+template void top_k<float>(cudaStream_t, Scratch&, index_t, const float*, bool, const Mask*,
+                           index_t, unsigned long long*, unsigned char*, index_t*, index_t*, float*,
+                           Mask*);
+template void top_k<double>(cudaStream_t, Scratch&, index_t, const double*, bool, const Mask*,
+                            index_t, unsigned long long*, unsigned char*, index_t*, index_t*,
+                            double*, Mask*);
 
 }  // namespace coreset::kernels

@@ -3,9 +3,9 @@
 // every merge is one pass over n with the CPU backend's rounding (cpu/cpu_backend.hpp).
 #include <cstdint>
 
-#include "core/line_search.hpp"
 #include "kernels/grid.cuh"
 #include "kernels/launch.hpp"
+#include "solvers/line_search.hpp"
 
 namespace coreset::kernels {
 namespace {
@@ -213,7 +213,7 @@ void squared_norm_on_list(cudaStream_t s, const index_t* index, const index_t* c
 namespace {
 __global__ void line_search_kernel(const double* numerator, const double* denominator,
                                    double factor, double* out) {
-  *out = core::guarded_step(*numerator, *denominator, factor);
+  *out = solvers::guarded_step(*numerator, *denominator, factor);
 }
 __global__ void set_scalar_kernel(double value, double* out) {
   *out = value;

@@ -45,4 +45,15 @@ struct Dataset {
 /// Thread-safe: no shared state.
 Dataset synthetic_logistic_dataset(index_t rows = 10000, std::uint64_t seed = 0);
 
+/// The synthetic Gaussian mean problem of spec 3.1 as the IHT papers' code generates it:
+/// x_n ~ N(1_d, I) (covariates "x1".."xD", no response), from a generator seeded with
+/// splitmix64(stream): the experiments pass the trial number. Deterministic on every platform.
+/// Throws InvalidArgument for rows or dims < 1.
+Dataset synthetic_gaussian_dataset(index_t rows, index_t dims, std::uint64_t stream);
+
+/// A synthetic stand-in for the UK house-price data of spec 3.5, which is not distributed:
+/// `rows` sales with (latitude, longitude) in degrees and log10 of the price as the response, from
+/// a generator seeded with splitmix64(stream). Throws InvalidArgument for rows < 1.
+Dataset uk_house_price_standin_dataset(index_t rows, std::uint64_t stream);
+
 }  // namespace coreset

@@ -22,6 +22,10 @@ struct BuildInfo {
   /// (omp_get_max_threads(), so OMP_NUM_THREADS lowers it) at the time of the call; 1 without
   /// OpenMP.
   int threads = 1;
+  /// The instruction set of the CPU projection's link and centring kernels on this machine:
+  /// "avx512", "avx2" or "baseline" (chosen at start-up; the environment variable CORESET_ISA
+  /// can lower it). The CPU backend's results depend on it (README, "Reproducibility").
+  std::string cpu_kernels;
   bool cuda = false;                 ///< CUDA support compiled in (list_devices works)
   std::string cuda_runtime_version;  ///< "13.0" etc., empty without CUDA
 };

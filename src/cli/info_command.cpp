@@ -5,7 +5,6 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "coreset/version.hpp"
-#include "cpu/simd/isa.hpp"
 
 namespace coreset::cli {
 
@@ -35,7 +34,7 @@ std::function<int()> add_info_command(CLI::App& app) {
     std::printf("  solvers:       CPU (iht, a-iht, a-iht-2, giga, fw, is, uniform)%s\n",
                 build.cuda ? "; GPU (the same, --device gpu|auto)" : "");
     std::printf("  CPU kernels:   %s (set CORESET_ISA=baseline|avx2|avx512 to choose)\n",
-                cpu::simd::isa_name(cpu::simd::active_isa()));
+                build.cpu_kernels.c_str());
     return static_cast<int>(kSuccess);
   };
 }

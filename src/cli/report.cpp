@@ -6,7 +6,6 @@
 #include <numeric>
 
 #include "coreset/version.hpp"
-#include "cpu/simd/isa.hpp"
 
 namespace coreset::cli {
 namespace {
@@ -46,7 +45,7 @@ Json runtime_json(int threads_requested, Device device = Device::cpu) {
   }
   return {{"backend", to_string(device)},
           {"gpu", gpu},
-          {"cpu_kernels", cpu::simd::isa_name(cpu::simd::active_isa())},
+          {"cpu_kernels", info.cpu_kernels},
           {"threads", threads_requested > 0 ? threads_requested : info.threads},
           {"threads_requested", threads_requested},
           {"compiler", info.compiler},

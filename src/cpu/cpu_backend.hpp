@@ -16,13 +16,13 @@
 #include <utility>
 #include <vector>
 
-#include "core/argmax.hpp"
-#include "core/line_search.hpp"
-#include "core/selection_rule.hpp"
-#include "core/sparse_vector.hpp"
 #include "coreset/matrix.hpp"
 #include "coreset/solver.hpp"
 #include "cpu/select_top_k.hpp"
+#include "solvers/argmax.hpp"
+#include "solvers/line_search.hpp"
+#include "solvers/selection_rule.hpp"
+#include "solvers/sparse_vector.hpp"
 
 namespace coreset::cpu {
 
@@ -31,7 +31,7 @@ class CpuBackend {
  public:
   using Short = std::vector<T>;  // S-vector
   using Dense = std::vector<T>;  // n-vector
-  using Sparse = core::SparseVector<T>;
+  using Sparse = solvers::SparseVector<T>;
   using Scalar = double;  // scalars accumulate in double even for float data
 
   CpuBackend(MatrixView<T> phi, int threads) : phi_(phi), threads_(std::max(1, threads)) {}
@@ -119,7 +119,7 @@ class CpuBackend {
 
   // ---- selection: O(n) ----
 
-  void select_top_k(const Dense& v, index_t k, core::SelectionRule rule, const Sparse& exclude,
+  void select_top_k(const Dense& v, index_t k, solvers::SelectionRule rule, const Sparse& exclude,
                     Sparse& out) const {
     cpu::select_top_k(v.data(), cols(), k, rule, exclude.index, out.index, threads_);
     gather_values(v, out);
@@ -162,7 +162,7 @@ class CpuBackend {
     // Candidates are in index order, so ranking their positions breaks ties by index too.
     std::vector<index_t> kept;
     cpu::select_top_k(candidates.value.data(), candidates.size(), k,
-                      core::SelectionRule::largest_positive, {}, kept, 1);
+                      solvers::SelectionRule::largest_positive, {}, kept, 1);
     x.clear();
     for (const index_t position : kept) {
       x.push_back(candidates.index[static_cast<std::size_t>(position)],
@@ -237,7 +237,7 @@ class CpuBackend {
     return sum;
   }
   Scalar line_search(Scalar numerator, Scalar denominator, double factor) const {
-    return core::guarded_step(numerator, denominator, factor);
+    return solvers::guarded_step(numerator, denominator, factor);
   }
   Scalar constant(double c) const {
     return c;
@@ -320,15 +320,15 @@ class CpuBackend {
   /// Fixed blocks, each scanned by one thread, are reduced in block order: the result does not
   /// depend on the thread count. O(n).
   template <class Rule, class... Vectors>
-  core::ArgMax argmax(const Rule& rule, const Vectors&... v) const {
+  solvers::ArgMax argmax(const Rule& rule, const Vectors&... v) const {
     constexpr index_t kBlock = 4096;
     const index_t n = cols();
     const index_t blocks = (n + kBlock - 1) / kBlock;
-    std::vector<core::ArgMax> best(static_cast<std::size_t>(blocks));
+    std::vector<solvers::ArgMax> best(static_cast<std::size_t>(blocks));
 #pragma omp parallel for num_threads(threads_) \
     schedule(static) if (threads_ > 1 && n >= (index_t{1} << 16))
     for (index_t b = 0; b < blocks; ++b) {
-      core::ArgMax local;
+      solvers::ArgMax local;
       const index_t end = std::min(n, (b + 1) * kBlock);
       for (index_t i = b * kBlock; i < end; ++i) {
         const double score = rule(v[static_cast<std::size_t>(i)]...);
@@ -338,9 +338,9 @@ class CpuBackend {
       }
       best[static_cast<std::size_t>(b)] = local;
     }
-    core::ArgMax result;
-    for (const core::ArgMax& candidate : best) {
-      result = core::better(result, candidate);
+    solvers::ArgMax result;
+    for (const solvers::ArgMax& candidate : best) {
+      result = solvers::better(result, candidate);
     }
     return result;
   }

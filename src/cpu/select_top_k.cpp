@@ -30,14 +30,14 @@ T compact(std::vector<Candidate<T>>& buffer, index_t k) {
 // Scans values[lo, hi) in index order. Because indices only grow, a new entry beats the current
 // k-th best exactly when its key is strictly larger, which makes the threshold test one compare.
 template <class T>
-void scan(const T* values, index_t lo, index_t hi, index_t k, core::SelectionRule rule,
+void scan(const T* values, index_t lo, index_t hi, index_t k, solvers::SelectionRule rule,
           const std::vector<index_t>& exclude, std::vector<Candidate<T>>& buffer) {
   const std::size_t capacity = static_cast<std::size_t>(2 * k);
   buffer.clear();
   buffer.reserve(static_cast<std::size_t>(std::min(2 * k, hi - lo)));
   T threshold = T(0);  // a key must exceed it: zero, -0.0 and NaN never do
   auto next_excluded = std::lower_bound(exclude.begin(), exclude.end(), lo);
-  const bool by_magnitude = rule == core::SelectionRule::largest_magnitude;
+  const bool by_magnitude = rule == solvers::SelectionRule::largest_magnitude;
   for (index_t i = lo; i < hi; ++i) {
     const T key = by_magnitude ? std::abs(values[i]) : values[i];
     if (!(key > threshold)) {
@@ -62,7 +62,7 @@ constexpr index_t kParallelThreshold = index_t{1} << 16;
 }  // namespace
 
 template <class T>
-void select_top_k(const T* values, index_t n, index_t k, core::SelectionRule rule,
+void select_top_k(const T* values, index_t n, index_t k, solvers::SelectionRule rule,
                   const std::vector<index_t>& exclude, std::vector<index_t>& out, int threads) {
   out.clear();
   if (k <= 0 || n <= 0) {
@@ -90,9 +90,9 @@ void select_top_k(const T* values, index_t n, index_t k, core::SelectionRule rul
   std::sort(out.begin(), out.end());
 }
 
-template void select_top_k<float>(const float*, index_t, index_t, core::SelectionRule,
+template void select_top_k<float>(const float*, index_t, index_t, solvers::SelectionRule,
                                   const std::vector<index_t>&, std::vector<index_t>&, int);
-template void select_top_k<double>(const double*, index_t, index_t, core::SelectionRule,
+template void select_top_k<double>(const double*, index_t, index_t, solvers::SelectionRule,
                                    const std::vector<index_t>&, std::vector<index_t>&, int);
 
 }  // namespace coreset::cpu

@@ -3,8 +3,8 @@
 
 #include <vector>
 
-#include "core/selection_rule.hpp"
 #include "coreset/types.hpp"
+#include "solvers/selection_rule.hpp"
 
 namespace coreset::cpu {
 
@@ -18,7 +18,7 @@ namespace coreset::cpu {
 /// candidates above a rising threshold and compacts it with nth_element when full, so the work
 /// is O(n + k) per thread, never a sort of n.
 template <class T>
-void select_top_k(const T* values, index_t n, index_t k, core::SelectionRule rule,
+void select_top_k(const T* values, index_t n, index_t k, solvers::SelectionRule rule,
                   const std::vector<index_t>& exclude, std::vector<index_t>& out, int threads);
 
 }  // namespace coreset::cpu

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <limits>
 
-#include "core/run_algorithm.hpp"
 #include "cpu/cpu_backend.hpp"
+#include "solvers/run_algorithm.hpp"
 
 namespace coreset::cpu {
 
@@ -17,7 +17,7 @@ SolveResult solve_on_cpu(MatrixView<T> phi, const T* y, const SolverOptions& opt
   } else {
     backend.column_sums(target);
   }
-  return core::run_algorithm(backend, target, options);
+  return solvers::run_algorithm(backend, target, options);
 }
 
 template <class T>
@@ -34,7 +34,7 @@ void refit_on_cpu(MatrixView<T> phi, const T* y, const SolverOptions& options,
   } else {
     backend.column_sums(target);
   }
-  core::refit_on_support(backend, target, result);
+  solvers::refit_on_support(backend, target, result);
 }
 
 template <class T>

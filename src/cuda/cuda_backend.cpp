@@ -11,11 +11,11 @@
 #include <random>
 #include <string>
 
-#include "core/baselines/frank_wolfe.hpp"
-#include "core/baselines/giga.hpp"
-#include "cuda/check.hpp"
 #include "cuda/nvtx.hpp"
+#include "kernels/check.hpp"
 #include "kernels/launch.hpp"
+#include "solvers/baselines/frank_wolfe.hpp"
+#include "solvers/baselines/giga.hpp"
 
 namespace coreset::cuda {
 namespace {
@@ -96,7 +96,8 @@ CudaBackend<T>::CudaBackend(Resources& resources, MatrixView<T> phi)
 }
 
 template <class T>
-CudaBackend<T>::CudaBackend(Resources& resources, DeviceBuffer<T>&& phi, index_t rows, index_t cols)
+CudaBackend<T>::CudaBackend(Resources& resources, kernels::DeviceBuffer<T>&& phi, index_t rows,
+                            index_t cols)
     : res_(resources), rows_(rows), cols_(cols), phi_(std::move(phi)) {
   allocate_working_state();
 }
@@ -130,14 +131,14 @@ typename CudaBackend<T>::Dense CudaBackend<T>::make_dense() const {
 }
 
 template <class T>
-void CudaBackend<T>::upload(const std::vector<T>& host, DeviceBuffer<T>& out) const {
+void CudaBackend<T>::upload(const std::vector<T>& host, kernels::DeviceBuffer<T>& out) const {
   out.resize_discard(static_cast<index_t>(host.size()));
   copy_to_device(res_.stream(), out.data(), host.data(), out.size());
   res_.synchronize();
 }
 
 template <class T>
-std::vector<T> CudaBackend<T>::download(const DeviceBuffer<T>& v) const {
+std::vector<T> CudaBackend<T>::download(const kernels::DeviceBuffer<T>& v) const {
   std::vector<T> host(static_cast<std::size_t>(v.size()));
   copy_to_host(res_.stream(), host.data(), v.data(), v.size());
   return host;
@@ -225,7 +226,7 @@ void CudaBackend<T>::phi_t_times_on(const Sparse& support, const Short& r, Spars
 // ---- selection ----
 
 template <class T>
-void CudaBackend<T>::select_top_k(const Dense& v, index_t k, core::SelectionRule rule,
+void CudaBackend<T>::select_top_k(const Dense& v, index_t k, solvers::SelectionRule rule,
                                   const Sparse& exclude, Sparse& out) const {
   NvtxRange range("selection");
   const index_t take = std::max<index_t>(0, std::min(k, cols_));
@@ -238,8 +239,9 @@ void CudaBackend<T>::select_top_k(const Dense& v, index_t k, core::SelectionRule
     return;
   }
   list_.reserve_discard(cols_);
-  kernels::top_k(res_, cols_, v.data(), rule == core::SelectionRule::largest_magnitude, excluded,
-                 take, histogram_.data(), select_state_.data(), list_.data(), list_count_.data(),
+  kernels::top_k(res_.stream(), res_.scratch(), cols_, v.data(),
+                 rule == solvers::SelectionRule::largest_magnitude, excluded, take,
+                 histogram_.data(), select_state_.data(), list_.data(), list_count_.data(),
                  out.value.data(), out.mask.data());
   compact(out);
 }
@@ -294,9 +296,9 @@ void CudaBackend<T>::projected_step(const Sparse& z, const Sparse& g_on_z,
     return;
   }
   list_.reserve_discard(cols_);
-  kernels::top_k(res_, cols_, candidates_.data(), false, nullptr, take, histogram_.data(),
-                 select_state_.data(), list_.data(), list_count_.data(), x.value.data(),
-                 x.mask.data());
+  kernels::top_k(res_.stream(), res_.scratch(), cols_, candidates_.data(), false, nullptr, take,
+                 histogram_.data(), select_state_.data(), list_.data(), list_count_.data(),
+                 x.value.data(), x.mask.data());
   compact(x);
 }
 
@@ -446,18 +448,20 @@ void CudaBackend<T>::column_norms(Dense& out) const {
 template <class T>
 std::vector<index_t> CudaBackend<T>::duplicate_columns() const {
   const cudaStream_t s = res_.stream();
-  DeviceBuffer<std::uint64_t> hash(cols_);
-  DeviceBuffer<std::uint64_t> sorted_hash(cols_);
-  DeviceBuffer<index_t> columns(cols_);
-  DeviceBuffer<index_t> order(cols_);
-  DeviceBuffer<Mask> flag(cols_);
+  kernels::DeviceBuffer<std::uint64_t> hash(cols_);
+  kernels::DeviceBuffer<std::uint64_t> sorted_hash(cols_);
+  kernels::DeviceBuffer<index_t> columns(cols_);
+  kernels::DeviceBuffer<index_t> order(cols_);
+  kernels::DeviceBuffer<Mask> flag(cols_);
   kernels::column_hashes(s, phi_.data(), rows_, cols_, hash.data());
   kernels::iota(s, cols_, columns.data());
-  kernels::sort_pairs(res_, cols_, hash.data(), sorted_hash.data(), columns.data(), order.data());
+  kernels::sort_pairs(res_.stream(), res_.scratch(), cols_, hash.data(), sorted_hash.data(),
+                      columns.data(), order.data());
   kernels::mark_duplicates(s, phi_.data(), rows_, cols_, sorted_hash.data(), order.data(),
                            flag.data());
   list_.reserve_discard(cols_);
-  kernels::compact(res_, cols_, flag.data(), list_.data(), list_count_.data());
+  kernels::compact(res_.stream(), res_.scratch(), cols_, flag.data(), list_.data(),
+                   list_count_.data());
   index_t count = 0;
   copy_to_host(s, &count, list_count_.data(), 1);
   std::vector<index_t> duplicates(static_cast<std::size_t>(count));
@@ -482,11 +486,12 @@ void CudaBackend<T>::zero_entries(const std::vector<index_t>& at, Dense& v) cons
 
 template <class T>
 template <class Rule>
-core::ArgMax CudaBackend<T>::argmax_of(const Rule& rule, const T* const* vectors, int count) const {
-  static_assert(sizeof(core::ArgMax) <= 2 * sizeof(double), "partials hold two doubles each");
+solvers::ArgMax CudaBackend<T>::argmax_of(const Rule& rule, const T* const* vectors,
+                                          int count) const {
+  static_assert(sizeof(solvers::ArgMax) <= 2 * sizeof(double), "partials hold two doubles each");
   partials_.reserve_discard(2 * kernels::kReducePartials);
   return kernels::argmax<T, Rule>(res_.stream(), rule, vectors, count, cols_,
-                                  reinterpret_cast<core::ArgMax*>(partials_.data()));
+                                  reinterpret_cast<solvers::ArgMax*>(partials_.data()));
 }
 
 template <class T>
@@ -516,8 +521,8 @@ std::vector<double> CudaBackend<T>::columns_to_host(const std::vector<index_t>& 
   if (m == 0) {
     return out;
   }
-  DeviceBuffer<index_t> cols(m);
-  DeviceBuffer<double> gathered(m * rows_);
+  kernels::DeviceBuffer<index_t> cols(m);
+  kernels::DeviceBuffer<double> gathered(m * rows_);
   copy_to_device(res_.stream(), cols.data(), indices.data(), m);
   kernels::gather_columns(res_.stream(), phi_.data(), rows_, cols.data(), m, gathered.data());
   copy_to_host(res_.stream(), out.data(), gathered.data(), m * rows_);
@@ -533,7 +538,7 @@ void CudaBackend<T>::from_host(const std::vector<index_t>& index, const std::vec
   zero(res_.stream(), out.mask.data(), cols_);
   if (m > 0) {
     const std::vector<T> values(value.begin(), value.end());
-    DeviceBuffer<T> device_values(m);
+    kernels::DeviceBuffer<T> device_values(m);
     list_.reserve_discard(m);
     copy_to_device(res_.stream(), list_.data(), index.data(), m);
     copy_to_device(res_.stream(), device_values.data(), values.data(), m);
@@ -625,18 +630,19 @@ void CudaBackend<T>::prepare(Sparse& out, index_t bound) const {
 
 template <class T>
 void CudaBackend<T>::compact(Sparse& out) const {
-  kernels::compact(res_, cols_, out.mask.data(), out.index.data(), out.count.data());
+  kernels::compact(res_.stream(), res_.scratch(), cols_, out.mask.data(), out.index.data(),
+                   out.count.data());
 }
 
 template class CudaBackend<float>;
 template class CudaBackend<double>;
-template core::ArgMax CudaBackend<float>::argmax_of(const core::GigaScore&, const float* const*,
-                                                    int) const;
-template core::ArgMax CudaBackend<double>::argmax_of(const core::GigaScore&, const double* const*,
-                                                     int) const;
-template core::ArgMax CudaBackend<float>::argmax_of(const core::FrankWolfeScore&,
-                                                    const float* const*, int) const;
-template core::ArgMax CudaBackend<double>::argmax_of(const core::FrankWolfeScore&,
-                                                     const double* const*, int) const;
+template solvers::ArgMax CudaBackend<float>::argmax_of(const solvers::GigaScore&,
+                                                       const float* const*, int) const;
+template solvers::ArgMax CudaBackend<double>::argmax_of(const solvers::GigaScore&,
+                                                        const double* const*, int) const;
+template solvers::ArgMax CudaBackend<float>::argmax_of(const solvers::FrankWolfeScore&,
+                                                       const float* const*, int) const;
+template solvers::ArgMax CudaBackend<double>::argmax_of(const solvers::FrankWolfeScore&,
+                                                        const double* const*, int) const;
 
 }  // namespace coreset::cuda

@@ -5,7 +5,7 @@
 // Design: no host synchronisation for sizes.
 //  - Phi lives on the device column-major (S x n, ld = S); the dense passes are cuBLAS gemv_64
 //    (Phi^T r: CUBLAS_OP_T, each output reads one contiguous column), 64-bit throughout.
-//  - Short and Dense are plain device vectors (DeviceBuffer<T>) of S and n entries.
+//  - Short and Dense are plain device vectors (kernels::DeviceBuffer<T>) of S and n entries.
 //  - A Sparse is held three ways at once: a dense n-vector of values (0 off the support), a dense
 //    n-byte membership mask, and the support's ascending index list whose length lives in device
 //    memory (written by cub::DeviceSelect::Flagged). The merges of two supports (union,
@@ -33,23 +33,23 @@
 #include <limits>
 #include <vector>
 
-#include "core/argmax.hpp"
-#include "core/selection_rule.hpp"
 #include "coreset/matrix.hpp"
 #include "coreset/solver.hpp"
-#include "cuda/device_buffer.hpp"
 #include "cuda/resources.hpp"
+#include "kernels/device_buffer.hpp"
+#include "solvers/argmax.hpp"
+#include "solvers/selection_rule.hpp"
 
 namespace coreset::cuda {
 
 /// A sparse n-vector on the device (see the header).
 template <class T>
 struct DeviceSparse {
-  DeviceBuffer<T> value;            ///< n entries, 0 off the support
-  DeviceBuffer<std::uint8_t> mask;  ///< n entries, 1 on the support
-  DeviceBuffer<index_t> index;      ///< >= bound entries; the first *count are the support
-  DeviceBuffer<index_t> count;      ///< one entry: |support|
-  index_t bound = 0;                ///< host-side upper bound of |support|
+  kernels::DeviceBuffer<T> value;            ///< n entries, 0 off the support
+  kernels::DeviceBuffer<std::uint8_t> mask;  ///< n entries, 1 on the support
+  kernels::DeviceBuffer<index_t> index;      ///< >= bound entries; the first *count are the support
+  kernels::DeviceBuffer<index_t> count;      ///< one entry: |support|
+  index_t bound = 0;                         ///< host-side upper bound of |support|
 
   bool allocated() const noexcept { return !value.empty(); }
 };
@@ -62,8 +62,8 @@ struct DeviceScalar {
 template <class T>
 class CudaBackend {
  public:
-  using Short = DeviceBuffer<T>;
-  using Dense = DeviceBuffer<T>;
+  using Short = kernels::DeviceBuffer<T>;
+  using Dense = kernels::DeviceBuffer<T>;
   using Sparse = DeviceSparse<T>;
   using Scalar = DeviceScalar;
 
@@ -71,7 +71,7 @@ class CudaBackend {
   /// does not fit in the free device memory (saying how much is needed and free).
   CudaBackend(Resources& resources, MatrixView<T> phi);
   /// Uses a Phi already on the device (S x n, ld = S), e.g. the GPU projection's.
-  CudaBackend(Resources& resources, DeviceBuffer<T>&& phi, index_t rows, index_t cols);
+  CudaBackend(Resources& resources, kernels::DeviceBuffer<T>&& phi, index_t rows, index_t cols);
 
   static constexpr double epsilon() { return std::numeric_limits<T>::epsilon(); }
 
@@ -83,8 +83,8 @@ class CudaBackend {
   const T* phi_data() const noexcept { return phi_.data(); }
 
   // ---- host transfers (tests, y, the samplers) ----
-  void upload(const std::vector<T>& host, DeviceBuffer<T>& out) const;
-  std::vector<T> download(const DeviceBuffer<T>& v) const;
+  void upload(const std::vector<T>& host, kernels::DeviceBuffer<T>& out) const;
+  std::vector<T> download(const kernels::DeviceBuffer<T>& v) const;
   /// The support and values of a sparse vector on the host (ascending indices).
   void download(const Sparse& v, std::vector<index_t>& index, std::vector<T>& value) const;
 
@@ -99,7 +99,7 @@ class CudaBackend {
   void phi_t_times_on(const Sparse& support, const Short& r, Sparse& out) const;
 
   // ---- selection: O(n) ----
-  void select_top_k(const Dense& v, index_t k, core::SelectionRule rule, const Sparse& exclude,
+  void select_top_k(const Dense& v, index_t k, solvers::SelectionRule rule, const Sparse& exclude,
                     Sparse& out) const;
   void gather(const Dense& v, const Sparse& at, Sparse& out) const;
   void restrict_to_union(const Dense& v, const Sparse& a, const Sparse& b, Sparse& out) const;
@@ -137,7 +137,7 @@ class CudaBackend {
   /// Instantiated for the rules of core/baselines (GigaScore with 3 vectors, FrankWolfeScore
   /// with 2) in kernels/argmax.cu.
   template <class Rule, class... Vectors>
-  core::ArgMax argmax(const Rule& rule, const Vectors&... v) const {
+  solvers::ArgMax argmax(const Rule& rule, const Vectors&... v) const {
     const T* vectors[] = {v.data()...};
     return argmax_of(rule, vectors, static_cast<int>(sizeof...(Vectors)));
   }
@@ -157,7 +157,7 @@ class CudaBackend {
 
  private:
   template <class Rule>
-  core::ArgMax argmax_of(const Rule& rule, const T* const* vectors, int count) const;
+  solvers::ArgMax argmax_of(const Rule& rule, const T* const* vectors, int count) const;
   void read_many(const Scalar* list, std::size_t count, double* out) const;
   /// `s` itself, or the backend's all-empty vector for a Sparse that owns nothing yet.
   const Sparse& or_empty(const Sparse& s) const;
@@ -172,16 +172,16 @@ class CudaBackend {
   Resources& res_;
   index_t rows_ = 0;
   index_t cols_ = 0;
-  DeviceBuffer<T> phi_;
+  kernels::DeviceBuffer<T> phi_;
   Sparse empty_;
   // Reused work space (the backend is used by one thread at a time).
-  mutable DeviceBuffer<double> partials_;
-  mutable DeviceBuffer<T> candidates_;
-  mutable DeviceBuffer<index_t> list_;
-  mutable DeviceBuffer<index_t> list_count_;
-  mutable DeviceBuffer<unsigned long long> histogram_;
-  mutable DeviceBuffer<unsigned char> select_state_;
-  mutable DeviceBuffer<index_t> duplicates_;
+  mutable kernels::DeviceBuffer<double> partials_;
+  mutable kernels::DeviceBuffer<T> candidates_;
+  mutable kernels::DeviceBuffer<index_t> list_;
+  mutable kernels::DeviceBuffer<index_t> list_count_;
+  mutable kernels::DeviceBuffer<unsigned long long> histogram_;
+  mutable kernels::DeviceBuffer<unsigned char> select_state_;
+  mutable kernels::DeviceBuffer<index_t> duplicates_;
   mutable std::vector<index_t> duplicates_host_;  // what duplicates_ holds
 };
 

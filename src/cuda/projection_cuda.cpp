@@ -7,12 +7,12 @@
 #include <string>
 
 #include "coreset/error.hpp"
-#include "cuda/check.hpp"
-#include "cuda/device_buffer.hpp"
 #include "cuda/nvtx.hpp"
 #include "cuda/resources.hpp"
+#include "kernels/check.hpp"
+#include "kernels/device_buffer.hpp"
 #include "kernels/projection_launch.hpp"
-#include "models/projection.hpp"
+#include "models/model.hpp"
 
 namespace coreset::cuda {
 namespace {
@@ -21,7 +21,7 @@ namespace {
 constexpr index_t kBlockDoubles = index_t{1} << 26;
 
 template <class U>
-void upload(cudaStream_t s, DeviceBuffer<U>& out, const U* host, index_t count) {
+void upload(cudaStream_t s, kernels::DeviceBuffer<U>& out, const U* host, index_t count) {
   out.resize_discard(std::max<index_t>(count, 1));
   if (count > 0) {
     CORESET_CUDA_TRY(cudaMemcpyAsync(out.data(), host, static_cast<std::size_t>(count) * sizeof(U),
@@ -57,16 +57,16 @@ Matrix<T> projection_on_gpu(const models::Model& model, const Eigen::MatrixXd& s
   if (model.shared_quadratic.size() > 0) {
     quadratic = 0.5 * (samples * model.shared_quadratic).cwiseProduct(samples).rowwise().sum();
   }
-  DeviceBuffer<double> samples_device;
-  DeviceBuffer<double> quadratic_device;
-  DeviceBuffer<double> response_device;
+  kernels::DeviceBuffer<double> samples_device;
+  kernels::DeviceBuffer<double> quadratic_device;
+  kernels::DeviceBuffer<double> response_device;
   upload(stream, samples_device, samples.data(), s * d);
   upload(stream, quadratic_device, quadratic.data(), quadratic.size());
   upload(stream, response_device, model.response.data(), n);
-  DeviceBuffer<double> design_block(width_max * d);
-  DeviceBuffer<double> z(width_max * s);
-  DeviceBuffer<T> phi(s * n);
-  DeviceBuffer<unsigned long long> first_bad(1);
+  kernels::DeviceBuffer<double> design_block(width_max * d);
+  kernels::DeviceBuffer<double> z(width_max * s);
+  kernels::DeviceBuffer<T> phi(s * n);
+  kernels::DeviceBuffer<unsigned long long> first_bad(1);
   CORESET_CUDA_TRY(cudaMemsetAsync(first_bad.data(), 0xff, sizeof(unsigned long long), stream));
 
   const double one = 1.0;

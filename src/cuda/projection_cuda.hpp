@@ -1,4 +1,4 @@
-// The projection Phi of spec 1.3 on the GPU: the same formula as models::projection (see
+// The projection Phi of spec 1.3 on the GPU: the same formula as cpu::projection (see
 // models/projection.cpp), one cuBLAS GEMM of the samples with a block of the design matrix, then
 // one fused kernel per block applying the model's link (models/link.hpp, the same host-device
 // code the CPU runs), subtracting the shared quadratic, centring over the S samples and scaling
@@ -14,9 +14,9 @@
 namespace coreset::cuda {
 
 /// Phi (S x n) for `samples` (S x d), computed on GPU 0 and returned on the host. Throws as
-/// models::projection does (InvalidArgument, NumericalError naming the first non-finite
+/// cpu::projection does (InvalidArgument, NumericalError naming the first non-finite
 /// log-likelihood), and DeviceError without a usable GPU or when the matrices do not fit.
-/// Agrees with models::projection to rounding (the link's transcendental functions and the
+/// Agrees with cpu::projection to rounding (the link's transcendental functions and the
 /// centring sums round differently on the device).
 template <class T>
 Matrix<T> projection_on_gpu(const models::Model& model, const Eigen::MatrixXd& samples);

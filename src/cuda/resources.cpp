@@ -3,14 +3,9 @@
 #include <string>
 
 #include "coreset/error.hpp"
-#include "cuda/check.hpp"
+#include "kernels/check.hpp"
 
 namespace coreset::cuda {
-
-void throw_call_error(const char* call, const std::string& reason, const char* file, int line) {
-  throw DeviceError(std::string(file) + ":" + std::to_string(line) + ": " + call +
-                    " failed: " + reason);
-}
 
 bool gpu_usable(std::string* why_not) {
   int count = 0;  // left untouched when the call fails (no driver: cudaErrorInsufficientDriver)
@@ -83,11 +78,6 @@ Resources::~Resources() {
   }
   cublasDestroy(cublas_);
   cudaStreamDestroy(stream_);
-}
-
-void* Resources::scratch(std::size_t bytes) {
-  scratch_.reserve_discard(static_cast<index_t>(bytes > 0 ? bytes : 1));
-  return scratch_.data();
 }
 
 double* Resources::next_scalar() noexcept {

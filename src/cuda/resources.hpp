@@ -11,7 +11,8 @@
 #include <cstddef>
 #include <string>
 
-#include "cuda/device_buffer.hpp"
+#include "kernels/device_buffer.hpp"
+#include "kernels/scratch.hpp"
 
 namespace coreset::cuda {
 
@@ -38,9 +39,8 @@ class Resources {
   cudaStream_t stream() const noexcept { return stream_; }
   cublasHandle_t cublas() const noexcept { return cublas_; }
 
-  /// At least `bytes` of device scratch, valid until the next call (stream order makes reuse
-  /// safe: every user is on stream()).
-  void* scratch(std::size_t bytes);
+  /// CUB's temporary storage, shared by every selection on stream().
+  kernels::Scratch& scratch() noexcept { return scratch_; }
 
   /// A fresh device slot for one double. Slots come round again after kScalarSlots calls, so a
   /// scalar must be consumed before that many more are made (the drivers keep a handful alive).
@@ -57,8 +57,8 @@ class Resources {
   int device_ = 0;
   cudaStream_t stream_ = nullptr;
   cublasHandle_t cublas_ = nullptr;
-  DeviceBuffer<unsigned char> scratch_;
-  DeviceBuffer<double> scalars_;
+  kernels::Scratch scratch_;
+  kernels::DeviceBuffer<double> scalars_;
   int next_slot_ = 0;
   double* pinned_ = nullptr;
   std::size_t pinned_count_ = 0;

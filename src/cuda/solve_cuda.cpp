@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
-#include "core/run_algorithm.hpp"
 #include "coreset/error.hpp"
 #include "cuda/cuda_backend.hpp"
 #include "cuda/resources.hpp"
+#include "solvers/run_algorithm.hpp"
 
 namespace coreset::cuda {
 
@@ -30,7 +30,7 @@ SolveResult solve_on_gpu(MatrixView<T> phi, const T* y, const SolverOptions& opt
   } else {
     backend.column_sums(target);
   }
-  return core::run_algorithm(backend, target, options);
+  return solvers::run_algorithm(backend, target, options);
 }
 
 template SolveResult solve_on_gpu<float>(MatrixView<float>, const float*, const SolverOptions&);

@@ -4,7 +4,7 @@
 
 #include "coreset/error.hpp"
 #include "io/csv_parse.hpp"
-#include "io/transpose.hpp"
+#include "support/transpose.hpp"
 
 namespace coreset::io::detail {
 namespace {
@@ -26,7 +26,8 @@ Matrix<T> read_csv_table(LineReader& lines, const char* empty_message) {
   Matrix<T> matrix(rows, cols);
   parse_rows<T>(lines, line, cols, delimiter, "line 1",
                 [&](const T* band, index_t band_rows, index_t first_row) {
-                  transpose_into(band, cols, band_rows, cols, matrix.data() + first_row, rows);
+                  support::transpose_into(band, cols, band_rows, cols, matrix.data() + first_row,
+                                          rows);
                 });
   return matrix;
 }

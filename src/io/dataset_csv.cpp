@@ -15,7 +15,7 @@
 #include "coreset/io.hpp"
 #include "io/csv_parse.hpp"
 #include "io/readers.hpp"
-#include "io/transpose.hpp"
+#include "support/transpose.hpp"
 
 namespace coreset::io {
 namespace {
@@ -132,11 +132,11 @@ Dataset read_dataset_csv(LineReader& lines, const std::string& response, bool ha
   parse_rows<double>(lines, line, cols, delimiter, "the header",
                      [&](const double* band, index_t band_rows, index_t first_row) {
                        // Columns before the response, then those after it, shifted left by one.
-                       transpose_into(band, cols, band_rows, std::min(skip, dims),
-                                      covariates + first_row, rows);
+                       support::transpose_into(band, cols, band_rows, std::min(skip, dims),
+                                               covariates + first_row, rows);
                        if (skip < cols) {
-                         transpose_into(band + skip + 1, cols, band_rows, cols - skip - 1,
-                                        covariates + skip * rows + first_row, rows);
+                         support::transpose_into(band + skip + 1, cols, band_rows, cols - skip - 1,
+                                                 covariates + skip * rows + first_row, rows);
                          for (index_t i = 0; i < band_rows; ++i) {
                            labels[first_row + i] = band[i * cols + skip];
                          }

@@ -16,7 +16,7 @@
 #include "io/input_file.hpp"
 #include "io/npy_format.hpp"
 #include "io/readers.hpp"
-#include "io/transpose.hpp"
+#include "support/transpose.hpp"
 
 namespace coreset::io {
 namespace detail {
@@ -681,8 +681,8 @@ void read_transposed(const std::string& path, ElementReader<T>& reader, Matrix<T
           }
         }
       }
-      transpose_into(staging.data(), block_cols, band_rows, block_cols,
-                     matrix.data() + r0 + c0 * rows, rows);
+      support::transpose_into(staging.data(), block_cols, band_rows, block_cols,
+                              matrix.data() + r0 + c0 * rows, rows);
     }
     if (bad_row >= 0) {
       throw_bad_value<T>(path, bad_value, matrix_position(bad_row, bad_col));

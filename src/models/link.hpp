@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "core/host_device.hpp"
+#include "support/host_device.hpp"
 
 namespace coreset::models {
 

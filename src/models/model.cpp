@@ -19,6 +19,8 @@
 #include "coreset/model.hpp"
 #include "models/model.hpp"
 
+#include "support/random.hpp"
+
 namespace coreset {
 namespace {
 
@@ -261,18 +263,6 @@ void set_real_response(Model& model, const Dataset& data) {
   }
 }
 
-// A uniform integer in [0, range) from raw engine output by rejection: std::uniform_int_
-// distribution is implementation-defined, and the centres must not depend on the platform.
-std::uint64_t uniform_below(std::mt19937_64& engine, std::uint64_t range) {
-  // Reject the lowest (2^64 mod range) outputs so that the rest split evenly into range classes.
-  const std::uint64_t threshold = (0 - range) % range;
-  std::uint64_t x = engine();
-  while (x < threshold) {
-    x = engine();
-  }
-  return x % range;
-}
-
 void validate_rbf(const RbfOptions& rbf, index_t dims) {
   if (dims < 1) {
     throw InvalidArgument("radial-basis features need at least one covariate");
@@ -311,8 +301,8 @@ void set_rbf_design(Model& model, const Dataset& data, const RbfOptions& rbf) {
     std::iota(rows.begin(), rows.end(), index_t{0});
     if (per_scale < n) {
       for (index_t j = 0; j < per_scale; ++j) {
-        const auto pick =
-            j + static_cast<index_t>(uniform_below(engine, static_cast<std::uint64_t>(n - j)));
+        const auto pick = j + static_cast<index_t>(support::uniform_below(
+                                  engine, static_cast<std::uint64_t>(n - j)));
         std::swap(rows[static_cast<std::size_t>(j)], rows[static_cast<std::size_t>(pick)]);
       }
     }
@@ -474,6 +464,23 @@ Model make_model(const Dataset& data, const ModelOptions& options) {
   }
   set_prior(model, options);
   return model;
+}
+
+void validate_projection_inputs(const Model& model, const Eigen::MatrixXd& samples) {
+  if (samples.rows() < 1) {
+    throw InvalidArgument("the projection needs at least one parameter sample");
+  }
+  if (samples.cols() != model.dim()) {
+    throw InvalidArgument("the parameter samples have " + std::to_string(samples.cols()) +
+                          " columns but the model has " + std::to_string(model.dim()) +
+                          " parameters");
+  }
+  if (!samples.allFinite()) {
+    throw InvalidArgument("the parameter samples contain a non-finite value");
+  }
+  if (model.response.size() != model.rows() || model.offset.size() != model.rows()) {
+    throw InvalidArgument("the model's response and offset do not match its design");
+  }
 }
 
 }  // namespace models

@@ -51,4 +51,9 @@ double log_likelihood(const Model& model, index_t n, const Eigen::VectorXd& thet
 double log_joint(const Model& model, const Coreset* weights, const Eigen::VectorXd& theta,
                  Eigen::VectorXd* gradient = nullptr, Eigen::MatrixXd* negative_hessian = nullptr);
 
+/// Throws InvalidArgument unless `samples` (S x d) has S >= 1 finite rows of the model's d
+/// parameters and the model's response and offset have a value per datapoint: the checks every
+/// backend's projection makes before it starts.
+void validate_projection_inputs(const Model& model, const Eigen::MatrixXd& samples);
+
 }  // namespace coreset::models

@@ -14,9 +14,9 @@
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
 
-#include "core/progress.hpp"
 #include "coreset/error.hpp"
 #include "posterior/posterior.hpp"
+#include "support/progress.hpp"
 
 namespace coreset::posterior {
 namespace {
@@ -99,8 +99,8 @@ LaplaceFit laplace(const models::Model& model, const Coreset* weights,
   }
   Point candidate;
   for (int iteration = 0;; ++iteration) {
-    core::throw_if_stopped(options.progress);
-    core::advanced(options.progress, iteration);
+    support::throw_if_stopped(options.progress);
+    support::advanced(options.progress, iteration);
     const Eigen::VectorXd step = point.llt.solve(point.gradient);
     // The Newton decrement g^T H^{-1} g / 2 is the increase of lj the quadratic model predicts
     // for the full step, i.e. an estimate of lj(mode) - lj(theta). It is compared with |lj|

@@ -4,9 +4,9 @@
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
 
-#include "core/random.hpp"
 #include "coreset/error.hpp"
 #include "posterior/posterior.hpp"
+#include "support/random.hpp"
 
 namespace coreset::posterior {
 
@@ -30,7 +30,7 @@ Eigen::MatrixXd draw_samples(const Gaussian& distribution, index_t count, std::u
   // eps is filled row by row from one generator, so sample j always consumes normals
   // j*d .. j*d + d - 1: the samples depend only on the seed, never on threading or on how the
   // product below is blocked.
-  core::NormalGenerator normal(seed);
+  support::NormalGenerator normal(seed);
   Eigen::MatrixXd samples(count, d);
   for (Eigen::Index j = 0; j < count; ++j) {
     for (Eigen::Index i = 0; i < d; ++i) {

@@ -10,8 +10,8 @@
 #include <string>
 
 #include "coreset/io.hpp"
-#include "support/cli_fixture.hpp"
-#include "support/random_problem.hpp"
+#include "helpers/cli_fixture.hpp"
+#include "helpers/random_problem.hpp"
 
 namespace coreset {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "coreset/io.hpp"
 #include "coreset/solver.hpp"
-#include "support/cli_fixture.hpp"
+#include "helpers/cli_fixture.hpp"
 
 namespace coreset {
 namespace {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "support/cli_fixture.hpp"
+#include "helpers/cli_fixture.hpp"
 
 namespace coreset {
 namespace {

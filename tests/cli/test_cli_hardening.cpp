@@ -23,7 +23,7 @@
 #include <thread>
 #include <vector>
 
-#include "support/cli_fixture.hpp"
+#include "helpers/cli_fixture.hpp"
 
 namespace coreset {
 namespace {

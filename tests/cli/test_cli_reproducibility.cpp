@@ -12,7 +12,7 @@
 #include "coreset/io.hpp"
 #include "coreset/version.hpp"
 #include "cpu/simd/isa.hpp"
-#include "support/cli_fixture.hpp"
+#include "helpers/cli_fixture.hpp"
 
 namespace coreset {
 namespace {

@@ -1,5 +1,5 @@
 // The vectorised centring pass (src/cpu/simd/columns) against the scalar definitions it must
-// reproduce bit for bit: models::column_sum's summation order and cpu::simd::centred.
+// reproduce bit for bit: cpu::column_sum's summation order and cpu::simd::centred.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "cpu/projection.hpp"
 #include "cpu/simd/columns.hpp"
-#include "models/projection.hpp"
-#include "support/isa_test.hpp"
+#include "helpers/isa_test.hpp"
 
 namespace coreset::cpu::simd {
 namespace {
@@ -48,7 +48,7 @@ TEST_P(CentringPass, ColumnSumsAreModelsColumnSumBitForBit) {
       std::vector<double> sums(static_cast<std::size_t>(width) + 1, -7.0);
       column_sums(GetParam(), block.data(), rows, width, sums.data());
       for (index_t i = 0; i < width; ++i) {
-        const double expected = models::column_sum(block.data() + i * rows, rows);
+        const double expected = cpu::column_sum(block.data() + i * rows, rows);
         EXPECT_TRUE(same_bits(sums[i], expected))
             << "width " << width << ", rows " << rows << ", column " << i << ": " << sums[i]
             << " vs " << expected;

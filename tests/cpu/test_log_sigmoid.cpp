@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "cpu/simd/log_sigmoid.hpp"
+#include "helpers/isa_test.hpp"
 #include "models/link.hpp"
-#include "support/isa_test.hpp"
 
 namespace coreset::cpu::simd {
 namespace {

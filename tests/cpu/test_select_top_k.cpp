@@ -15,7 +15,7 @@
 namespace coreset::cpu {
 namespace {
 
-using core::SelectionRule;
+using solvers::SelectionRule;
 
 // The specification, written the slow and obvious way.
 std::vector<index_t> reference_top_k(const std::vector<double>& v, index_t k, SelectionRule rule,

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "core/sparse_vector.hpp"
 #include "coreset/solver.hpp"
 #include "cuda/cuda_backend.hpp"
+#include "solvers/sparse_vector.hpp"
 
 /// Skips the test, with the reason, when no GPU is usable (the build machines).
 #define CORESET_REQUIRE_GPU()                          \
@@ -25,24 +25,24 @@
     }                                                  \
   } while (false)
 
-namespace coreset::testing {
+namespace coreset::test {
 
 template <class T>
-core::SparseVector<T> to_cpu(const cuda::CudaBackend<T>& gpu, const cuda::DeviceSparse<T>& v) {
-  core::SparseVector<T> out;
+solvers::SparseVector<T> to_cpu(const cuda::CudaBackend<T>& gpu, const cuda::DeviceSparse<T>& v) {
+  solvers::SparseVector<T> out;
   gpu.download(v, out.index, out.value);
   return out;
 }
 
 template <class T>
-void to_gpu(const cuda::CudaBackend<T>& gpu, const core::SparseVector<T>& v,
+void to_gpu(const cuda::CudaBackend<T>& gpu, const solvers::SparseVector<T>& v,
             cuda::DeviceSparse<T>& out) {
   gpu.from_host(v.index, std::vector<double>(v.value.begin(), v.value.end()), out);
 }
 
 /// m distinct ascending indices below n with non-zero values (positive only when asked).
 template <class T>
-core::SparseVector<T> random_sparse(index_t n, index_t m, std::uint64_t seed, bool positive) {
+solvers::SparseVector<T> random_sparse(index_t n, index_t m, std::uint64_t seed, bool positive) {
   std::mt19937_64 generator(seed);
   std::vector<index_t> all(static_cast<std::size_t>(n));
   std::iota(all.begin(), all.end(), index_t{0});
@@ -51,7 +51,7 @@ core::SparseVector<T> random_sparse(index_t n, index_t m, std::uint64_t seed, bo
   std::sort(all.begin(), all.end());
   std::uniform_real_distribution<double> uniform(0.1, 2.0);
   std::bernoulli_distribution sign(0.5);
-  core::SparseVector<T> out;
+  solvers::SparseVector<T> out;
   for (const index_t i : all) {
     const double magnitude = uniform(generator);
     out.push_back(i, static_cast<T>(positive || sign(generator) ? magnitude : -magnitude));
@@ -67,4 +67,4 @@ double sum_tolerance(index_t terms, double magnitude) {
          (magnitude + 1e-30);
 }
 
-}  // namespace coreset::testing
+}  // namespace coreset::test

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "coreset/io.hpp"
-#include "support/cli_fixture.hpp"
-#include "tests/cuda/gpu_test_support.hpp"
+#include "cuda/gpu_test_support.hpp"
+#include "helpers/cli_fixture.hpp"
 
 namespace coreset {
 namespace {

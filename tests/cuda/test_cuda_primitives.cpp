@@ -8,21 +8,21 @@
 #include <random>
 #include <vector>
 
-#include "core/baselines/frank_wolfe.hpp"
-#include "core/baselines/giga.hpp"
 #include "cpu/cpu_backend.hpp"
 #include "cuda/cuda_backend.hpp"
-#include "support/random_problem.hpp"
-#include "support/top_k_oracle.hpp"
-#include "tests/cuda/gpu_test_support.hpp"
+#include "cuda/gpu_test_support.hpp"
+#include "helpers/random_problem.hpp"
+#include "helpers/top_k_oracle.hpp"
+#include "solvers/baselines/frank_wolfe.hpp"
+#include "solvers/baselines/giga.hpp"
 
 namespace coreset::cuda {
 namespace {
 
-using core::SelectionRule;
-using testing::random_sparse;
-using testing::to_cpu;
-using testing::to_gpu;
+using solvers::SelectionRule;
+using test::random_sparse;
+using test::to_cpu;
+using test::to_gpu;
 
 struct Shape {
   index_t rows;
@@ -41,7 +41,7 @@ TYPED_TEST_SUITE(GpuPrimitives, Precisions);
 
 template <class T>
 std::vector<T> random_vector(index_t size, std::uint64_t seed) {
-  return testing::gaussian_values<T>(size, seed);
+  return test::gaussian_values<T>(size, seed);
 }
 
 template <class T>
@@ -52,14 +52,14 @@ void expect_near_vectors(const std::vector<T>& gpu, const std::vector<T>& cpu, i
   for (const T v : cpu) {
     magnitude = std::max(magnitude, std::abs(static_cast<double>(v)));
   }
-  const double tolerance = testing::sum_tolerance<T>(terms, magnitude);
+  const double tolerance = test::sum_tolerance<T>(terms, magnitude);
   for (std::size_t i = 0; i < cpu.size(); ++i) {
     ASSERT_NEAR(gpu[i], cpu[i], tolerance) << what << " entry " << i;
   }
 }
 
 template <class T>
-void expect_same_sparse(const core::SparseVector<T>& gpu, const core::SparseVector<T>& cpu,
+void expect_same_sparse(const solvers::SparseVector<T>& gpu, const solvers::SparseVector<T>& cpu,
                         const std::string& what) {
   EXPECT_EQ(gpu.index, cpu.index) << what;
   ASSERT_EQ(gpu.value.size(), cpu.value.size()) << what;
@@ -121,11 +121,11 @@ TYPED_TEST(GpuPrimitives, TopKMatchesTheCpuAndNthElementOnAwkwardInputs) {
     for (int trial = 0; trial < 3; ++trial) {
       const auto seed = static_cast<std::uint64_t>(n + 101 * trial);
       const std::vector<T> v =
-          trial == 1 ? testing::gaussian_values<T>(n, seed) : testing::awkward_values<T>(n, seed);
+          trial == 1 ? test::gaussian_values<T>(n, seed) : test::awkward_values<T>(n, seed);
       typename CudaBackend<T>::Dense v_gpu;
       gpu.upload(v, v_gpu);
       // trial 2: a third of the entries excluded (as supp(z) is in the expansion step).
-      core::SparseVector<T> exclude;
+      solvers::SparseVector<T> exclude;
       if (trial == 2) {
         exclude = random_sparse<T>(n, n / 3 + 1, seed + 1, true);
       }
@@ -142,7 +142,7 @@ TYPED_TEST(GpuPrimitives, TopKMatchesTheCpuAndNthElementOnAwkwardInputs) {
           if (k < 1) {
             continue;
           }
-          core::SparseVector<T> out_cpu;
+          solvers::SparseVector<T> out_cpu;
           typename CudaBackend<T>::Sparse out_gpu;
           cpu.select_top_k(v, k, rule, exclude, out_cpu);
           gpu.select_top_k(v_gpu, k, rule, exclude_gpu, out_gpu);
@@ -150,7 +150,7 @@ TYPED_TEST(GpuPrimitives, TopKMatchesTheCpuAndNthElementOnAwkwardInputs) {
           const std::string what = "n " + std::to_string(n) + " k " + std::to_string(k) +
                                    " trial " + std::to_string(trial);
           expect_same_sparse(got, out_cpu, what);
-          EXPECT_EQ(got.index, testing::nth_element_top_k(v, k, rule, excluded)) << what;
+          EXPECT_EQ(got.index, test::nth_element_top_k(v, k, rule, excluded)) << what;
         }
       }
     }
@@ -179,7 +179,7 @@ TYPED_TEST(GpuPrimitives, SparseProductsMatchTheCpu) {
       gpu.phi_times(v_gpu, out_gpu);
       expect_near_vectors(gpu.download(out_gpu), out_cpu, m, "phi_times m " + std::to_string(m));
 
-      core::SparseVector<T> on_cpu;
+      solvers::SparseVector<T> on_cpu;
       typename CudaBackend<T>::Sparse on_gpu;
       cpu.phi_t_times_on(v, r, on_cpu);
       gpu.phi_t_times_on(v_gpu, r_gpu, on_gpu);
@@ -188,7 +188,7 @@ TYPED_TEST(GpuPrimitives, SparseProductsMatchTheCpu) {
       expect_near_vectors(got.value, on_cpu.value, shape.rows, "phi_t_times_on");
 
       EXPECT_NEAR(gpu.read(gpu.squared_norm(v_gpu)), cpu.squared_norm(v),
-                  testing::sum_tolerance<double>(m, cpu.squared_norm(v)));
+                  test::sum_tolerance<double>(m, cpu.squared_norm(v)));
     }
   }
 }
@@ -216,7 +216,7 @@ TYPED_TEST(GpuPrimitives, SparseStepsRoundExactlyAsTheCpu) {
     gpu.upload(dense, dense_gpu);
     const std::string at = " n " + std::to_string(n);
 
-    core::SparseVector<T> out_cpu;
+    solvers::SparseVector<T> out_cpu;
     Sparse out_gpu;
     cpu.gather(dense, a, out_cpu);
     gpu.gather(dense_gpu, a_gpu, out_gpu);
@@ -237,7 +237,7 @@ TYPED_TEST(GpuPrimitives, SparseStepsRoundExactlyAsTheCpu) {
       expect_same_sparse(to_cpu(gpu, out_gpu), out_cpu, "extrapolate" + at);
     }
     for (const double step : {0.0, 0.25, -3.0}) {
-      core::SparseVector<T> g_on_a;
+      solvers::SparseVector<T> g_on_a;
       cpu.gather(dense, a, g_on_a);
       cpu.clamped_step(a, step, g_on_a, out_cpu);
       Sparse g_on_a_gpu;
@@ -246,7 +246,7 @@ TYPED_TEST(GpuPrimitives, SparseStepsRoundExactlyAsTheCpu) {
       expect_same_sparse(to_cpu(gpu, out_gpu), out_cpu, "clamped_step" + at);
 
       // The projected step over supp(a) and the positive gradient entries outside it.
-      core::SparseVector<T> outside;
+      solvers::SparseVector<T> outside;
       cpu.select_top_k(dense, n / 7 + 1, SelectionRule::largest_positive, a, outside);
       Sparse outside_gpu;
       gpu.select_top_k(dense_gpu, n / 7 + 1, SelectionRule::largest_positive, a_gpu, outside_gpu);
@@ -268,7 +268,7 @@ TYPED_TEST(GpuPrimitives, SparseStepsRoundExactlyAsTheCpu) {
     gpu.scale(-0.75, g_gpu, out_gpu);
     expect_same_sparse(to_cpu(gpu, out_gpu), out_cpu, "scale" + at);
     gpu.scale(2.0, g_gpu, g_gpu);  // in place
-    core::SparseVector<T> doubled;
+    solvers::SparseVector<T> doubled;
     cpu.scale(2.0, g, doubled);
     expect_same_sparse(to_cpu(gpu, g_gpu), doubled, "scale in place" + at);
     gpu.copy(a_gpu, out_gpu);
@@ -284,7 +284,7 @@ TYPED_TEST(GpuPrimitives, SparseStepsRoundExactlyAsTheCpu) {
 
     const double distance = cpu.squared_distance(a, b);
     EXPECT_NEAR(gpu.read(gpu.squared_distance(a_gpu, b_gpu)), distance,
-                testing::sum_tolerance<double>(n, distance));
+                test::sum_tolerance<double>(n, distance));
     const Coreset coreset = gpu.to_coreset(g_gpu);
     const Coreset expected = cpu.to_coreset(doubled);
     EXPECT_EQ(coreset.indices, expected.indices);
@@ -305,7 +305,7 @@ TYPED_TEST(GpuPrimitives, ScalarsAndShortVectorsMatchTheCpu) {
   gpu.upload(x, x_gpu);
   gpu.upload(z, z_gpu);
   const double dot = cpu.dot(x, z);
-  EXPECT_NEAR(gpu.read(gpu.dot(x_gpu, z_gpu)), dot, testing::sum_tolerance<T>(301, 301.0));
+  EXPECT_NEAR(gpu.read(gpu.dot(x_gpu, z_gpu)), dot, test::sum_tolerance<T>(301, 301.0));
   auto out_cpu = cpu.make_short();
   auto out_gpu = gpu.make_short();
   cpu.axpby(0.3, x, -1.7, z, out_cpu);
@@ -322,7 +322,7 @@ TYPED_TEST(GpuPrimitives, ScalarsAndShortVectorsMatchTheCpu) {
                               gpu.line_search(gpu.constant(3.0), gpu.constant(0.0), 1.0),
                               gpu.line_search(gpu.constant(1.0), gpu.constant(-2.0), 1.0),
                               gpu.constant(-7.25));
-  EXPECT_EQ(s[0], core::guarded_step(3.0, 4.0, 0.5));
+  EXPECT_EQ(s[0], solvers::guarded_step(3.0, 4.0, 0.5));
   EXPECT_EQ(s[1], 0.0);
   EXPECT_EQ(s[2], 0.0);
   EXPECT_EQ(s[3], -7.25);
@@ -331,7 +331,7 @@ TYPED_TEST(GpuPrimitives, ScalarsAndShortVectorsMatchTheCpu) {
   const std::vector<T> dense = random_vector<T>(77, 33);
   gpu.upload(dense, dense_gpu);
   EXPECT_EQ(gpu.read(gpu.value_at(dense_gpu, 76)), static_cast<double>(dense[76]));
-  EXPECT_NEAR(gpu.read(gpu.sum(dense_gpu)), cpu.sum(dense), testing::sum_tolerance<T>(77, 77.0));
+  EXPECT_NEAR(gpu.read(gpu.sum(dense_gpu)), cpu.sum(dense), test::sum_tolerance<T>(77, 77.0));
   EXPECT_EQ(gpu.to_host(dense_gpu), cpu.to_host(dense));
   auto scaled_cpu = cpu.make_dense();
   auto scaled_gpu = gpu.make_dense();
@@ -402,16 +402,16 @@ TYPED_TEST(GpuPrimitives, ArgmaxMatchesTheCpuAndBreaksTiesToTheLowerIndex) {
     typename CudaBackend<T>::Dense sigma_gpu;
     gpu.upload(c, c_gpu);
     gpu.upload(sigma, sigma_gpu);
-    const core::ArgMax fw_cpu = cpu.argmax(core::FrankWolfeScore{}, c, sigma);
-    const core::ArgMax fw_gpu = gpu.argmax(core::FrankWolfeScore{}, c_gpu, sigma_gpu);
+    const solvers::ArgMax fw_cpu = cpu.argmax(solvers::FrankWolfeScore{}, c, sigma);
+    const solvers::ArgMax fw_gpu = gpu.argmax(solvers::FrankWolfeScore{}, c_gpu, sigma_gpu);
     EXPECT_EQ(fw_gpu.index, fw_cpu.index);
     EXPECT_EQ(fw_gpu.score, fw_cpu.score);
     if (n > 10) {
       EXPECT_EQ(fw_gpu.index, 3);
     }
-    const core::GigaScore giga{0.2, 0.9, 1e-6};
-    const core::ArgMax g_cpu = cpu.argmax(giga, c, c, sigma);
-    const core::ArgMax g_gpu = gpu.argmax(giga, c_gpu, c_gpu, sigma_gpu);
+    const solvers::GigaScore giga{0.2, 0.9, 1e-6};
+    const solvers::ArgMax g_cpu = cpu.argmax(giga, c, c, sigma);
+    const solvers::ArgMax g_gpu = gpu.argmax(giga, c_gpu, c_gpu, sigma_gpu);
     EXPECT_EQ(g_gpu.index, g_cpu.index);
     EXPECT_EQ(g_gpu.score, g_cpu.score);  // argmax.cu is built without FMA contraction
   }

@@ -1,4 +1,4 @@
-// The GPU projection against the CPU's (models::projection) for every link, at sizes that are
+// The GPU projection against the CPU's (cpu::projection) for every link, at sizes that are
 // not multiples of the block sizes. Label `gpu`: skipped without one.
 #include <gtest/gtest.h>
 
@@ -10,10 +10,10 @@
 #include "coreset/dataset.hpp"
 #include "coreset/error.hpp"
 #include "coreset/model.hpp"
+#include "cpu/projection.hpp"
+#include "cuda/gpu_test_support.hpp"
 #include "cuda/projection_cuda.hpp"
 #include "models/model.hpp"
-#include "models/projection.hpp"
-#include "tests/cuda/gpu_test_support.hpp"
 
 namespace coreset {
 namespace {
@@ -66,7 +66,7 @@ TEST_P(GpuProjection, MatchesTheCpuProjection) {
       for (Eigen::Index e = 0; e < samples.size(); ++e) {
         samples.data()[e] = normal(generator);
       }
-      const Matrix<double> cpu = models::projection<double>(model, samples, 1);
+      const Matrix<double> cpu = cpu::projection<double>(model, samples, 1);
       const Matrix<double> gpu = cuda::projection_on_gpu<double>(model, samples);
       ASSERT_EQ(gpu.rows(), cpu.rows());
       ASSERT_EQ(gpu.cols(), cpu.cols());
@@ -86,7 +86,7 @@ TEST_P(GpuProjection, MatchesTheCpuProjection) {
         }
         ASSERT_NEAR(sum, 0.0, 1e-10 * (scale + 1.0) * static_cast<double>(s));
       }
-      const Matrix<float> cpu32 = models::projection<float>(model, samples, 1);
+      const Matrix<float> cpu32 = cpu::projection<float>(model, samples, 1);
       const Matrix<float> gpu32 = cuda::projection_on_gpu<float>(model, samples);
       for (index_t e = 0; e < cpu.rows() * cpu.cols(); ++e) {
         ASSERT_NEAR(gpu32.data()[e], cpu32.data()[e], 1e-6 * (scale + 1.0));
@@ -128,7 +128,7 @@ TEST(GpuProjectionErrors, NamesAnOverflowingColumnSumAsTheCpuDoes) {
   const Eigen::MatrixXd samples = Eigen::MatrixXd::Constant(2, 1, 1.5e308);  // 2 x 1.5e308 = inf
   std::string cpu_message;
   try {
-    models::projection<double>(model, samples, 1);
+    cpu::projection<double>(model, samples, 1);
     FAIL() << "the CPU projection accepted an overflowing sum";
   } catch (const NumericalError& error) {
     cpu_message = error.what();

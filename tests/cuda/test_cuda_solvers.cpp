@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "coreset/solver.hpp"
-#include "support/random_problem.hpp"
-#include "support/solver_cases.hpp"
-#include "tests/cuda/gpu_test_support.hpp"
+#include "cuda/gpu_test_support.hpp"
+#include "helpers/random_problem.hpp"
+#include "helpers/solver_cases.hpp"
 
 namespace coreset {
 namespace {

@@ -17,7 +17,7 @@
 
 #include "coreset/error.hpp"
 
-namespace coreset::io::test {
+namespace coreset::test {
 
 /// A fresh, uniquely named folder under the system temporary folder, removed with its contents.
 class TempDir {
@@ -108,4 +108,4 @@ std::string expect_input_error_at(const std::string& path, index_t line, index_t
   return error.what();
 }
 
-}  // namespace coreset::io::test
+}  // namespace coreset::test

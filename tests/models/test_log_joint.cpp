@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "coreset/error.hpp"
+#include "helpers/eigen_expect.hpp"
+#include "helpers/random_eigen.hpp"
 #include "models/link.hpp"
 #include "models/model.hpp"
-#include "support/eigen_expect.hpp"
-#include "support/random_eigen.hpp"
 
 namespace coreset::models {
 namespace {

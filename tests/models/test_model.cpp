@@ -12,12 +12,12 @@
 #include <string>
 #include <vector>
 
-#include "core/random.hpp"
 #include "coreset/dataset.hpp"
 #include "coreset/error.hpp"
 #include "coreset/model.hpp"
 #include "models/link.hpp"
 #include "models/model.hpp"
+#include "support/random.hpp"
 
 namespace coreset::models {
 namespace {
@@ -587,12 +587,12 @@ TEST(ModelSynthetic, FollowsTheGeneratingModel) {
 // functions of the standard-defined mt19937_64 stream, and the normals are pinned so that a change
 // of method or draw order (which would change every dataset and sample) cannot go unnoticed.
 TEST(ModelRandom, NormalGeneratorIsPinnedToTheEngineStream) {
-  core::NormalGenerator generator(12345);
+  support::NormalGenerator generator(12345);
   std::mt19937_64 engine(12345);
   for (int i = 0; i < 100; ++i) {
     EXPECT_EQ(generator.uniform(), static_cast<double>(engine() >> 11) * 0x1.0p-53);
   }
-  core::NormalGenerator normals(0);
+  support::NormalGenerator normals(0);
   EXPECT_DOUBLE_EQ(normals(), -0.48132337199836744);
   EXPECT_DOUBLE_EQ(normals(), 0.10191855551453786);
   EXPECT_DOUBLE_EQ(normals(), 0.064987953338865465);
@@ -602,7 +602,7 @@ TEST(ModelRandom, NormalGeneratorIsPinnedToTheEngineStream) {
 }
 
 TEST(ModelRandom, NormalGeneratorHasStandardNormalMoments) {
-  core::NormalGenerator generator(3);
+  support::NormalGenerator generator(3);
   const int count = 200000;
   double sum = 0.0;
   double squares = 0.0;

@@ -10,7 +10,7 @@
 
 #include "coreset/build.hpp"
 #include "coreset/error.hpp"
-#include "support/uniform_coreset.hpp"
+#include "helpers/uniform_coreset.hpp"
 
 namespace coreset {
 namespace {

@@ -11,7 +11,7 @@
 #include "coreset/build.hpp"
 #include "coreset/error.hpp"
 #include "coreset/progress.hpp"
-#include "support/random_problem.hpp"
+#include "helpers/random_problem.hpp"
 
 namespace coreset {
 namespace {

@@ -11,7 +11,7 @@
 
 #include "coreset/build.hpp"
 #include "coreset/io.hpp"
-#include "support/uniform_coreset.hpp"
+#include "helpers/uniform_coreset.hpp"
 
 namespace coreset {
 namespace {

@@ -11,13 +11,13 @@
 #include <utility>
 #include <vector>
 
-#include "core/sparsevi.hpp"
 #include "coreset/build.hpp"
 #include "coreset/error.hpp"
+#include "cpu/projection.hpp"
+#include "helpers/uniform_coreset.hpp"
 #include "models/model.hpp"
-#include "models/projection.hpp"
+#include "pipeline/sparsevi.hpp"
 #include "posterior/posterior.hpp"
-#include "support/uniform_coreset.hpp"
 
 namespace coreset {
 namespace {
@@ -94,8 +94,8 @@ TEST(SparseVi, MonteCarloGradientMatchesTheClosedFormGradientOfTheReverseKl) {
   std::vector<std::vector<double>> estimates(probes.size());
   for (int b = 0; b < kBatches; ++b) {
     const Eigen::MatrixXd samples = posterior::draw_samples(pi_w, kSamples, 100 + b);
-    const Matrix<double> phi = models::projection<double>(model, samples, 1);
-    const std::vector<double> c = core::residual_covariances(phi, w, 1);
+    const Matrix<double> phi = cpu::projection<double>(model, samples, 1);
+    const std::vector<double> c = pipeline::residual_covariances(phi, w, 1);
     for (std::size_t p = 0; p < probes.size(); ++p) {
       estimates[p].push_back(-c[static_cast<std::size_t>(probes[p])] * kSamples / (kSamples - 1.0));
     }
@@ -319,12 +319,12 @@ TEST(SparseVi, SettingsDefaultToThePapersPerModelAndAreValidated) {
   EXPECT_EQ(defaults.samples, 100);
   EXPECT_EQ(defaults.optimizer, SparseViOptimizer::adam);
   for (const ModelKind kind : {ModelKind::gaussian, ModelKind::linear}) {
-    const core::SparseViSettings settings = core::resolve_sparsevi_settings(defaults, kind);
+    const pipeline::SparseViSettings settings = pipeline::resolve_sparsevi_settings(defaults, kind);
     EXPECT_EQ(settings.steps, 100);
     EXPECT_EQ(settings.learning_rate, 1.0);
   }
   for (const ModelKind kind : {ModelKind::logistic, ModelKind::poisson}) {
-    const core::SparseViSettings settings = core::resolve_sparsevi_settings(defaults, kind);
+    const pipeline::SparseViSettings settings = pipeline::resolve_sparsevi_settings(defaults, kind);
     EXPECT_EQ(settings.steps, 500);
     EXPECT_EQ(settings.learning_rate, 0.5);
   }
@@ -332,8 +332,8 @@ TEST(SparseVi, SettingsDefaultToThePapersPerModelAndAreValidated) {
   given.steps = 7;
   given.learning_rate = 0.25;
   given.samples = 3;
-  const core::SparseViSettings settings =
-      core::resolve_sparsevi_settings(given, ModelKind::logistic);
+  const pipeline::SparseViSettings settings =
+      pipeline::resolve_sparsevi_settings(given, ModelKind::logistic);
   EXPECT_EQ(settings.steps, 7);
   EXPECT_EQ(settings.learning_rate, 0.25);
   EXPECT_EQ(settings.samples, 3);

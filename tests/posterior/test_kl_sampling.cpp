@@ -10,9 +10,9 @@
 #include <string>
 
 #include "coreset/error.hpp"
+#include "helpers/random_eigen.hpp"
 #include "models/model.hpp"
 #include "posterior/posterior.hpp"
-#include "support/random_eigen.hpp"
 
 namespace coreset::posterior {
 namespace {

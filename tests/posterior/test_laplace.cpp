@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "coreset/error.hpp"
+#include "helpers/eigen_expect.hpp"
+#include "helpers/random_eigen.hpp"
 #include "models/model.hpp"
 #include "posterior/posterior.hpp"
-#include "support/eigen_expect.hpp"
-#include "support/random_eigen.hpp"
 
 namespace coreset::posterior {
 namespace {

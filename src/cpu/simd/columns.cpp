@@ -1,6 +1,6 @@
 #include "cpu/simd/columns.hpp"
 
-#include "models/projection.hpp"
+#include "cpu/projection.hpp"
 
 namespace coreset::cpu::simd {
 
@@ -8,7 +8,7 @@ namespace detail {
 
 void column_sums_baseline(const double* block, index_t rows, index_t width, double* sums) {
   for (index_t i = 0; i < width; ++i) {
-    sums[i] = models::column_sum(block + i * rows, rows);
+    sums[i] = cpu::column_sum(block + i * rows, rows);
   }
 }
 

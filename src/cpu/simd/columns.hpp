@@ -1,5 +1,5 @@
 // The centring pass of the projection over a block of columns: each column's sum in the fixed
-// order of models::column_sum, then (value - mean) / sqrt(S). Vectorised with AVX2 where the CPU
+// order of cpu::column_sum, then (value - mean) / sqrt(S). Vectorised with AVX2 where the CPU
 // has it (isa.hpp); every variant gives the bits of the scalar formulas, so Phi does not depend on
 // the instruction set.
 #pragma once
@@ -22,7 +22,7 @@ inline double centring_scale(index_t rows) {
   return 1.0 / std::sqrt(static_cast<double>(rows));
 }
 
-/// sums[i] = models::column_sum(block + i * rows, rows) for i < width, bit for bit: four partial
+/// sums[i] = cpu::column_sum(block + i * rows, rows) for i < width, bit for bit: four partial
 /// sums in index order, combined as (p0 + p1) + (p2 + p3). The vector variant keeps that order and
 /// gets its speed from summing eight columns at once (eight independent chains of adds).
 void column_sums(const double* block, index_t rows, index_t width, double* sums);

@@ -27,7 +27,7 @@ inline void store(float* to, Double4 v) {
   __builtin_memcpy(to, &narrow, sizeof narrow);
 }
 
-/// Finishes models::column_sum's order from the four lanes of partial sums over the first `full`
+/// Finishes cpu::column_sum's order from the four lanes of partial sums over the first `full`
 /// values: the remaining values go to partial (index % 4), then (p0 + p1) + (p2 + p3).
 double finish(Double4 partial, const double* column, index_t full, index_t rows) {
   double p[kLanes] = {partial[0], partial[1], partial[2], partial[3]};

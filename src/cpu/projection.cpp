@@ -1,0 +1,264 @@
+// The projection Phi of spec 1.3. The log-likelihood of datapoint n at sample j is
+//     L_n(theta_j) = ell(z_n . theta_j, y_n) - 1/2 theta_j^T Q theta_j + c_n,
+// so a block of Phi's columns is one matrix product samples * design_block^T followed by one
+// pass per column (link, shared quadratic, sum) and the centring. The offset c_n is constant
+// over the samples, so the centring removes it exactly and it is never added.
+#include "cpu/projection.hpp"
+
+#include <omp.h>
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstddef>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "coreset/error.hpp"
+#include "cpu/simd/columns.hpp"
+#include "cpu/simd/log_sigmoid.hpp"
+#include "models/link.hpp"
+#include "support/progress.hpp"
+#include "support/transpose.hpp"
+
+namespace coreset::cpu {
+namespace {
+
+// A block of datapoints is S x width doubles, sized to stay in a core's L2 cache (512 KiB)
+// between the product that writes it and the link and centring passes that rewrite it, so
+// Phi's memory is written once. Blocks depend only on S and n, never on the thread count.
+constexpr index_t kBlockBytes = index_t{512} << 10;
+constexpr index_t kMaxBlock = 1024;
+
+using ColumnMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic>;
+
+/// The block of datapoints [first, first + width) at every sample, before centring:
+/// out[i * s + j] = ell(z_(first+i) . theta_j, y_(first+i)) - quadratic[j] (quadratic may be null).
+/// The logistic link is log sigma(y a) and y (z . theta) = (y z) . theta, so the labels are folded
+/// into the block's rows before the product (for labels +-1, as make_model makes them, bit for bit
+/// the same: a sign change is exact) and the vector link runs once over the whole contiguous block,
+/// paying its setup and padded tail once per block instead of per column. It is the only link
+/// whose value costs transcendental functions per entry.
+void link_block(const Model& model, const Eigen::MatrixXd& samples, index_t first, index_t width,
+                const double* quadratic, double* out, Eigen::MatrixXd& signed_rows) {
+  const index_t s = samples.rows();
+  const bool logistic = model.link == models::Link::logistic;
+  Eigen::Map<ColumnMajor> block(out, s, width);
+  if (logistic) {
+    signed_rows = model.design.middleRows(first, width);
+    signed_rows.array().colwise() *= model.response.segment(first, width).array();
+    block.noalias() = samples * signed_rows.transpose();
+    cpu::simd::log_sigmoid(out, out, s * width);
+  } else {
+    block.noalias() = samples * model.design.middleRows(first, width).transpose();
+  }
+  if (logistic && quadratic == nullptr) {
+    return;
+  }
+  for (index_t i = 0; i < width; ++i) {  // column by column, each in L1 for both passes
+    double* column = out + i * s;
+    if (!logistic) {
+      const double y = model.response(first + i);
+      for (index_t j = 0; j < s; ++j) {
+        column[j] = link_value(model.link, column[j], y, model.noise_precision);
+      }
+    }
+    if (quadratic != nullptr) {
+      for (index_t j = 0; j < s; ++j) {
+        column[j] -= quadratic[j];
+      }
+    }
+  }
+}
+
+}  // namespace
+
+index_t projection_block_width(index_t samples) {
+  return std::clamp<index_t>(
+      kBlockBytes / (std::max<index_t>(samples, 1) * static_cast<index_t>(sizeof(double))), 8,
+      kMaxBlock);
+}
+
+template <class T>
+double column_sum(const T* values, index_t count) {
+  // Four interleaved partial sums: one dependent add per four values keeps the adder busy (a
+  // single running sum costs the add's latency per value).
+  double partial[4] = {0.0, 0.0, 0.0, 0.0};
+  index_t i = 0;
+  for (; i + 4 <= count; i += 4) {
+    for (int lane = 0; lane < 4; ++lane) {
+      partial[lane] += static_cast<double>(values[i + lane]);
+    }
+  }
+  for (; i < count; ++i) {
+    partial[i % 4] += static_cast<double>(values[i]);
+  }
+  return (partial[0] + partial[1]) + (partial[2] + partial[3]);
+}
+
+template <class T>
+void center_and_scale(T* values, index_t count) {
+  if (count < 1) {
+    return;
+  }
+  const double scale = cpu::simd::centring_scale(count);
+  if constexpr (std::is_same_v<T, double>) {  // the model projection's own pass, one column wide
+    double mean = 0.0;
+    cpu::simd::column_means(values, count, 1, &mean);
+    cpu::simd::subtract_and_scale(values, count, 1, &mean, scale, values);
+  } else {
+    // In double, so a float column is rounded once, at the end, as the model projection's is.
+    const double mean = column_sum(values, count) / static_cast<double>(count);
+    for (index_t i = 0; i < count; ++i) {
+      values[i] = static_cast<T>(cpu::simd::centred(static_cast<double>(values[i]), mean, scale));
+    }
+  }
+}
+
+template <class T>
+Matrix<T> projection(const Model& model, const Eigen::MatrixXd& samples, int threads,
+                     ProgressObserver* progress) {
+  Matrix<T> phi;
+  projection_into(model, samples, threads, phi, progress);
+  return phi;
+}
+
+template <class T>
+void projection_into(const Model& model, const Eigen::MatrixXd& samples, int threads,
+                     Matrix<T>& phi, ProgressObserver* progress) {
+  models::validate_projection_inputs(model, samples);
+  const index_t s = samples.rows();
+  const index_t n = model.rows();
+  const int team = threads > 0 ? threads : omp_get_max_threads();
+
+  // 1/2 theta_j^T Q theta_j does not depend on the datapoint: once per sample.
+  Eigen::VectorXd quadratic;
+  if (model.shared_quadratic.size() > 0) {
+    quadratic = 0.5 * (samples * model.shared_quadratic).cwiseProduct(samples).rowwise().sum();
+  }
+  const double* quadratic_values = quadratic.size() > 0 ? quadratic.data() : nullptr;
+
+  // Every element is written below, by the thread whose block it is (first touch of a new Phi).
+  if (phi.rows() != s || phi.cols() != n) {
+    phi = Matrix<T>();  // release the old storage before taking the new
+    phi = Matrix<T>::uninitialized(s, n);
+  }
+  const index_t width_max = projection_block_width(s);
+  const index_t blocks = (n + width_max - 1) / width_max;
+  index_t bad = -1;                  // smallest flat index of a non-finite L_n(theta_j), if any
+  std::atomic<index_t> done{0};      // datapoints finished, for `progress`
+  std::atomic<bool> stopped{false};  // `progress` asked to stop: skip the remaining blocks
+  // Blocks of datapoints are split over the threads; inside a parallel region Eigen runs the
+  // product single-threaded, and each block's product and centring is the same computation
+  // whatever the thread count, so Phi is bitwise independent of `threads`.
+#pragma omp parallel num_threads(team)
+  {
+    // Eigen parallelises a product itself unless it already runs in a team of several threads;
+    // with threads = 1 it would not know, so this implicit task's thread count is pinned to 1
+    // (the setting is local to the task) and every product is the single-threaded one.
+    omp_set_num_threads(1);
+    ColumnMajor buffer;           // S x block for a float Phi, reused across this thread's blocks
+    Eigen::MatrixXd signed_rows;  // the block's rows times their labels (logistic)
+    std::vector<double> means(static_cast<std::size_t>(width_max));
+    const double scale = cpu::simd::centring_scale(s);
+    index_t local_bad = -1;
+#pragma omp for schedule(static)
+    for (index_t b = 0; b < blocks; ++b) {
+      if (stopped.load(std::memory_order_relaxed) || support::stop_requested(progress)) {
+        stopped.store(true, std::memory_order_relaxed);
+        continue;  // an OpenMP loop cannot be left early
+      }
+      const index_t first = b * width_max;
+      const index_t width = std::min(width_max, n - first);
+      // For a double Phi the block is Phi's own memory; for float it is the reusable buffer.
+      double* out = nullptr;
+      if constexpr (std::is_same_v<T, double>) {
+        out = phi.column(first);
+      } else {
+        buffer.resize(s, width);
+        out = buffer.data();
+      }
+      link_block(model, samples, first, width, quadratic_values, out, signed_rows);
+      // Summed after the link rather than inside it, so the sums, and hence Phi, are the same
+      // whichever vector width ran the link.
+      cpu::simd::column_means(out, s, width, means.data());
+      for (index_t i = 0; i < width && local_bad < 0; ++i) {
+        if (!std::isfinite(means[static_cast<std::size_t>(i)])) {
+          // A non-finite value makes the mean non-finite (or the sum overflowed): find it.
+          const double* column = out + i * s;
+          const index_t j =
+              std::find_if(column, column + s, [](double v) { return !std::isfinite(v); }) - column;
+          local_bad = (first + i) * s + std::min(j, s - 1);
+        }
+      }
+      cpu::simd::subtract_and_scale(out, s, width, means.data(), scale, phi.column(first));
+      support::advanced(progress, done.fetch_add(width, std::memory_order_relaxed) + width);
+    }
+#pragma omp critical(coreset_projection_bad)
+    if (local_bad >= 0 && (bad < 0 || local_bad < bad)) {
+      bad = local_bad;
+    }
+  }
+  if (stopped.load()) {
+    throw Cancelled("stopped on request");
+  }
+  if (bad >= 0) {
+    // An exception must not leave an OpenMP region, so the first offender is reported here.
+    throw NumericalError("the log-likelihood of datapoint " + std::to_string(bad / s) +
+                         " (0-based) at parameter sample " + std::to_string(bad % s) +
+                         " is not finite");
+  }
+}
+
+template <class T>
+Matrix<T> projection_from_loglik(const Matrix<T>& loglik) {
+  const index_t n = loglik.rows();
+  const index_t s = loglik.cols();
+  if (n < 1 || s < 1) {
+    throw InvalidArgument(
+        "the log-likelihood matrix must have at least one row and one column (got " +
+        std::to_string(n) + " x " + std::to_string(s) + ")");
+  }
+  Matrix<T> phi = Matrix<T>::uninitialized(s, n);
+  // loglik is n x S column-major, i.e. S x n row-major with leading dimension n.
+  support::transpose_into(loglik.data(), n, s, n, phi.data(), s);
+  index_t bad = -1;
+  for (index_t i = 0; i < n && bad < 0; ++i) {
+    const T* column = phi.column(i);
+    for (index_t j = 0; j < s; ++j) {
+      if (!std::isfinite(column[j])) {
+        bad = i + j * n;
+        break;
+      }
+    }
+  }
+  if (bad >= 0) {
+    throw InvalidArgument("the log-likelihood matrix has a non-finite entry at row " +
+                          std::to_string(bad % n) + ", column " + std::to_string(bad / n) +
+                          " (0-based)");
+  }
+#pragma omp parallel for schedule(static)
+  for (index_t i = 0; i < n; ++i) {
+    center_and_scale(phi.column(i), s);
+  }
+  return phi;
+}
+
+template double column_sum<float>(const float*, index_t);
+template double column_sum<double>(const double*, index_t);
+template void center_and_scale<float>(float*, index_t);
+template void center_and_scale<double>(double*, index_t);
+template Matrix<float> projection<float>(const Model&, const Eigen::MatrixXd&, int,
+                                         ProgressObserver*);
+template Matrix<double> projection<double>(const Model&, const Eigen::MatrixXd&, int,
+                                           ProgressObserver*);
+template void projection_into<float>(const Model&, const Eigen::MatrixXd&, int, Matrix<float>&,
+                                     ProgressObserver*);
+template void projection_into<double>(const Model&, const Eigen::MatrixXd&, int, Matrix<double>&,
+                                      ProgressObserver*);
+template Matrix<float> projection_from_loglik<float>(const Matrix<float>&);
+template Matrix<double> projection_from_loglik<double>(const Matrix<double>&);
+
+}  // namespace coreset::cpu

@@ -1,0 +1,53 @@
+// The projection Phi of spec 1.3: column n is datapoint n's log-likelihood at the S samples,
+// centred over the samples and scaled by 1/sqrt(S).
+#pragma once
+
+#include <Eigen/Core>
+
+#include "coreset/matrix.hpp"
+#include "coreset/progress.hpp"
+#include "models/model.hpp"
+
+namespace coreset::cpu {
+
+using models::Model;
+
+/// Phi (S x n, column-major) for `samples` (S x d, one sample per row): one matrix product
+/// samples * design^T per block of datapoints, then one pass per column applying the link and
+/// the shared quadratic, and the centring and scaling. Uses `threads` threads; the result is
+/// bitwise independent of their number. `progress` (null: none) is told the datapoints done after
+/// each block and polled before each; when it asks to stop, the remaining blocks are skipped and
+/// Cancelled is thrown. The stage itself is announced by the caller.
+template <class T>
+Matrix<T> projection(const Model& model, const Eigen::MatrixXd& samples, int threads,
+                     ProgressObserver* progress = nullptr);
+
+/// projection() written into `phi`, whose storage is reused when it already is S x n (otherwise
+/// it is replaced by a new S x n matrix). Repeated projections of one size (SparseVI draws a new
+/// Phi at every step) then skip the allocation and the operating system's zeroing of fresh
+/// pages, a large part of a fresh projection's time (bench/README.md). On an
+/// exception (invalid input, Cancelled, NumericalError) phi's values are unspecified.
+template <class T>
+void projection_into(const Model& model, const Eigen::MatrixXd& samples, int threads,
+                     Matrix<T>& phi, ProgressObserver* progress = nullptr);
+
+/// Phi from a user's own log-likelihood matrix `loglik` (n x S: row n = datapoint n at the S
+/// samples), centred and scaled exactly as projection() does.
+template <class T>
+Matrix<T> projection_from_loglik(const Matrix<T>& loglik);
+
+/// Datapoints per block of projection() at S samples: a block of S x width doubles stays in a
+/// core's L2 cache between its product and its link and centring passes. Exported for the
+/// benchmark, whose floor is the same blocked product.
+index_t projection_block_width(index_t samples);
+
+/// The sum of `values[0..count)` in double, in the fixed order the projection's centring uses.
+template <class T>
+double column_sum(const T* values, index_t count);
+
+/// Centres `values[0..count)` on their mean and scales by 1/sqrt(count), with the projection's
+/// own centring (cpu/simd/columns.hpp, where the formula lives) for double.
+template <class T>
+void center_and_scale(T* values, index_t count);
+
+}  // namespace coreset::cpu

@@ -1,0 +1,440 @@
+// The whole job of spec 1.3: dataset -> model -> pi-hat -> S samples -> Phi -> solve -> quality.
+#include "coreset/build.hpp"
+
+#include <omp.h>
+#include <Eigen/Core>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "coreset/error.hpp"
+#include "cpu/projection.hpp"
+#include "cpu/solve_cpu.hpp"
+#include "cuda/projection_cuda.hpp"
+#include "cuda/solve_cuda.hpp"
+#include "models/model.hpp"
+#include "pipeline/sparsevi.hpp"
+#include "posterior/posterior.hpp"
+#include "support/progress.hpp"
+
+namespace coreset {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+bool conjugate(ModelKind kind) {
+  return kind == ModelKind::gaussian || kind == ModelKind::linear;
+}
+
+Pihat resolve_pihat(Pihat requested, ModelKind kind) {
+  if (requested == Pihat::automatic) {
+    return conjugate(kind) ? Pihat::exact : Pihat::laplace;
+  }
+  if (requested == Pihat::exact && !conjugate(kind)) {
+    throw InvalidArgument(
+        "--pihat exact needs a model with a closed-form posterior (gaussian or "
+        "linear); the " +
+        to_string(kind) + " model takes laplace or samples");
+  }
+  return requested;
+}
+
+void validate(const BuildOptions& options) {
+  if (options.pihat != Pihat::samples && options.samples < 2) {
+    throw InvalidArgument("--samples must be at least 2 (got " + std::to_string(options.samples) +
+                          "): Phi is centred over the samples");
+  }
+  if (options.pihat == Pihat::samples && options.user_samples.rows() < 2) {
+    throw InvalidArgument("--pihat samples needs a file of at least 2 posterior draws");
+  }
+}
+
+// The posterior of the full data (weights null) or of a coreset: closed form when the model has
+// one, else the weighted Laplace approximation (spec 4.5).
+// `progress` sees the Newton steps (the caller announces the stage).
+posterior::Gaussian posterior_of(const models::Model& model, const Coreset* weights,
+                                 ProgressObserver* progress) {
+  posterior::LaplaceOptions laplace;
+  laplace.progress = progress;
+  return conjugate(model.kind) ? posterior::exact_posterior(model, weights)
+                               : posterior::laplace(model, weights, laplace).posterior;
+}
+
+// Everything before the solve: the model, pi-hat and the samples.
+struct Prepared {
+  models::Model model;
+  Pihat pihat = Pihat::automatic;
+  std::optional<posterior::Gaussian> fitted;  // pi-hat when it is a Gaussian we fitted
+  Eigen::MatrixXd samples;                    // S x d
+  StageSeconds seconds;
+};
+
+Prepared prepare(const Dataset& data, const BuildOptions& options) {
+  validate(options);
+  Prepared prepared{models::make_model(data, options.model), Pihat::automatic, {}, {}, {}};
+  const models::Model& model = prepared.model;
+  prepared.pihat = resolve_pihat(options.pihat, model.kind);
+
+  if (prepared.pihat == Pihat::samples) {
+    const Matrix<double>& draws = options.user_samples;
+    if (draws.cols() != model.dim()) {
+      std::string names;
+      for (const auto& name : model.parameter_names) {
+        names += (names.empty() ? "" : ", ") + name;
+      }
+      const std::string message = "the posterior samples have " + std::to_string(draws.cols()) +
+                                  " columns but the model has " + std::to_string(model.dim()) +
+                                  " parameters (" + names + ")";
+      if (!options.user_samples_source.empty()) {
+        throw InputError(options.user_samples_source, message);
+      }
+      throw InvalidArgument(message);
+    }
+    prepared.samples = Eigen::Map<const Eigen::MatrixXd>(draws.data(), draws.rows(), draws.cols());
+    return prepared;
+  }
+  ProgressObserver* progress = options.solver.progress;
+  auto start = Clock::now();
+  if (prepared.pihat == Pihat::exact) {
+    prepared.fitted = posterior::exact_posterior(model, nullptr);
+  } else {
+    support::stage_started(progress, Stage::laplace, 0);
+    posterior::LaplaceOptions laplace;
+    laplace.progress = progress;
+    prepared.fitted = posterior::laplace(model, nullptr, laplace).posterior;
+  }
+  prepared.seconds.pihat = seconds_since(start);
+  support::throw_if_stopped(progress);
+  support::stage_started(progress, Stage::sampling, 1);
+  start = Clock::now();
+  prepared.samples = posterior::draw_samples(*prepared.fitted, options.samples, options.seed);
+  prepared.seconds.sampling = seconds_since(start);
+  support::advanced(progress, 1);
+  return prepared;
+}
+
+int thread_count(const SolverOptions& solver) {
+  return solver.threads > 0 ? solver.threads : omp_get_max_threads();
+}
+
+// The posterior comparison of spec 4.3 and 4.4; `full` is the full-data posterior.
+void compare_posteriors(const models::Model& model, const posterior::Gaussian& full,
+                        const Coreset& coreset, Quality& quality, std::vector<double>* coreset_mean,
+                        ProgressObserver* progress) {
+  support::throw_if_stopped(progress);
+  support::stage_started(progress, Stage::evaluation, 1);
+  const posterior::Gaussian approximate = posterior_of(model, &coreset, progress);
+  quality.forward_kl = posterior::kl_divergence(full, approximate);
+  quality.reverse_kl = posterior::kl_divergence(approximate, full);
+  quality.symmetric_kl = quality.forward_kl + quality.reverse_kl;
+  // Exact posteriors are Gaussian, so their mode is their mean; Laplace means are MAPs.
+  quality.map_distance = (full.mean - approximate.mean).norm();
+  quality.posterior_method = conjugate(model.kind) ? "exact" : "laplace";
+  if (coreset_mean != nullptr) {
+    coreset_mean->assign(approximate.mean.data(),
+                         approximate.mean.data() + approximate.mean.size());
+  }
+  support::advanced(progress, 1);
+}
+
+// The full-data posterior for the quality report: pi-hat itself when pi-hat was that posterior.
+posterior::Gaussian full_posterior(const Prepared& prepared, ProgressObserver* progress) {
+  const bool fitted_is_full = prepared.fitted.has_value() &&
+                              (prepared.pihat == Pihat::exact || prepared.pihat == Pihat::laplace);
+  if (fitted_is_full) {
+    return *prepared.fitted;
+  }
+  if (!conjugate(prepared.model.kind)) {
+    support::stage_started(progress, Stage::laplace, 0);
+  }
+  return posterior_of(prepared.model, nullptr, progress);
+}
+
+std::string dataset_name(const Dataset& data) {
+  return data.source.empty() ? "the dataset" : data.source;
+}
+
+// solve() accepts k >= n (plain NNLS), but asking for a coreset no smaller than the data is
+// almost always a mistake in k or in the file.
+void check_budget(const std::string& source, index_t rows, index_t k) {
+  if (k > rows) {
+    throw InputError(source, "has " + std::to_string(rows) + " rows, fewer than k = " +
+                                 std::to_string(k) + ": a coreset must be smaller than the data");
+  }
+}
+
+void check_rows(const Coreset& coreset, index_t rows) {
+  for (const index_t i : coreset.indices) {
+    if (i < 0 || i >= rows) {
+      throw InvalidArgument("coreset row " + std::to_string(i) + " is outside the dataset's " +
+                            std::to_string(rows) + " rows");
+    }
+  }
+}
+
+// SparseVI draws its own coreset posteriors from the model; only the objective of its coreset
+// (after every selection, for the trace) is taken on the build's Phi, as for the other solvers.
+//
+// SparseVI is greedy and its draws at selection m, step t depend only on (seed, m, t)
+// (pipeline::sparsevi_seed), never on the budget: its state after m selections is the same in a run
+// to k = m as in any run to a larger k. So one run to max(ks) gives, at each k of `ks`
+// (ascending, distinct), exactly the result of a run to k alone: the coreset and objective trace
+// after selection k (or, when it stopped early, at m' < k selections, the final coreset with
+// StopReason::stationary, as a run to k would stop there too), and its own refit. `seconds` is
+// the wall time from the start of the run to that snapshot, plus its refit.
+template <class T>
+std::vector<SolveResult> solve_sparsevi(const models::Model& model, const Matrix<T>& phi,
+                                        const SolverOptions& solver,
+                                        const std::vector<index_t>& ks) {
+  const auto start = Clock::now();
+  support::stage_started(solver.progress, Stage::solve, ks.back());
+  const double target = objective(phi.view(), nullptr, Coreset{});  // ||y||^2
+  std::vector<SolveResult> results(ks.size());
+  std::vector<double> history;
+  std::vector<double> snapshot_seconds(ks.size(), 0.0);
+  std::size_t next = 0;  // the first snapshot not yet taken
+  const auto take = [&](std::size_t p, const Coreset& coreset, int selections, StopReason stop) {
+    SolveResult& result = results[p];
+    result.algorithm = solver.algorithm;
+    result.step_rule = solver.step_rule;
+    result.k = ks[p];
+    result.coreset = coreset;
+    result.iterations = selections;
+    result.converged = true;
+    result.stop_reason = stop;
+    result.objective_history = history;
+    result.objective = history.empty() ? target : history.back();
+    result.target_norm = std::sqrt(target);
+    result.relative_error = target > 0.0 ? std::sqrt(result.objective / target) : 0.0;
+    snapshot_seconds[p] = seconds_since(start);
+  };
+  SolverOptions longest = solver;
+  longest.k = ks.back();
+  const pipeline::SparseViRun run =
+      pipeline::run_sparsevi(model, longest, [&](int m, const Coreset& coreset) {
+        history.push_back(objective(phi.view(), nullptr, coreset));
+        for (; next < ks.size() && ks[next] == m; ++next) {
+          take(next, coreset, m, StopReason::budget);
+        }
+      });
+  for (; next < ks.size(); ++next) {  // it stopped before selection ks[next]
+    take(next, run.coreset, run.selections, run.stop_reason);
+  }
+  for (std::size_t p = 0; p < ks.size(); ++p) {
+    const auto refit_start = Clock::now();
+    cpu::refit_on_cpu(phi.view(), static_cast<const T*>(nullptr), solver, results[p]);
+    results[p].seconds = snapshot_seconds[p] + seconds_since(refit_start);
+  }
+  return results;
+}
+
+}  // namespace
+
+struct PreparedProblem::Impl {
+  Prepared prepared;
+  std::string source;  // for the messages: the dataset's file
+  posterior::Gaussian full;
+  std::vector<double> full_mean;
+  bool single_precision = false;
+  ProgressObserver* progress = nullptr;  // BuildOptions::solver.progress, for evaluate()
+  Matrix<double> phi_double;             // S x n, one of the two
+  Matrix<float> phi_float;
+
+  // `use(phi)` with Phi in the precision it was built in.
+  template <class Use>
+  decltype(auto) with_phi(Use&& use) const {
+    return single_precision ? use(phi_float) : use(phi_double);
+  }
+};
+
+PreparedProblem::PreparedProblem(const Dataset& data, const BuildOptions& options)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& impl = *impl_;
+  impl.prepared = prepare(data, options);
+  impl.source = dataset_name(data);
+  const Prepared& prepared = impl.prepared;
+  StageSeconds& seconds = impl.prepared.seconds;
+
+  const int threads = thread_count(options.solver);
+  ProgressObserver* progress = options.solver.progress;
+  impl.progress = progress;
+  support::throw_if_stopped(progress);
+  support::stage_started(progress, Stage::projection, prepared.model.rows());
+  auto start = Clock::now();
+  impl.single_precision = options.single_precision;
+  // Phi is built where the solve will run: on the GPU it is one GEMM and one fused pass.
+  const Device device = options.solver.device;
+  const bool on_gpu =
+      device == Device::gpu || (device == Device::automatic && cuda::gpu_available(nullptr));
+  if (options.single_precision) {
+    impl.phi_float =
+        on_gpu ? cuda::projection_on_gpu<float>(prepared.model, prepared.samples)
+               : cpu::projection<float>(prepared.model, prepared.samples, threads, progress);
+  } else {
+    impl.phi_double =
+        on_gpu ? cuda::projection_on_gpu<double>(prepared.model, prepared.samples)
+               : cpu::projection<double>(prepared.model, prepared.samples, threads, progress);
+  }
+  seconds.projection = seconds_since(start);
+
+  start = Clock::now();
+  impl.full = full_posterior(prepared, progress);
+  impl.full_mean.assign(impl.full.mean.data(), impl.full.mean.data() + impl.full.mean.size());
+  seconds.evaluation = seconds_since(start);
+}
+
+PreparedProblem::~PreparedProblem() = default;
+PreparedProblem::PreparedProblem(PreparedProblem&&) noexcept = default;
+PreparedProblem& PreparedProblem::operator=(PreparedProblem&&) noexcept = default;
+
+index_t PreparedProblem::rows() const noexcept {
+  return impl_->prepared.model.rows();
+}
+index_t PreparedProblem::parameters() const noexcept {
+  return impl_->prepared.model.dim();
+}
+index_t PreparedProblem::samples() const noexcept {
+  return impl_->prepared.samples.rows();
+}
+Pihat PreparedProblem::pihat() const noexcept {
+  return impl_->prepared.pihat;
+}
+const std::vector<std::string>& PreparedProblem::parameter_names() const noexcept {
+  return impl_->prepared.model.parameter_names;
+}
+const std::vector<double>& PreparedProblem::full_posterior_mean() const noexcept {
+  return impl_->full_mean;
+}
+const StageSeconds& PreparedProblem::seconds() const noexcept {
+  return impl_->prepared.seconds;
+}
+
+SolveResult PreparedProblem::solve(const SolverOptions& solver) const {
+  check_budget(impl_->source, rows(), solver.k);
+  if (solver.algorithm == Algorithm::sparsevi) {
+    return impl_->with_phi([&](const auto& phi) {
+      return std::move(solve_sparsevi(impl_->prepared.model, phi, solver, {solver.k}).front());
+    });
+  }
+  return impl_->with_phi(
+      [&](const auto& phi) { return coreset::solve(phi.view(), nullptr, solver); });
+}
+
+Quality PreparedProblem::evaluate(const Coreset& coreset) const {
+  check_rows(coreset, rows());
+  Quality quality;
+  impl_->with_phi([&](const auto& phi) {
+    const double target = objective(phi.view(), nullptr, Coreset{});  // ||y||^2, y = Phi 1
+    const double residual = objective(phi.view(), nullptr, coreset);
+    quality.relative_projection_error = target > 0.0 ? std::sqrt(residual / target) : 0.0;
+  });
+  compare_posteriors(impl_->prepared.model, impl_->full, coreset, quality, nullptr,
+                     impl_->progress);
+  return quality;
+}
+
+CoresetRun PreparedProblem::solve_and_evaluate(const SolverOptions& solver) const {
+  CoresetRun run;
+  auto start = Clock::now();
+  run.solve = solve(solver);
+  run.solve_seconds = seconds_since(start);
+
+  start = Clock::now();
+  compare_posteriors(impl_->prepared.model, impl_->full, run.solve.coreset, run.quality,
+                     &run.coreset_posterior_mean, solver.progress);
+  run.quality.relative_projection_error = run.solve.relative_error;
+  run.evaluation_seconds = seconds_since(start);
+  return run;
+}
+
+SparseViOptions effective_sparsevi_options(const SparseViOptions& options, ModelKind kind) {
+  const pipeline::SparseViSettings settings = pipeline::resolve_sparsevi_settings(options, kind);
+  SparseViOptions effective;
+  effective.steps = settings.steps;
+  effective.learning_rate = settings.learning_rate;
+  effective.samples = settings.samples;
+  effective.optimizer = settings.optimizer;
+  return effective;
+}
+
+std::vector<CoresetRun> PreparedProblem::solve_and_evaluate_budgets(const SolverOptions& solver,
+                                                                    std::vector<index_t> ks) const {
+  std::sort(ks.begin(), ks.end());
+  ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
+  std::vector<CoresetRun> runs(ks.size());
+  if (ks.empty()) {
+    return runs;
+  }
+  if (solver.algorithm != Algorithm::sparsevi) {
+    for (std::size_t p = 0; p < ks.size(); ++p) {
+      SolverOptions one = solver;
+      one.k = ks[p];
+      runs[p] = solve_and_evaluate(one);
+    }
+    return runs;
+  }
+  for (const index_t k : ks) {
+    check_budget(impl_->source, rows(), k);
+  }
+  if (ks.front() < 1) {
+    throw InvalidArgument("k must be at least 1 (got " + std::to_string(ks.front()) + ")");
+  }
+  std::vector<SolveResult> results = impl_->with_phi(
+      [&](const auto& phi) { return solve_sparsevi(impl_->prepared.model, phi, solver, ks); });
+  for (std::size_t p = 0; p < ks.size(); ++p) {
+    CoresetRun& run = runs[p];
+    run.solve = std::move(results[p]);
+    run.solve_seconds = run.solve.seconds;
+    const auto start = Clock::now();
+    compare_posteriors(impl_->prepared.model, impl_->full, run.solve.coreset, run.quality,
+                       &run.coreset_posterior_mean, solver.progress);
+    run.quality.relative_projection_error = run.solve.relative_error;
+    run.evaluation_seconds = seconds_since(start);
+  }
+  return runs;
+}
+
+BuildResult build_coreset(const Dataset& data, const BuildOptions& options) {
+  check_budget(dataset_name(data), data.rows(), options.solver.k);  // before the costly stages
+  if (options.solver.algorithm == Algorithm::sparsevi) {
+    pipeline::resolve_sparsevi_settings(options.solver.sparsevi, options.model.kind);  // validates
+  }
+  const PreparedProblem problem(data, options);
+  CoresetRun run = problem.solve_and_evaluate(options.solver);
+
+  BuildResult result;
+  result.solve = std::move(run.solve);
+  result.quality = std::move(run.quality);
+  result.seconds = problem.seconds();
+  result.seconds.solve = run.solve_seconds;
+  result.seconds.evaluation += run.evaluation_seconds;
+  result.pihat = problem.pihat();
+  result.parameters = problem.parameters();
+  result.samples = problem.samples();
+  result.parameter_names = problem.parameter_names();
+  result.full_posterior_mean = problem.full_posterior_mean();
+  result.coreset_posterior_mean = std::move(run.coreset_posterior_mean);
+  return result;
+}
+
+Quality evaluate_coreset(const Dataset& data, const BuildOptions& options, const Coreset& coreset) {
+  check_rows(coreset, data.rows());  // before the costly stages
+  return PreparedProblem(data, options).evaluate(coreset);
+}
+
+Matrix<double> projection_from_loglik(const Matrix<double>& loglik) {
+  return cpu::projection_from_loglik(loglik);
+}
+Matrix<float> projection_from_loglik(const Matrix<float>& loglik) {
+  return cpu::projection_from_loglik(loglik);
+}
+
+}  // namespace coreset

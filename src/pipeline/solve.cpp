@@ -1,0 +1,155 @@
+// The public entry points: validate everything once, then hand over to a backend.
+#include <chrono>
+#include <cmath>
+#include <string>
+
+#include <omp.h>
+
+#include "coreset/error.hpp"
+#include "coreset/solver.hpp"
+#include "cpu/solve_cpu.hpp"
+#include "cuda/solve_cuda.hpp"
+#include "support/progress.hpp"
+
+namespace coreset {
+namespace {
+
+void validate_options(const SolverOptions& options) {
+  if (options.k < 1) {
+    throw InvalidArgument("k must be at least 1 (got " + std::to_string(options.k) + ")");
+  }
+  if (!is_iht_family(options.algorithm) && options.k > 1'000'000'000) {
+    throw InvalidArgument(
+        "k must be at most 1e9 for " + to_string(options.algorithm) + ", where it counts " +
+        (options.algorithm == Algorithm::giga || options.algorithm == Algorithm::frank_wolfe
+             ? "steps"
+             : "draws") +
+        " (got " + std::to_string(options.k) + ")");
+  }
+  if (options.max_iterations < 1 || options.max_iterations > 1'000'000'000) {
+    throw InvalidArgument("max_iterations must be between 1 and 1e9 (got " +
+                          std::to_string(options.max_iterations) + ")");
+  }
+  if (!(options.tolerance >= 0.0) || !std::isfinite(options.tolerance)) {
+    throw InvalidArgument("tolerance must be a finite number >= 0");
+  }
+  if (options.threads < 0) {
+    throw InvalidArgument("threads must be >= 0 (0 = every core)");
+  }
+  if (!(options.batch_fraction >= 0.0 && options.batch_fraction <= 1.0)) {
+    throw InvalidArgument("batch_fraction must be between 0 (off) and 1 (got " +
+                          std::to_string(options.batch_fraction) + ")");
+  }
+  if (options.algorithm == Algorithm::iht && options.batch_fraction > 0.0 &&
+      options.batch_fraction < 1.0) {
+    throw InvalidArgument(
+        "batch_fraction is for a-iht and a-iht-2: iht's safe step and monotone descent need the "
+        "full gradient");
+  }
+}
+
+int thread_count(const SolverOptions& options) {
+  return options.threads > 0 ? options.threads : omp_get_max_threads();
+}
+
+template <class T>
+void validate_data(MatrixView<T> phi, const T* y, int threads) {
+  if (phi.data == nullptr || phi.rows < 1 || phi.cols < 1) {
+    throw InvalidArgument("Phi must have at least one row and one column (got " +
+                          std::to_string(phi.rows) + " x " + std::to_string(phi.cols) + ")");
+  }
+  if (phi.ld < phi.rows) {
+    throw InvalidArgument("Phi's leading dimension (" + std::to_string(phi.ld) +
+                          ") is smaller than its row count (" + std::to_string(phi.rows) + ")");
+  }
+  const index_t bad = cpu::find_non_finite(phi, threads);
+  if (bad >= 0) {
+    const index_t row = bad % phi.rows;
+    const index_t col = bad / phi.rows;
+    throw InvalidArgument("Phi has a non-finite entry at row " + std::to_string(row) + ", column " +
+                          std::to_string(col) + " (0-based)");
+  }
+  if (y != nullptr) {
+    for (index_t i = 0; i < phi.rows; ++i) {
+      if (!std::isfinite(y[i])) {
+        throw InvalidArgument("y has a non-finite entry at position " + std::to_string(i) +
+                              " (0-based)");
+      }
+    }
+  }
+}
+
+template <class T>
+SolveResult solve_any(MatrixView<T> phi, const T* y, const SolverOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  validate_options(options);
+  const int threads = thread_count(options);
+  validate_data(phi, y, threads);
+  support::throw_if_stopped(options.progress);
+  support::stage_started(options.progress, Stage::solve,
+                         is_iht_family(options.algorithm) ? options.max_iterations : options.k);
+  const bool on_gpu = options.device == Device::gpu ||
+                      (options.device == Device::automatic && cuda::gpu_available(nullptr));
+  SolveResult result =
+      on_gpu ? cuda::solve_on_gpu(phi, y, options) : cpu::solve_on_cpu(phi, y, options, threads);
+  result.device = on_gpu ? Device::gpu : Device::cpu;
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+template <class T>
+double objective_any(MatrixView<T> phi, const T* y, const Coreset& coreset) {
+  if (coreset.indices.size() != coreset.weights.size()) {
+    throw InvalidArgument("coreset has " + std::to_string(coreset.indices.size()) +
+                          " indices but " + std::to_string(coreset.weights.size()) + " weights");
+  }
+  if (phi.data == nullptr || phi.rows < 1 || phi.cols < 1 || phi.ld < phi.rows) {
+    throw InvalidArgument("objective: Phi must be a non-empty matrix with ld >= rows");
+  }
+  // Column by column, in Phi's storage order; y = Phi 1 when no target is given.
+  std::vector<double> residual(static_cast<std::size_t>(phi.rows), 0.0);
+  for (index_t j = 0; j < (y == nullptr ? phi.cols : 0); ++j) {
+    for (index_t i = 0; i < phi.rows; ++i) {
+      residual[static_cast<std::size_t>(i)] += phi(i, j);
+    }
+  }
+  for (index_t i = 0; i < (y == nullptr ? 0 : phi.rows); ++i) {
+    residual[static_cast<std::size_t>(i)] = y[i];
+  }
+  for (std::size_t p = 0; p < coreset.indices.size(); ++p) {
+    const index_t j = coreset.indices[p];
+    if (j < 0 || j >= phi.cols) {
+      throw InvalidArgument("coreset index " + std::to_string(j) + " is outside Phi's " +
+                            std::to_string(phi.cols) + " columns");
+    }
+    for (index_t i = 0; i < phi.rows; ++i) {
+      residual[static_cast<std::size_t>(i)] -= coreset.weights[p] * phi(i, j);
+    }
+  }
+  double sum = 0.0;
+  for (const double r : residual) {
+    sum += r * r;
+  }
+  return sum;
+}
+
+}  // namespace
+
+bool gpu_usable(std::string* why_not) {
+  return cuda::gpu_available(why_not);
+}
+
+SolveResult solve(MatrixView<double> phi, const double* y, const SolverOptions& options) {
+  return solve_any(phi, y, options);
+}
+SolveResult solve(MatrixView<float> phi, const float* y, const SolverOptions& options) {
+  return solve_any(phi, y, options);
+}
+double objective(MatrixView<double> phi, const double* y, const Coreset& coreset) {
+  return objective_any(phi, y, coreset);
+}
+double objective(MatrixView<float> phi, const float* y, const Coreset& coreset) {
+  return objective_any(phi, y, coreset);
+}
+
+}  // namespace coreset

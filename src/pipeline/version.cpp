@@ -1,0 +1,36 @@
+#include "coreset/version.hpp"
+
+#include <omp.h>
+
+#include "cpu/simd/isa.hpp"
+
+namespace coreset {
+
+const char* version() noexcept {
+  return CORESET_VERSION;
+}
+
+BuildInfo build_info() {
+  BuildInfo info;
+  info.version = CORESET_VERSION;
+#if defined(__clang__)
+  info.compiler = "clang " __clang_version__;
+#elif defined(__GNUC__)
+  info.compiler = "gcc " __VERSION__;
+#else
+  info.compiler = "unknown";
+#endif
+  info.build_type = CORESET_BUILD_TYPE;
+  info.cpu_kernels = cpu::simd::isa_name(cpu::simd::active_isa());
+#if defined(_OPENMP)
+  info.openmp = true;
+  info.threads = omp_get_max_threads();
+#endif
+#if defined(CORESET_WITH_CUDA)
+  info.cuda = true;
+  info.cuda_runtime_version = CORESET_CUDA_VERSION;
+#endif
+  return info;
+}
+
+}  // namespace coreset

@@ -1,0 +1,259 @@
+// The IHT family (IHT, A-IHT, A-IHT II; spec 2.2-2.5) written once against a backend's
+// primitives, so the CPU backend and later device backends run the same algorithm.
+//
+// Backend requirements (see cpu/cpu_backend.hpp for the reference implementation):
+//   types   Short (S-vector), Dense (n-vector), Sparse (sorted index/value n-vector),
+//           Scalar (a number that may live on the device; read() brings it to the host)
+//   sizes   rows(), cols(), make_short(), make_dense()
+//   passes  phi_t_times(r, dense)       the dense pass Phi^T r, the only O(nS) step per iteration
+//           phi_t_times_on_subset(r, subset, dense)  Phi^T r on the ascending host indices of
+//                                        `subset`, 0 elsewhere (batch A-IHT: O(mS), m = |subset|)
+//           phi_times(sparse, short)     Phi v over the support of v
+//           phi_t_times_on(sparse, r, sparse)  (Phi^T r) restricted to a support
+//   select  select_top_k(dense, k, rule, exclude, sparse), gather, restrict_to_union,
+//           duplicate_columns() (once per solve: the columns equal to an earlier one),
+//           zero_entries(indices, dense)
+//   steps   projected_step, clamped_step, extrapolate, subtract (S-vectors and sparse), copy,
+//           dot, squared_norm, squared_distance, line_search, constant, read, read_all
+//
+// Per iteration the driver keeps Phi w and Phi z as S-vectors, so every residual costs O(S) and
+// every product other than the dense pass touches at most 3k columns.
+//
+// Duplicate datapoints: a column equal to an earlier one is never selected (its gradient entry
+// is set to 0 after every pass). Two copies in a k-sparse w are never needed (their weights can
+// be merged on one copy with the same Phi w), but copies tie in every selection, and top-k would
+// spend the budget on them; this way the first copy carries the weight of all its copies. Found
+// once per solve, at the cost of one pass over Phi.
+//
+// Batch A-IHT (spec 2.6, SolverOptions::batch_fraction): the dense pass becomes a pass over a
+// batch of m columns drawn on the host (core/random.hpp, seeded from the seed and the iteration
+// number, so every backend and thread count sees the same batches); the gradient is 0 off the
+// batch and everything downstream (expansion, line search, projection) uses it as it is. A step
+// that meets the stopping test is confirmed by one full-gradient iteration (see solver.hpp).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <utility>
+#include <vector>
+
+#include "coreset/error.hpp"
+#include "coreset/solver.hpp"
+#include "solvers/line_search.hpp"
+#include "solvers/power_iteration.hpp"
+#include "solvers/selection_rule.hpp"
+#include "support/overflow.hpp"
+#include "support/progress.hpp"
+#include "support/random.hpp"
+
+namespace coreset::solvers {
+
+template <class Backend>
+class IhtDriver {
+ public:
+  using Short = typename Backend::Short;
+  using Dense = typename Backend::Dense;
+  using Sparse = typename Backend::Sparse;
+  using Scalar = typename Backend::Scalar;
+
+  IhtDriver(Backend& backend, const Short& y, const SolverOptions& options)
+      : be_(backend),
+        y_(y),
+        options_(options),
+        k_(std::min<index_t>(options.k, backend.cols())),
+        phi_w_(backend.make_short()),
+        phi_w_next_(backend.make_short()),
+        phi_z_(backend.make_short()),
+        phi_step_(backend.make_short()),
+        residual_(backend.make_short()),
+        gradient_(backend.make_dense()),
+        batch_size_(batch_size(options, backend.cols())) {}
+
+  /// The columns per batch gradient, or n when every gradient is full (batch_fraction 0 or 1,
+  /// iht, or too few columns for a proper subset).
+  static index_t batch_size(const SolverOptions& options, index_t n) {
+    if (!(options.batch_fraction > 0.0) || options.algorithm == Algorithm::iht) {
+      return n;
+    }
+    const auto m =
+        static_cast<index_t>(std::floor(options.batch_fraction * static_cast<double>(n)));
+    return std::clamp<index_t>(m, 1, n);
+  }
+
+  /// Runs to convergence or the cap; returns w and the trace. Timing is the caller's.
+  SolveResult run() {
+    SolveResult result;
+    result.algorithm = options_.algorithm;
+    result.step_rule = options_.step_rule;
+    result.k = k_;
+    double objective = be_.read(be_.dot(y_, y_));  // f(w_0) = f(0) = ||y||^2
+    support::throw_if_overflowed(objective);
+    result.target_norm = std::sqrt(objective);
+
+    const bool iht = options_.algorithm == Algorithm::iht;
+    if (iht) {
+      // mu = 1/L with L = 2 lambda_max(Phi^T Phi); in terms of Phi^T r = -grad f / 2 the step
+      // along Phi^T r is 2 mu = 1 / lambda_max.
+      const double lambda = estimate_lambda_max(be_, options_.seed);
+      iht_step_ = lambda > 0.0 ? 1.0 / lambda : 0.0;
+    }
+
+    duplicates_ = be_.duplicate_columns();
+    bool z_equals_w = true;  // z_0 = w_0 = 0
+    for (int t = 1; t <= options_.max_iterations; ++t) {
+      support::throw_if_stopped(options_.progress);
+      // Batch mode: a full gradient only to confirm a stop (see full_gradient_next_).
+      const bool full_gradient = batch_size_ == be_.cols() || full_gradient_next_;
+      take_gradient_at_z(t, full_gradient);
+      step_from_gradient();
+      // The only values the host needs per iteration, read together.
+      std::array<double, 3> host = read_progress();
+      // The power-iteration estimate is an upper bound only once its vector is dominant; if the
+      // step overshot (f rose), halve it and retake it from the same gradient. This makes IHT's
+      // descent unconditional (spec T9) at the cost of one read per rejected step.
+      for (int retry = 0; iht && host[0] > objective * (1 + kDescentSlack) && retry < 40; ++retry) {
+        iht_step_ *= 0.5;
+        step_from_gradient();
+        host = read_progress();
+      }
+      objective = host[0];
+      support::throw_if_overflowed(objective);
+      const double change = std::sqrt(host[1]);
+      const double size = std::sqrt(host[2]);
+      result.objective_history.push_back(objective);
+      result.iterations = t;
+      support::advanced(options_.progress, t);
+      std::swap(w_, w_next_);
+      std::swap(phi_w_, phi_w_next_);
+      if (iht) {
+        be_.copy(w_, z_);  // IHT has no momentum: its next gradient is taken at w itself
+        be_.copy(phi_w_, phi_z_);
+      }
+      // The iteration started from z_t = w_t and returned w_t: a fixed point, every later
+      // iteration would repeat it.
+      const bool stationary = change == 0.0 && z_equals_w;
+      // z_{t+1} = w_{t+1} + tau (w_{t+1} - w_t) equals w_{t+1} when w did not move.
+      z_equals_w = change == 0.0 || iht;
+      // From the second iteration on: the first step always moves by all of w_1.
+      const bool small_change = t >= 2 && change <= options_.tolerance * size;
+      // A batch gradient's verdict is only a reason to look with the full one next time.
+      full_gradient_next_ = !full_gradient && (stationary || small_change);
+      if (full_gradient && (stationary || small_change)) {
+        result.stop_reason = stationary ? StopReason::stationary : StopReason::tolerance;
+        result.converged = true;
+        break;
+      }
+    }
+    if (!result.converged) {
+      result.stop_reason = StopReason::max_iterations;
+    }
+    if (iht) {
+      result.lipschitz = iht_step_ > 0.0 ? 2.0 / iht_step_ : 0.0;
+    }
+    result.objective = objective;
+    result.relative_error =
+        result.target_norm > 0.0 ? std::sqrt(objective) / result.target_norm : 0.0;
+    result.coreset = be_.to_coreset(w_);
+    return result;
+  }
+
+ private:
+  // Rounding may raise f by a few ulps even when the step is safe; only more counts as overshoot.
+  static constexpr double kDescentSlack = 1e-12;
+
+  // f(w_{t+1}), ||w_{t+1} - w_t||^2 and ||w_{t+1}||^2.
+  std::array<double, 3> read_progress() {
+    return be_.read_all(be_.dot(residual_, residual_), be_.squared_distance(w_next_, w_),
+                        be_.squared_norm(w_next_));
+  }
+
+  // The dense pass: gradient_ = Phi^T (y - Phi z) = -grad f(z) / 2; in batch mode, unless `full`,
+  // only on iteration t's batch of columns (0 elsewhere).
+  void take_gradient_at_z(int t, bool full) {
+    be_.subtract(y_, phi_z_, residual_);
+    if (full) {
+      be_.phi_t_times(residual_, gradient_);
+    } else {
+      support::sample_without_replacement(
+          static_cast<std::uint64_t>(be_.cols()), static_cast<std::uint64_t>(batch_size_),
+          support::derive_seed(options_.seed, static_cast<std::uint64_t>(t)), batch_);
+      be_.phi_t_times_on_subset(residual_, batch_, gradient_);
+    }
+    if (!duplicates_.empty()) {
+      be_.zero_entries(duplicates_, gradient_);  // never selected: see the header
+    }
+  }
+
+  // From the gradient at z_t to w_{t+1} in w_next_, with Phi w_{t+1} in phi_w_next_, the
+  // residual y - Phi w_{t+1} in residual_, and (accelerated variants) z_{t+1} and Phi z_{t+1}.
+  void step_from_gradient() {
+    const Algorithm algorithm = options_.algorithm;
+    const StepRule rule = options_.step_rule;
+    Scalar step;
+    if (algorithm == Algorithm::iht) {
+      step = be_.constant(iht_step_);
+    } else {
+      // Active subspace expansion: S = supp(z) united with the k largest |gradient| entries
+      // outside supp(z); the exact line search along the gradient restricted to S.
+      be_.select_top_k(gradient_, k_, SelectionRule::largest_magnitude, z_, expansion_);
+      be_.restrict_to_union(gradient_, z_, expansion_, gradient_on_s_);
+      be_.phi_times(gradient_on_s_, phi_step_);
+      step = be_.line_search(be_.squared_norm(gradient_on_s_), be_.dot(phi_step_, phi_step_),
+                             gradient_step_factor(rule));
+    }
+
+    // x = Pi_{C_k and R+}(z + step * gradient): the k largest positive entries. Outside supp(z)
+    // they are the largest positive gradient entries (step >= 0 keeps their order).
+    be_.select_top_k(gradient_, k_, SelectionRule::largest_positive, z_, candidates_);
+    be_.gather(gradient_, z_, gradient_on_z_);
+    Sparse& x = algorithm == Algorithm::aiht2 ? x_ : w_next_;
+    be_.projected_step(z_, gradient_on_z_, candidates_, step, k_, x);
+
+    if (algorithm == Algorithm::aiht2) {
+      // De-bias: an exact line search along the gradient at x restricted to supp(x), then
+      // clipping to w >= 0 (spec 2.4, lines 8-10). Touches k columns.
+      be_.phi_times(x_, phi_w_next_);
+      be_.subtract(y_, phi_w_next_, residual_);
+      be_.phi_t_times_on(x_, residual_, gradient_on_x_);
+      be_.phi_times(gradient_on_x_, phi_step_);
+      const Scalar debias_step =
+          be_.line_search(be_.squared_norm(gradient_on_x_), be_.dot(phi_step_, phi_step_),
+                          gradient_step_factor(rule));
+      be_.clamped_step(x_, debias_step, gradient_on_x_, w_next_);
+    }
+    be_.phi_times(w_next_, phi_w_next_);
+    be_.subtract(y_, phi_w_next_, residual_);
+    if (algorithm == Algorithm::iht) {
+      return;
+    }
+
+    // Momentum: tau = argmin f(w_{t+1} + tau d), d = w_{t+1} - w_t, then z = w_{t+1} + tau d.
+    // Phi d and Phi z are products over their own supports (<= 2k columns), never differences
+    // of products: near convergence Phi w_{t+1} - Phi w_t is rounding noise, and a tau computed
+    // from it explodes.
+    be_.subtract(w_next_, w_, move_);
+    be_.phi_times(move_, phi_step_);
+    const Scalar tau = be_.line_search(be_.dot(residual_, phi_step_), be_.dot(phi_step_, phi_step_),
+                                       momentum_factor(rule));
+    be_.extrapolate(w_next_, w_, tau, z_);
+    be_.phi_times(z_, phi_z_);
+  }
+
+  Backend& be_;
+  const Short& y_;
+  SolverOptions options_;
+  index_t k_;
+  double iht_step_ = 0.0;
+
+  Sparse w_, w_next_, z_, x_, move_;
+  Sparse expansion_, candidates_, gradient_on_s_, gradient_on_z_, gradient_on_x_;
+  Short phi_w_, phi_w_next_, phi_z_, phi_step_, residual_;
+  Dense gradient_;
+  index_t batch_size_;               // n: no batches
+  bool full_gradient_next_ = false;  // batch mode: a batch step met the stopping test
+  std::vector<index_t> batch_;       // this iteration's columns, ascending
+  std::vector<index_t> duplicates_;  // columns equal to an earlier column, ascending
+};
+
+}  // namespace coreset::solvers
