@@ -3,7 +3,6 @@
 // other backend is tested against, so it favours plain, checkable code over cleverness.
 #pragma once
 
-#include <Eigen/Core>
 #include <algorithm>
 #include <array>
 #include <cassert>
@@ -15,6 +14,7 @@
 #include <random>
 #include <utility>
 #include <vector>
+#include "support/eigen.hpp"
 
 #include "coreset/matrix.hpp"
 #include "coreset/solver.hpp"

@@ -1,7 +1,8 @@
 // The per-datapoint log-likelihood L_n and the weighted log joint lj_w of spec 4.1, with their
 // analytic derivatives. Every model here is "scalar link of z_n . theta plus a shared quadratic",
-// so the sums over datapoints are one matrix-vector product for the linear predictors, one
-// elementwise pass through the link, and one product design^T (...) for each derivative.
+// so the sums over datapoints are, per block of rows, one matrix-vector product for the linear
+// predictors, one elementwise pass through the link, and one product block^T (...) for each
+// derivative (models/row_sums.hpp).
 #include <cmath>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "coreset/error.hpp"
 #include "models/link.hpp"
 #include "models/model.hpp"
+#include "models/row_sums.hpp"
 
 namespace coreset::models {
 namespace {
@@ -53,38 +55,38 @@ void validate_theta(const Model& model, const Eigen::VectorXd& theta, const char
 
 /// The weighted sum over the rows of `design` (the whole design, or the coreset's rows gathered)
 /// of the link part of L_n: sum_n w_n (ell(a_n) + c_n), plus the gradient design^T (w .* ell')
-/// and the negative Hessian design^T diag(w .* -ell'') design when asked for. The shared
-/// quadratic and the prior are added by the caller, once, scaled by the total weight.
+/// and the negative Hessian design^T diag(w .* -ell'') design when asked for, in the fixed
+/// order of models/row_sums.hpp. The shared quadratic and the prior are added by the caller,
+/// once, scaled by the total weight.
 double accumulate_link_terms(const Model& model, const Eigen::Ref<const Eigen::MatrixXd>& design,
                              const Eigen::Ref<const Eigen::VectorXd>& response,
                              const Eigen::Ref<const Eigen::VectorXd>& offset,
                              const Eigen::Ref<const Eigen::VectorXd>& weights,
                              const Eigen::VectorXd& theta, Eigen::VectorXd* gradient,
                              Eigen::MatrixXd* negative_hessian) {
-  const Eigen::Index rows = design.rows();
-  const Eigen::VectorXd predictor = design * theta;
-  Eigen::VectorXd first(rows);
-  Eigen::VectorXd curvature(rows);  // w_n * -ell''(a_n) >= 0
-  double value = 0.0;
-  for (Eigen::Index i = 0; i < rows; ++i) {
-    const LinkTerms terms =
-        evaluate_link(model.link, predictor[i], response[i], model.noise_precision);
-    value += weights[i] * (terms.value + offset[i]);
-    first[i] = weights[i] * terms.first;
-    curvature[i] = -weights[i] * terms.second;
-  }
+  const auto terms = [&](index_t first, index_t count, Eigen::VectorXd& g, Eigen::VectorXd& c) {
+    const Eigen::VectorXd predictor = design.middleRows(first, count) * theta;
+    double value = 0.0;
+    for (index_t j = 0; j < count; ++j) {
+      const index_t i = first + j;
+      const LinkTerms link =
+          evaluate_link(model.link, predictor[j], response[i], model.noise_precision);
+      value += weights[i] * (link.value + offset[i]);
+      g[j] = weights[i] * link.first;
+      c[j] = -weights[i] * link.second;  // w_n * -ell''(a_n) >= 0
+    }
+    return value;
+  };
+  const RowSums sums =
+      sum_over_rows(design, gradient != nullptr, negative_hessian != nullptr, terms);
   if (gradient != nullptr) {
-    gradient->noalias() += design.transpose() * first;
+    *gradient += sums.vector;
   }
   if (negative_hessian != nullptr) {
-    // A general product rather than a rank update of diag(sqrt(curvature)) design: the square
-    // root would need curvature >= 0, and the Poisson link's ell'' can round to a tiny positive
-    // number. The product is symmetric up to the summation order of the blocked GEMM, which the
-    // caller removes by symmetrising.
-    const Eigen::MatrixXd scaled = curvature.asDiagonal() * design;
-    negative_hessian->noalias() += design.transpose() * scaled;
+    // Symmetric up to the summation order of the products, which the caller removes.
+    *negative_hessian += sums.matrix;
   }
-  return value;
+  return sums.value;
 }
 
 }  // namespace

@@ -3,9 +3,9 @@
 // its gradient and Hessian, and the weighted log joint of spec 4.1.
 #pragma once
 
-#include <Eigen/Core>
 #include <string>
 #include <vector>
+#include "support/eigen.hpp"
 
 #include "coreset/dataset.hpp"
 #include "coreset/model.hpp"

@@ -24,6 +24,7 @@
 
 #include "coreset/error.hpp"
 #include "coreset/model.hpp"
+#include "models/row_sums.hpp"
 #include "posterior/posterior.hpp"
 
 namespace coreset::posterior {
@@ -54,18 +55,24 @@ QuadraticLink quadratic_link(const models::Model& model) {
 }
 
 /// Adds the data's terms over the visited rows (all n, or the coreset's gathered): to the
-/// precision sum_n w_n (-ell'') z_n z_n^T, to the linear term sum_n w_n ell'_n(0) z_n.
+/// precision sum_n w_n (-ell'') z_n z_n^T, to the linear term sum_n w_n ell'_n(0) z_n, in the
+/// fixed order of models/row_sums.hpp.
 void add_data_terms(const QuadraticLink& link, const Eigen::Ref<const Eigen::MatrixXd>& rows,
                     const Eigen::Ref<const Eigen::VectorXd>& w,
                     const Eigen::Ref<const Eigen::VectorXd>& y, Eigen::MatrixXd& precision,
                     Eigen::VectorXd& linear_term) {
+  const auto terms = [&](index_t first, index_t count, Eigen::VectorXd& g, Eigen::VectorXd& c) {
+    g = w.segment(first, count)
+            .cwiseProduct(link.slope * y.segment(first, count) +
+                          Eigen::VectorXd::Constant(count, link.intercept));
+    c = link.curvature * w.segment(first, count);
+    return 0.0;
+  };
+  const models::RowSums sums = models::sum_over_rows(rows, true, link.curvature != 0.0, terms);
   if (link.curvature != 0.0) {
-    const Eigen::MatrixXd scaled = (link.curvature * w).asDiagonal() * rows;
-    precision.noalias() += rows.transpose() * scaled;
+    precision += sums.matrix;
   }
-  const Eigen::VectorXd first =
-      w.cwiseProduct(link.slope * y + Eigen::VectorXd::Constant(w.size(), link.intercept));
-  linear_term.noalias() += rows.transpose() * first;
+  linear_term += sums.vector;
 }
 
 }  // namespace

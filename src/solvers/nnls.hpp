@@ -2,7 +2,7 @@
 // of the refit (A = the S x |support| columns of Phi on a coreset's support).
 #pragma once
 
-#include <Eigen/Core>
+#include "support/eigen.hpp"
 
 namespace coreset::solvers {
 

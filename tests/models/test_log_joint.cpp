@@ -2,6 +2,7 @@
 // derivatives against central finite differences for every link, the weighted sums against
 // explicit loops, and the structure of the negative Hessian.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
@@ -18,6 +19,8 @@
 #include "helpers/random_eigen.hpp"
 #include "models/link.hpp"
 #include "models/model.hpp"
+#include "models/row_sums.hpp"
+#include "support/eigen.hpp"
 
 namespace coreset::models {
 namespace {
@@ -370,6 +373,69 @@ TEST(LogJoint, FullDataEqualsCoresetOfEveryIndexWithWeightOne) {
       expect_close(h_full, h_all, 1e-12, name(shape) + " negative Hessian");
     }
   }
+}
+
+// The sums over datapoints are split into parts fixed by n and d alone, so the thread count
+// cannot move a bit. A product over all rows at once (the code before models/row_sums.hpp) was
+// blocked by Eigen for the thread count and failed this at d = 41 (README, "Reproducibility").
+TEST(LogJoint, BitwiseTheSameForAnyThreadCount) {
+  std::mt19937_64 rng(21);
+  const int saved = omp_get_max_threads();
+  for (const Shape shape : kShapes) {
+    // More rows than one block and columns enough for Eigen's product kernels to block.
+    const Model model =
+        build_model(shape, 3 * kRowSumBlock + 17, 41, 900 + static_cast<int>(shape));
+    const Eigen::VectorXd theta = 0.05 * random_matrix(41, 1, rng);
+    std::vector<double> values;
+    std::vector<Eigen::VectorXd> gradients;
+    std::vector<Eigen::MatrixXd> hessians;
+    for (const int threads : {1, 2, 3, 5}) {
+      omp_set_num_threads(threads);
+      Eigen::VectorXd g;
+      Eigen::MatrixXd h;
+      values.push_back(log_joint(model, nullptr, theta, &g, &h));
+      gradients.push_back(g);
+      hessians.push_back(h);
+    }
+    for (std::size_t t = 1; t < values.size(); ++t) {
+      EXPECT_EQ(values[t], values[0]) << name(shape);
+      EXPECT_TRUE(gradients[t] == gradients[0]) << name(shape) << " gradient";
+      EXPECT_TRUE(hessians[t] == hessians[0]) << name(shape) << " negative Hessian";
+    }
+  }
+  omp_set_num_threads(saved);
+}
+
+// The blocked sums agree with the plain formulas: a wrong block boundary (a row summed twice or
+// skipped) moves the sums by a whole term, far outside this tolerance.
+TEST(RowSums, MatchTheDirectSumsAcrossBlockBoundaries) {
+  std::mt19937_64 rng(22);
+  for (const index_t n : {index_t{1}, kRowSumBlock - 1, kRowSumBlock, 2 * kRowSumBlock + 1}) {
+    const Eigen::MatrixXd design = random_matrix(n, 4, rng);
+    const Eigen::VectorXd v = random_matrix(n, 1, rng);
+    const Eigen::VectorXd gw = random_matrix(n, 1, rng);
+    const Eigen::VectorXd cw = random_matrix(n, 1, rng).cwiseAbs();
+    const RowSums sums =
+        sum_over_rows(design, true, true,
+                      [&](index_t first, index_t count, Eigen::VectorXd& g, Eigen::VectorXd& c) {
+                        g = gw.segment(first, count);
+                        c = cw.segment(first, count);
+                        return v.segment(first, count).sum();
+                      });
+    EXPECT_NEAR(sums.value, v.sum(), 1e-10 * static_cast<double>(n)) << n;
+    expect_close(sums.vector, design.transpose() * gw, 1e-10, "vector");
+    expect_close(sums.matrix, design.transpose() * cw.asDiagonal() * design, 1e-10, "matrix");
+  }
+}
+
+// Eigen would otherwise block its products for the caches of the CPU it runs on, and the same
+// binary would give another coreset on another machine (support/eigen.hpp).
+TEST(EigenProducts, ArePlannedForFixedCachesAndOneThread) {
+  EXPECT_TRUE(support::eigen_products_pinned);
+  EXPECT_EQ(Eigen::l1CacheSize(), support::kEigenL1Bytes);
+  EXPECT_EQ(Eigen::l2CacheSize(), support::kEigenL2Bytes);
+  EXPECT_EQ(Eigen::l3CacheSize(), support::kEigenL3Bytes);
+  EXPECT_EQ(Eigen::nbThreads(), 1);
 }
 
 TEST(LogJoint, IntegerWeightsEqualDuplicatedDatapoints) {
