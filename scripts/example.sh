@@ -3,7 +3,8 @@
 # papers' synthetic logistic-regression problem, N = 10,000; spec 3.6), with a quality report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/build.sh
+# The command and its library only: the test suite and the benchmarks are scripts/test.sh's.
+CORESET_BUILD_TARGETS=coreset_cli bash scripts/build.sh
 mkdir -p build/example
 ./build/coreset build --model logistic -k 100 --max-iter 1000 \
   --out build/example/coreset.csv --report build/example/report.json
