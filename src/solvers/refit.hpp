@@ -7,7 +7,7 @@
 // so the optimum can only lower f; points whose optimal weight is 0 leave the coreset.
 //
 // Backend requirements: columns_to_host(indices) (the S x |T| columns of Phi, column-major, in
-// double) and to_host(y) (y as doubles; y is a Short).
+// double) and to_host(y) (y as doubles; y is a SampleVector).
 #pragma once
 
 #include <Eigen/Core>
@@ -26,7 +26,7 @@ namespace coreset::solvers {
 /// result.objective <= result.objective_before_refit always. objective_history stays the
 /// algorithm's own trace; target_norm is unchanged.
 template <class Backend>
-void refit_on_support(Backend& be, const typename Backend::Short& y, SolveResult& result) {
+void refit_on_support(Backend& be, const typename Backend::SampleVector& y, SolveResult& result) {
   result.objective_before_refit = result.objective;
   const Coreset& coreset = result.coreset;
   if (coreset.size() == 0) {

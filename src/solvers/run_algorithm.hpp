@@ -14,7 +14,7 @@ namespace coreset::solvers {
 
 /// options.algorithm alone, without the refit.
 template <class Backend>
-SolveResult run_chosen_algorithm(Backend& backend, const typename Backend::Short& y,
+SolveResult run_chosen_algorithm(Backend& backend, const typename Backend::SampleVector& y,
                                  const SolverOptions& options) {
   switch (options.algorithm) {
     case Algorithm::giga:
@@ -41,7 +41,7 @@ SolveResult run_chosen_algorithm(Backend& backend, const typename Backend::Short
 /// Solves for the target y on `backend`, then (options.refit) refits the weights on the support
 /// (core/refit.hpp); options are assumed validated (core/solve.cpp).
 template <class Backend>
-SolveResult run_algorithm(Backend& backend, const typename Backend::Short& y,
+SolveResult run_algorithm(Backend& backend, const typename Backend::SampleVector& y,
                           const SolverOptions& options) {
   SolveResult result = run_chosen_algorithm(backend, y, options);
   result.objective_before_refit = result.objective;

@@ -80,7 +80,7 @@ inline SolveResult start_baseline_result(const SolverOptions& options) {
 
 /// ||y||, refusing a y whose squared norm overflowed.
 template <class Backend>
-double target_norm(Backend& be, const typename Backend::Short& y) {
+double target_norm(Backend& be, const typename Backend::SampleVector& y) {
   const double squared = be.read(be.dot(y, y));
   support::throw_if_overflowed(squared);
   return std::sqrt(squared);
@@ -88,7 +88,7 @@ double target_norm(Backend& be, const typename Backend::Short& y) {
 
 /// sigma_n = ||Phi_n|| into `sigma`; returns their sum sigma (throws when it overflowed).
 template <class Backend>
-double column_norms(Backend& be, typename Backend::Dense& sigma) {
+double column_norms(Backend& be, typename Backend::DatapointVector& sigma) {
   be.column_norms(sigma);
   const double total = be.read(be.sum(sigma));
   if (!std::isfinite(total)) {
@@ -101,10 +101,10 @@ double column_norms(Backend& be, typename Backend::Dense& sigma) {
 
 /// The objective, relative error and coreset of the final weights w (on the columns of Phi).
 template <class Backend>
-void finish_baseline(Backend& be, const typename Backend::Short& y,
-                     const typename Backend::Sparse& w, SolveResult& result) {
-  auto phi_w = be.make_short();
-  auto residual = be.make_short();
+void finish_baseline(Backend& be, const typename Backend::SampleVector& y,
+                     const typename Backend::SparseDatapointVector& w, SolveResult& result) {
+  auto phi_w = be.make_sample_vector();
+  auto residual = be.make_sample_vector();
   be.phi_times(w, phi_w);
   be.subtract(y, phi_w, residual);
   result.objective = be.read(be.dot(residual, residual));
