@@ -1,6 +1,7 @@
-// The CPU backend: the solver primitives of core/iht_driver.hpp on host memory, with Eigen for
-// the vector kernels and OpenMP over columns for the dense passes. It is the reference every
-// other backend is tested against, so it favours plain, checkable code over cleverness.
+// The CPU backend: the primitives of the backend contract (solvers/backend.hpp, which states
+// their semantics) on host memory, with Eigen for the vector kernels and OpenMP over columns for
+// the dense passes. It is the reference every other backend is tested against, so it favours
+// plain, checkable code over cleverness.
 #pragma once
 
 #include <Eigen/Core>
@@ -20,6 +21,7 @@
 #include "coreset/solver.hpp"
 #include "cpu/select_top_k.hpp"
 #include "solvers/argmax.hpp"
+#include "solvers/backend.hpp"
 #include "solvers/line_search.hpp"
 #include "solvers/selection_rule.hpp"
 #include "solvers/sparse_vector.hpp"
@@ -29,8 +31,10 @@ namespace coreset::cpu {
 template <class T>
 class CpuBackend {
  public:
-  using SampleVector = std::vector<T>;     // S-vector
-  using DatapointVector = std::vector<T>;  // n-vector
+  // One type for both spaces: the drivers never mix them up (backend.hpp's check and the
+  // archetype of tests/solvers/test_backend_contract.cpp, whose types differ, make sure).
+  using SampleVector = std::vector<T>;
+  using DatapointVector = std::vector<T>;
   using SparseDatapointVector = solvers::SparseVector<T>;
   using Scalar = double;  // scalars accumulate in double even for float data
 
@@ -508,5 +512,8 @@ class CpuBackend {
   MatrixView<T> phi_;
   int threads_;
 };
+
+static_assert(solvers::check_backend<CpuBackend<float>>());
+static_assert(solvers::check_backend<CpuBackend<double>>());
 
 }  // namespace coreset::cpu

@@ -1,6 +1,6 @@
-// The GPU backend: the solver primitives of core/iht_driver.hpp and core/baselines/common.hpp on
-// device memory, so the drivers written once in core/ run unchanged on a GPU. The reference for
-// every primitive's semantics is cpu/cpu_backend.hpp; tests/cuda/ compares the two.
+// The GPU backend: the primitives of the backend contract (solvers/backend.hpp, which states
+// their semantics) on device memory, so the drivers written once in solvers/ run unchanged on a
+// GPU. cpu/cpu_backend.hpp is the reference implementation; tests/cuda/ compares the two.
 //
 // Design: no host synchronisation for sizes.
 //  - Phi lives on the device column-major (S x n, ld = S); the dense passes are cuBLAS gemv_64
@@ -39,6 +39,7 @@
 #include "cuda/resources.hpp"
 #include "kernels/device_buffer.hpp"
 #include "solvers/argmax.hpp"
+#include "solvers/backend.hpp"
 #include "solvers/selection_rule.hpp"
 
 namespace coreset::cuda {
@@ -197,5 +198,8 @@ class CudaBackend {
   mutable kernels::DeviceBuffer<index_t> duplicates_;
   mutable std::vector<index_t> duplicates_host_;  // what duplicates_ holds
 };
+
+static_assert(solvers::check_backend<CudaBackend<float>>());
+static_assert(solvers::check_backend<CudaBackend<double>>());
 
 }  // namespace coreset::cuda

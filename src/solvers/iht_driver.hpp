@@ -1,21 +1,7 @@
 // The IHT family (IHT, A-IHT, A-IHT II; spec 2.2-2.5) written once against a backend's
 // primitives, so the CPU backend and later device backends run the same algorithm.
 //
-// Backend requirements (see cpu/cpu_backend.hpp for the reference implementation):
-//   types   SampleVector (S entries), DatapointVector (n entries), SparseDatapointVector
-//           (sorted index/value n-vector),
-//           Scalar (a number that may live on the device; read() brings it to the host)
-//   sizes   rows(), cols(), make_sample_vector(), make_datapoint_vector()
-//   passes  phi_t_times(r, dense)       the dense pass Phi^T r, the only O(nS) step per iteration
-//           phi_t_times_on_subset(r, subset, dense)  Phi^T r on the ascending host indices of
-//                                        `subset`, 0 elsewhere (batch A-IHT: O(mS), m = |subset|)
-//           phi_times(sparse, short)     Phi v over the support of v
-//           phi_t_times_on(sparse, r, sparse)  (Phi^T r) restricted to a support
-//   select  select_top_k(dense, k, rule, exclude, sparse), gather, restrict_to_union,
-//           duplicate_columns() (once per solve: the columns equal to an earlier one),
-//           zero_entries(indices, dense)
-//   steps   projected_step, clamped_step, extrapolate, subtract (S-vectors and sparse), copy,
-//           dot, squared_norm, squared_distance, line_search, constant, read, read_all
+// The backend primitives it calls, their semantics and costs: solvers/backend.hpp.
 //
 // Per iteration the driver keeps Phi w and Phi z as S-vectors, so every residual costs O(S) and
 // every product other than the dense pass touches at most 3k columns.

@@ -6,8 +6,7 @@
 // solved exactly (core/nnls.hpp, Lawson-Hanson started from w) on the host. w itself is feasible,
 // so the optimum can only lower f; points whose optimal weight is 0 leave the coreset.
 //
-// Backend requirements: columns_to_host(indices) (the S x |T| columns of Phi, column-major, in
-// double) and to_host(y) (y as doubles; y is a SampleVector).
+// Of the backend (solvers/backend.hpp) it needs only columns_to_host and to_host(y).
 #pragma once
 
 #include <Eigen/Core>

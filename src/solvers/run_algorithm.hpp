@@ -3,6 +3,7 @@
 
 #include "coreset/error.hpp"
 #include "coreset/solver.hpp"
+#include "solvers/backend.hpp"
 #include "solvers/baselines/frank_wolfe.hpp"
 #include "solvers/baselines/giga.hpp"
 #include "solvers/baselines/importance_sampling.hpp"
@@ -16,6 +17,8 @@ namespace coreset::solvers {
 template <class Backend>
 SolveResult run_chosen_algorithm(Backend& backend, const typename Backend::SampleVector& y,
                                  const SolverOptions& options) {
+  // Names the first missing primitive before the drivers' own errors bury it.
+  static_assert(check_backend<Backend>());
   switch (options.algorithm) {
     case Algorithm::giga:
       return run_giga(backend, y, options);

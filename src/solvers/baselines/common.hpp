@@ -1,16 +1,10 @@
 // What the four baseline constructions (spec 2.8-2.11: giga.hpp, frank_wolfe.hpp,
 // importance_sampling.hpp, uniform.hpp) share. Like core/iht_driver.hpp they are written once
-// against a backend's primitives, so a device backend reuses them. On top of the IHT family's
-// list (phi_t_times, phi_times, subtract, dot, line_search, read, read_all, to_coreset, ...)
-// they use
-//   norms   column_norms(dense)             ||Phi_j|| for every column: one dense pass
-//   select  argmax(rule, dense...)          a fused score-and-argmax over the n entries (rule is
-//                                           a host-device functor of the entries' values)
-//   values  value_at(dense, i), sum(dense), epsilon() (the data's unit roundoff)
-//   steps   convex_step(sparse, gamma, j, vertex, sparse), scale(c, sparse, sparse),
-//           axpby(a, short, b, short, short)
-//   host    to_host(dense), from_host(index, value, sparse): the samplers draw on the host from
-//           the portable generator of core/random.hpp, so every backend makes the same draws.
+// against a backend's primitives (solvers/backend.hpp), so a device backend reuses them. Beyond
+// the IHT family's they use the column norms, the fused score-and-argmax, convex_step and the
+// host transfers of the samplers: the samplers draw on the host from the portable generator of
+// support/random.hpp, so every backend makes the same draws.
+//
 // Phi w is kept as an S-vector; every product other than a dense pass touches the support only.
 #pragma once
 
