@@ -90,8 +90,8 @@ double copy_bandwidth(coreset::cuda::Resources& res, int repeats) {
 
 // Seconds of a whole solve of `iterations` iterations (tolerance 0: it never stops early).
 template <class Backend>
-double solve_seconds(Backend& backend, const typename Backend::Short& y, coreset::Algorithm a,
-                     index_t k, int iterations) {
+double solve_seconds(Backend& backend, const typename Backend::SampleVector& y,
+                     coreset::Algorithm a, index_t k, int iterations) {
   coreset::SolverOptions options;
   options.algorithm = a;
   options.k = k;
@@ -104,8 +104,8 @@ double solve_seconds(Backend& backend, const typename Backend::Short& y, coreset
 
 // (T(1 + m) - T(1)) / m in milliseconds, medians over repeats.
 template <class Backend>
-double per_iteration_ms(Backend& backend, const typename Backend::Short& y, coreset::Algorithm a,
-                        index_t k, int m, int repeats) {
+double per_iteration_ms(Backend& backend, const typename Backend::SampleVector& y,
+                        coreset::Algorithm a, index_t k, int m, int repeats) {
   solve_seconds(backend, y, a, k, 1 + m);  // warm-up
   std::vector<double> one;
   std::vector<double> many;
@@ -148,9 +148,9 @@ Json run_case(coreset::cuda::Resources& res, const Config& config, index_t n, in
   coreset::kernels::DeviceBuffer<float> phi(n * s);
   coreset::bench::fill_uniform(phi.data(), n * s, 7, std::sqrt(3.0 / static_cast<double>(s)));
   Backend backend(res, std::move(phi), s, n);
-  auto y = backend.make_short();
+  auto y = backend.make_sample_vector();
   backend.column_sums(y);
-  auto gradient = backend.make_dense();
+  auto gradient = backend.make_datapoint_vector();
   const double floor_ms = 1e3 * phi_bytes / bandwidth;
   const double gemv_ms =
       event_ms(res.stream(), config.repeats, [&] { backend.phi_t_times(y, gradient); });
@@ -164,8 +164,8 @@ Json run_case(coreset::cuda::Resources& res, const Config& config, index_t n, in
       continue;
     }
     Json entry = {{"k", k}};
-    Backend::Sparse exclude;
-    Backend::Sparse out;
+    Backend::SparseDatapointVector exclude;
+    Backend::SparseDatapointVector out;
     entry["top_k_ms"] = event_ms(res.stream(), config.repeats, [&] {
       backend.select_top_k(gradient, k, coreset::solvers::SelectionRule::largest_magnitude, exclude,
                            out);
@@ -197,10 +197,10 @@ Json cpu_comparison(coreset::cuda::Resources& res, const Config& config) {
     host.data()[e] = uniform(generator) * std::sqrt(3.0f / static_cast<float>(s));
   }
   coreset::cpu::CpuBackend<float> cpu(host.view(), coreset::build_info().threads);
-  auto y_cpu = cpu.make_short();
+  auto y_cpu = cpu.make_sample_vector();
   cpu.column_sums(y_cpu);
   coreset::cuda::CudaBackend<float> gpu(res, host.view());
-  auto y_gpu = gpu.make_short();
+  auto y_gpu = gpu.make_sample_vector();
   gpu.column_sums(y_gpu);
   const int m = std::max(3, config.iterations / 4);
   const double cpu_ms = per_iteration_ms(cpu, y_cpu, coreset::Algorithm::aiht2, k, m, 3);

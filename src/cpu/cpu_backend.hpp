@@ -1,6 +1,7 @@
-// The CPU backend: the solver primitives of core/iht_driver.hpp on host memory, with Eigen for
-// the vector kernels and OpenMP over columns for the dense passes. It is the reference every
-// other backend is tested against, so it favours plain, checkable code over cleverness.
+// The CPU backend: the primitives of the backend contract (solvers/backend.hpp, which states
+// their semantics) on host memory, with Eigen for the vector kernels and OpenMP over columns for
+// the dense passes. It is the reference every other backend is tested against, so it favours
+// plain, checkable code over cleverness.
 #pragma once
 
 #include <algorithm>
@@ -20,6 +21,7 @@
 #include "coreset/solver.hpp"
 #include "cpu/select_top_k.hpp"
 #include "solvers/argmax.hpp"
+#include "solvers/backend.hpp"
 #include "solvers/line_search.hpp"
 #include "solvers/selection_rule.hpp"
 #include "solvers/sparse_vector.hpp"
@@ -29,9 +31,11 @@ namespace coreset::cpu {
 template <class T>
 class CpuBackend {
  public:
-  using Short = std::vector<T>;  // S-vector
-  using Dense = std::vector<T>;  // n-vector
-  using Sparse = solvers::SparseVector<T>;
+  // One type for both spaces: the drivers never mix them up (backend.hpp's check and the
+  // archetype of tests/solvers/test_backend_contract.cpp, whose types differ, make sure).
+  using SampleVector = std::vector<T>;
+  using DatapointVector = std::vector<T>;
+  using SparseDatapointVector = solvers::SparseVector<T>;
   using Scalar = double;  // scalars accumulate in double even for float data
 
   CpuBackend(MatrixView<T> phi, int threads) : phi_(phi), threads_(std::max(1, threads)) {}
@@ -42,13 +46,17 @@ class CpuBackend {
   index_t rows() const noexcept { return phi_.rows; }
   index_t cols() const noexcept { return phi_.cols; }
   int threads() const noexcept { return threads_; }
-  Short make_short() const { return Short(static_cast<std::size_t>(rows()), T(0)); }
-  Dense make_dense() const { return Dense(static_cast<std::size_t>(cols()), T(0)); }
+  SampleVector make_sample_vector() const {
+    return SampleVector(static_cast<std::size_t>(rows()), T(0));
+  }
+  DatapointVector make_datapoint_vector() const {
+    return DatapointVector(static_cast<std::size_t>(cols()), T(0));
+  }
 
   // ---- dense passes: O(nS) ----
 
   /// out = Phi^T r: one read of Phi, columns split over the threads.
-  void phi_t_times(const Short& r, Dense& out) const {
+  void phi_t_times(const SampleVector& r, DatapointVector& out) const {
     const auto residual = map(r);
     const index_t n = cols();
 #pragma omp parallel for num_threads(threads_) schedule(static) if (worth_threads())
@@ -60,7 +68,8 @@ class CpuBackend {
   /// out = Phi^T r on the columns in `subset` (ascending, distinct) and 0 elsewhere: the batch
   /// gradient of spec 2.6. Reads only those columns; each entry is one column's dot product,
   /// computed by one thread, so the result does not depend on the thread count.
-  void phi_t_times_on_subset(const Short& r, const std::vector<index_t>& subset, Dense& out) const {
+  void phi_t_times_on_subset(const SampleVector& r, const std::vector<index_t>& subset,
+                             DatapointVector& out) const {
     const auto residual = map(r);
     std::fill(out.begin(), out.end(), T(0));
     const auto m = static_cast<index_t>(subset.size());
@@ -74,7 +83,7 @@ class CpuBackend {
   /// out = Phi v for a dense v. Columns are summed in fixed blocks whose partial sums are added
   /// in block order, so the rounding, and hence every result built on y = Phi 1, does not depend
   /// on the thread count.
-  void phi_times_dense(const Dense& v, Short& out) const {
+  void phi_times_dense(const DatapointVector& v, SampleVector& out) const {
     constexpr index_t kBlock = 2048;
     const index_t n = cols();
     const index_t blocks = (n + kBlock - 1) / kBlock;
@@ -92,14 +101,14 @@ class CpuBackend {
   }
 
   /// out = Phi 1, the default target y.
-  void column_sums(Short& out) const {
-    phi_times_dense(Dense(static_cast<std::size_t>(cols()), T(1)), out);
+  void column_sums(SampleVector& out) const {
+    phi_times_dense(DatapointVector(static_cast<std::size_t>(cols()), T(1)), out);
   }
 
   // ---- sparse products: O(|supp| S) ----
 
   /// out = Phi v over the support of v.
-  void phi_times(const Sparse& v, Short& out) const {
+  void phi_times(const SparseDatapointVector& v, SampleVector& out) const {
     auto result = map(out);
     result.setZero();
     for (index_t p = 0; p < v.size(); ++p) {
@@ -108,7 +117,8 @@ class CpuBackend {
   }
 
   /// out = (Phi^T r) restricted to supp(support).
-  void phi_t_times_on(const Sparse& support, const Short& r, Sparse& out) const {
+  void phi_t_times_on(const SparseDatapointVector& support, const SampleVector& r,
+                      SparseDatapointVector& out) const {
     const auto residual = map(r);
     out.index = support.index;
     out.value.resize(support.index.size());
@@ -119,20 +129,22 @@ class CpuBackend {
 
   // ---- selection: O(n) ----
 
-  void select_top_k(const Dense& v, index_t k, solvers::SelectionRule rule, const Sparse& exclude,
-                    Sparse& out) const {
+  void select_top_k(const DatapointVector& v, index_t k, solvers::SelectionRule rule,
+                    const SparseDatapointVector& exclude, SparseDatapointVector& out) const {
     cpu::select_top_k(v.data(), cols(), k, rule, exclude.index, out.index, threads_);
     gather_values(v, out);
   }
 
   /// out = v restricted to supp(at).
-  void gather(const Dense& v, const Sparse& at, Sparse& out) const {
+  void gather(const DatapointVector& v, const SparseDatapointVector& at,
+              SparseDatapointVector& out) const {
     out.index = at.index;
     gather_values(v, out);
   }
 
   /// out = v restricted to supp(a) united with supp(b).
-  void restrict_to_union(const Dense& v, const Sparse& a, const Sparse& b, Sparse& out) const {
+  void restrict_to_union(const DatapointVector& v, const SparseDatapointVector& a,
+                         const SparseDatapointVector& b, SparseDatapointVector& out) const {
     out.index.clear();
     std::set_union(a.index.begin(), a.index.end(), b.index.begin(), b.index.end(),
                    std::back_inserter(out.index));
@@ -143,9 +155,10 @@ class CpuBackend {
 
   /// x = Pi_{C_k and R+}(z + step * g). `g_on_z` holds g on supp(z); `g_outside_z` holds the
   /// largest positive entries of g outside supp(z), which are the only other candidates.
-  void projected_step(const Sparse& z, const Sparse& g_on_z, const Sparse& g_outside_z, Scalar step,
-                      index_t k, Sparse& x) const {
-    Sparse candidates;
+  void projected_step(const SparseDatapointVector& z, const SparseDatapointVector& g_on_z,
+                      const SparseDatapointVector& g_outside_z, Scalar step, index_t k,
+                      SparseDatapointVector& x) const {
+    SparseDatapointVector candidates;
     std::size_t a = 0;
     std::size_t b = 0;
     while (a < z.index.size() || b < g_outside_z.index.size()) {
@@ -171,7 +184,8 @@ class CpuBackend {
   }
 
   /// out = Pi_{R+}(x + step * g) on supp(x) (g shares x's support); zeros leave the support.
-  void clamped_step(const Sparse& x, Scalar step, const Sparse& g, Sparse& out) const {
+  void clamped_step(const SparseDatapointVector& x, Scalar step, const SparseDatapointVector& g,
+                    SparseDatapointVector& out) const {
     out.clear();
     for (std::size_t p = 0; p < x.index.size(); ++p) {
       const T value = static_cast<T>(x.value[p] + step * g.value[p]);
@@ -182,7 +196,8 @@ class CpuBackend {
   }
 
   /// out = next + tau (next - prev) over the union of supports; exact zeros leave the support.
-  void extrapolate(const Sparse& next, const Sparse& prev, Scalar tau, Sparse& out) const {
+  void extrapolate(const SparseDatapointVector& next, const SparseDatapointVector& prev, Scalar tau,
+                   SparseDatapointVector& out) const {
     out.clear();
     merge(next, prev, [&](index_t i, T a, T b) {
       const T value = static_cast<T>(a + tau * (static_cast<double>(a) - b));
@@ -192,11 +207,12 @@ class CpuBackend {
     });
   }
 
-  void subtract(const Short& a, const Short& b, Short& out) const {
+  void subtract(const SampleVector& a, const SampleVector& b, SampleVector& out) const {
     map(out) = map(a) - map(b);
   }
   /// out = a - b over the union of supports; exact zeros leave the support.
-  void subtract(const Sparse& a, const Sparse& b, Sparse& out) const {
+  void subtract(const SparseDatapointVector& a, const SparseDatapointVector& b,
+                SparseDatapointVector& out) const {
     out.clear();
     merge(a, b, [&](index_t i, T x, T y) {
       const T value = x - y;
@@ -206,29 +222,29 @@ class CpuBackend {
     });
   }
 
-  void copy(const Sparse& from, Sparse& to) const {
+  void copy(const SparseDatapointVector& from, SparseDatapointVector& to) const {
     to = from;
   }
-  void copy(const Short& from, Short& to) const {
+  void copy(const SampleVector& from, SampleVector& to) const {
     to = from;
   }
-  void scale(double c, const Dense& in, Dense& out) const {
+  void scale(double c, const DatapointVector& in, DatapointVector& out) const {
     map(out) = map(in) * static_cast<T>(c);
   }
 
   // ---- scalars ----
 
-  Scalar dot(const Short& a, const Short& b) const {
+  Scalar dot(const SampleVector& a, const SampleVector& b) const {
     return map(a).template cast<double>().dot(map(b).template cast<double>());
   }
-  Scalar squared_norm(const Sparse& v) const {
+  Scalar squared_norm(const SparseDatapointVector& v) const {
     double sum = 0.0;
     for (const T value : v.value) {
       sum += static_cast<double>(value) * value;
     }
     return sum;
   }
-  Scalar squared_distance(const Sparse& a, const Sparse& b) const {
+  Scalar squared_distance(const SparseDatapointVector& a, const SparseDatapointVector& b) const {
     double sum = 0.0;
     merge(a, b, [&](index_t, T x, T y) {
       const double d = static_cast<double>(x) - y;
@@ -254,7 +270,7 @@ class CpuBackend {
 
   /// out = (||Phi_1||, ..., ||Phi_n||): one read of Phi. Each norm is summed in double by one
   /// thread alone, so the thread count cannot change it.
-  void column_norms(Dense& out) const {
+  void column_norms(DatapointVector& out) const {
     const index_t n = cols();
 #pragma omp parallel for num_threads(threads_) schedule(static) if (worth_threads())
     for (index_t j = 0; j < n; ++j) {
@@ -309,7 +325,7 @@ class CpuBackend {
   }
 
   /// v[i] = 0 for every i in `at`.
-  void zero_entries(const std::vector<index_t>& at, Dense& v) const {
+  void zero_entries(const std::vector<index_t>& at, DatapointVector& v) const {
     for (const index_t i : at) {
       v[static_cast<std::size_t>(i)] = T(0);
     }
@@ -346,12 +362,12 @@ class CpuBackend {
   }
 
   /// v[i], e.g. the chosen point's entry of a dense pass.
-  Scalar value_at(const Dense& v, index_t i) const {
+  Scalar value_at(const DatapointVector& v, index_t i) const {
     return static_cast<double>(v[static_cast<std::size_t>(i)]);
   }
 
   /// The sum of v's entries, in double and in index order.
-  Scalar sum(const Dense& v) const {
+  Scalar sum(const DatapointVector& v) const {
     double total = 0.0;
     for (const T value : v) {
       total += static_cast<double>(value);
@@ -360,8 +376,8 @@ class CpuBackend {
   }
 
   /// A copy of v on the host, in double (the samplers draw on the host: every backend sees the
-  /// same draws). Also takes a Short (the refit's y): both are std::vector<T> here.
-  std::vector<double> to_host(const Dense& v) const {
+  /// same draws). Also takes a SampleVector (the refit's y): both are std::vector<T> here.
+  std::vector<double> to_host(const DatapointVector& v) const {
     return std::vector<double>(v.begin(), v.end());
   }
 
@@ -378,16 +394,17 @@ class CpuBackend {
 
   /// A sparse vector from host arrays (indices strictly ascending).
   void from_host(const std::vector<index_t>& index, const std::vector<double>& value,
-                 Sparse& out) const {
+                 SparseDatapointVector& out) const {
     out.index = index;
     out.value.assign(value.begin(), value.end());
   }
 
   /// out = (1 - gamma) w + gamma * vertex * 1_j, the greedy step of GIGA and Frank-Wolfe; exact
   /// zeros leave the support. `out` must not be `w`.
-  void convex_step(const Sparse& w, Scalar gamma, index_t j, Scalar vertex, Sparse& out) const {
+  void convex_step(const SparseDatapointVector& w, Scalar gamma, index_t j, Scalar vertex,
+                   SparseDatapointVector& out) const {
     assert(&w != &out);
-    Sparse unit;
+    SparseDatapointVector unit;
     unit.push_back(j, T(1));
     out.clear();
     merge(w, unit, [&](index_t i, T a, T b) {
@@ -400,8 +417,8 @@ class CpuBackend {
   }
 
   /// out = c * in (in may be out); entries that round to zero leave the support.
-  void scale(double c, const Sparse& in, Sparse& out) const {
-    Sparse result;
+  void scale(double c, const SparseDatapointVector& in, SparseDatapointVector& out) const {
+    SparseDatapointVector result;
     for (std::size_t p = 0; p < in.index.size(); ++p) {
       const T value = static_cast<T>(c * in.value[p]);
       if (value != T(0)) {
@@ -412,7 +429,8 @@ class CpuBackend {
   }
 
   /// out = a x + b z for S-vectors, in double before the final rounding (out may be x or z).
-  void axpby(double a, const Short& x, double b, const Short& z, Short& out) const {
+  void axpby(double a, const SampleVector& x, double b, const SampleVector& z,
+             SampleVector& out) const {
     map(out) = (a * map(x).template cast<double>() + b * map(z).template cast<double>())
                    .template cast<T>();
   }
@@ -420,7 +438,7 @@ class CpuBackend {
   // ---- setup and results ----
 
   /// A unit vector of Gaussian entries from a seeded generator (the power iteration's start).
-  void fill_unit_random(Dense& v, std::uint64_t seed) const {
+  void fill_unit_random(DatapointVector& v, std::uint64_t seed) const {
     std::mt19937_64 generator(seed);
     std::normal_distribution<double> normal;
     double norm_sq = 0.0;
@@ -431,7 +449,7 @@ class CpuBackend {
     scale(1.0 / std::sqrt(norm_sq), v, v);
   }
 
-  Coreset to_coreset(const Sparse& w) const {
+  Coreset to_coreset(const SparseDatapointVector& w) const {
     Coreset coreset;
     for (std::size_t p = 0; p < w.index.size(); ++p) {
       if (w.value[p] > T(0)) {
@@ -464,7 +482,7 @@ class CpuBackend {
     return threads_ > 1 && phi_.rows * columns >= (index_t{1} << 20);
   }
 
-  static void gather_values(const Dense& v, Sparse& out) {
+  static void gather_values(const DatapointVector& v, SparseDatapointVector& out) {
     out.value.resize(out.index.size());
     for (std::size_t p = 0; p < out.index.size(); ++p) {
       out.value[p] = v[static_cast<std::size_t>(out.index[p])];
@@ -473,7 +491,7 @@ class CpuBackend {
 
   // Visits the union of two supports in index order with both values (0 where absent).
   template <class Visit>
-  static void merge(const Sparse& a, const Sparse& b, Visit&& visit) {
+  static void merge(const SparseDatapointVector& a, const SparseDatapointVector& b, Visit&& visit) {
     std::size_t p = 0;
     std::size_t q = 0;
     while (p < a.index.size() || q < b.index.size()) {
@@ -494,5 +512,8 @@ class CpuBackend {
   MatrixView<T> phi_;
   int threads_;
 };
+
+static_assert(solvers::check_backend<CpuBackend<float>>());
+static_assert(solvers::check_backend<CpuBackend<double>>());
 
 }  // namespace coreset::cpu

@@ -11,7 +11,7 @@ namespace coreset::cpu {
 template <class T>
 SolveResult solve_on_cpu(MatrixView<T> phi, const T* y, const SolverOptions& options, int threads) {
   CpuBackend<T> backend(phi, threads);
-  auto target = backend.make_short();
+  auto target = backend.make_sample_vector();
   if (y != nullptr) {
     target.assign(y, y + phi.rows);
   } else {
@@ -28,7 +28,7 @@ void refit_on_cpu(MatrixView<T> phi, const T* y, const SolverOptions& options,
     return;
   }
   CpuBackend<T> backend(phi, 1);
-  auto target = backend.make_short();
+  auto target = backend.make_sample_vector();
   if (y != nullptr) {
     target.assign(y, y + phi.rows);
   } else {

@@ -117,15 +117,15 @@ void CudaBackend<T>::allocate_working_state() {
 }
 
 template <class T>
-typename CudaBackend<T>::Short CudaBackend<T>::make_short() const {
-  Short v(rows_);
+typename CudaBackend<T>::SampleVector CudaBackend<T>::make_sample_vector() const {
+  SampleVector v(rows_);
   zero(res_.stream(), v.data(), rows_);
   return v;
 }
 
 template <class T>
-typename CudaBackend<T>::Dense CudaBackend<T>::make_dense() const {
-  Dense v(cols_);
+typename CudaBackend<T>::DatapointVector CudaBackend<T>::make_datapoint_vector() const {
+  DatapointVector v(cols_);
   zero(res_.stream(), v.data(), cols_);
   return v;
 }
@@ -145,9 +145,9 @@ std::vector<T> CudaBackend<T>::download(const kernels::DeviceBuffer<T>& v) const
 }
 
 template <class T>
-void CudaBackend<T>::download(const Sparse& v, std::vector<index_t>& index,
+void CudaBackend<T>::download(const SparseDatapointVector& v, std::vector<index_t>& index,
                               std::vector<T>& value) const {
-  const Sparse& s = or_empty(v);
+  const SparseDatapointVector& s = or_empty(v);
   index_t count = 0;
   copy_to_host(res_.stream(), &count, s.count.data(), 1);
   index.resize(static_cast<std::size_t>(count));
@@ -164,14 +164,15 @@ void CudaBackend<T>::download(const Sparse& v, std::vector<index_t>& index,
 // ---- dense passes ----
 
 template <class T>
-void CudaBackend<T>::phi_t_times(const Short& r, Dense& out) const {
+void CudaBackend<T>::phi_t_times(const SampleVector& r, DatapointVector& out) const {
   NvtxRange range("gradient");
   gemv(res_.cublas(), CUBLAS_OP_T, rows_, cols_, phi_.data(), r.data(), out.data());
 }
 
 template <class T>
-void CudaBackend<T>::phi_t_times_on_subset(const Short& r, const std::vector<index_t>& subset,
-                                           Dense& out) const {
+void CudaBackend<T>::phi_t_times_on_subset(const SampleVector& r,
+                                           const std::vector<index_t>& subset,
+                                           DatapointVector& out) const {
   NvtxRange range("gradient (batch)");
   const auto m = static_cast<index_t>(subset.size());
   zero(res_.stream(), out.data(), cols_);
@@ -182,13 +183,13 @@ void CudaBackend<T>::phi_t_times_on_subset(const Short& r, const std::vector<ind
 }
 
 template <class T>
-void CudaBackend<T>::phi_times_dense(const Dense& v, Short& out) const {
+void CudaBackend<T>::phi_times_dense(const DatapointVector& v, SampleVector& out) const {
   gemv(res_.cublas(), CUBLAS_OP_N, rows_, cols_, phi_.data(), v.data(), out.data());
 }
 
 template <class T>
-void CudaBackend<T>::column_sums(Short& out) const {
-  Dense ones(cols_);
+void CudaBackend<T>::column_sums(SampleVector& out) const {
+  DatapointVector ones(cols_);
   kernels::fill(res_.stream(), cols_, T(1), ones.data());
   phi_times_dense(ones, out);
   res_.synchronize();  // `ones` is freed on return
@@ -197,8 +198,8 @@ void CudaBackend<T>::column_sums(Short& out) const {
 // ---- sparse products ----
 
 template <class T>
-void CudaBackend<T>::phi_times(const Sparse& v, Short& out) const {
-  const Sparse& s = or_empty(v);
+void CudaBackend<T>::phi_times(const SparseDatapointVector& v, SampleVector& out) const {
+  const SparseDatapointVector& s = or_empty(v);
   partials_.reserve_discard(
       std::max(kernels::kReducePartials, kernels::phi_times_partials(s.bound, rows_)));
   kernels::phi_times_list(res_.stream(), phi_.data(), rows_, s.index.data(), s.count.data(),
@@ -206,8 +207,9 @@ void CudaBackend<T>::phi_times(const Sparse& v, Short& out) const {
 }
 
 template <class T>
-void CudaBackend<T>::phi_t_times_on(const Sparse& support, const Short& r, Sparse& out) const {
-  const Sparse& s = or_empty(support);
+void CudaBackend<T>::phi_t_times_on(const SparseDatapointVector& support, const SampleVector& r,
+                                    SparseDatapointVector& out) const {
+  const SparseDatapointVector& s = or_empty(support);
   if (&s == &out) {
     // Values on the support are overwritten below; the support itself stays.
     kernels::columns_dot(res_.stream(), phi_.data(), rows_, s.index.data(), s.count.data(), s.bound,
@@ -226,8 +228,9 @@ void CudaBackend<T>::phi_t_times_on(const Sparse& support, const Short& r, Spars
 // ---- selection ----
 
 template <class T>
-void CudaBackend<T>::select_top_k(const Dense& v, index_t k, solvers::SelectionRule rule,
-                                  const Sparse& exclude, Sparse& out) const {
+void CudaBackend<T>::select_top_k(const DatapointVector& v, index_t k, solvers::SelectionRule rule,
+                                  const SparseDatapointVector& exclude,
+                                  SparseDatapointVector& out) const {
   NvtxRange range("selection");
   const index_t take = std::max<index_t>(0, std::min(k, cols_));
   const Mask* excluded = exclude.allocated() ? exclude.mask.data() : nullptr;
@@ -247,8 +250,9 @@ void CudaBackend<T>::select_top_k(const Dense& v, index_t k, solvers::SelectionR
 }
 
 template <class T>
-void CudaBackend<T>::gather(const Dense& v, const Sparse& at, Sparse& out) const {
-  const Sparse& a = or_empty(at);
+void CudaBackend<T>::gather(const DatapointVector& v, const SparseDatapointVector& at,
+                            SparseDatapointVector& out) const {
+  const SparseDatapointVector& a = or_empty(at);
   const Mask* mask = a.mask.data();
   const index_t* index = a.index.data();
   const index_t* count = a.count.data();
@@ -263,10 +267,11 @@ void CudaBackend<T>::gather(const Dense& v, const Sparse& at, Sparse& out) const
 }
 
 template <class T>
-void CudaBackend<T>::restrict_to_union(const Dense& v, const Sparse& a, const Sparse& b,
-                                       Sparse& out) const {
-  const Sparse& x = or_empty(a);
-  const Sparse& y = or_empty(b);
+void CudaBackend<T>::restrict_to_union(const DatapointVector& v, const SparseDatapointVector& a,
+                                       const SparseDatapointVector& b,
+                                       SparseDatapointVector& out) const {
+  const SparseDatapointVector& x = or_empty(a);
+  const SparseDatapointVector& y = or_empty(b);
   const Mask* xm = x.mask.data();
   const Mask* ym = y.mask.data();
   prepare(out, std::min(cols_, x.bound + y.bound));
@@ -277,13 +282,14 @@ void CudaBackend<T>::restrict_to_union(const Dense& v, const Sparse& a, const Sp
 // ---- sparse steps ----
 
 template <class T>
-void CudaBackend<T>::projected_step(const Sparse& z, const Sparse& g_on_z,
-                                    const Sparse& g_outside_z, Scalar step, index_t k,
-                                    Sparse& x) const {
+void CudaBackend<T>::projected_step(const SparseDatapointVector& z,
+                                    const SparseDatapointVector& g_on_z,
+                                    const SparseDatapointVector& g_outside_z, Scalar step,
+                                    index_t k, SparseDatapointVector& x) const {
   NvtxRange range("projection step");
-  const Sparse& zz = or_empty(z);
-  const Sparse& gz = or_empty(g_on_z);
-  const Sparse& go = or_empty(g_outside_z);
+  const SparseDatapointVector& zz = or_empty(z);
+  const SparseDatapointVector& gz = or_empty(g_on_z);
+  const SparseDatapointVector& go = or_empty(g_outside_z);
   candidates_.reserve_discard(cols_);
   kernels::step_candidates(res_.stream(), cols_, zz.value.data(), zz.mask.data(), gz.value.data(),
                            go.value.data(), go.mask.data(), step.slot, candidates_.data());
@@ -303,10 +309,11 @@ void CudaBackend<T>::projected_step(const Sparse& z, const Sparse& g_on_z,
 }
 
 template <class T>
-void CudaBackend<T>::clamped_step(const Sparse& x, Scalar step, const Sparse& g,
-                                  Sparse& out) const {
-  const Sparse& xx = or_empty(x);
-  const Sparse& gg = or_empty(g);
+void CudaBackend<T>::clamped_step(const SparseDatapointVector& x, Scalar step,
+                                  const SparseDatapointVector& g,
+                                  SparseDatapointVector& out) const {
+  const SparseDatapointVector& xx = or_empty(x);
+  const SparseDatapointVector& gg = or_empty(g);
   const T* xv = xx.value.data();
   const Mask* xm = xx.mask.data();
   const T* gv = gg.value.data();
@@ -317,11 +324,12 @@ void CudaBackend<T>::clamped_step(const Sparse& x, Scalar step, const Sparse& g,
 }
 
 template <class T>
-void CudaBackend<T>::extrapolate(const Sparse& next, const Sparse& prev, Scalar tau,
-                                 Sparse& out) const {
+void CudaBackend<T>::extrapolate(const SparseDatapointVector& next,
+                                 const SparseDatapointVector& prev, Scalar tau,
+                                 SparseDatapointVector& out) const {
   NvtxRange range("momentum");
-  const Sparse& a = or_empty(next);
-  const Sparse& b = or_empty(prev);
+  const SparseDatapointVector& a = or_empty(next);
+  const SparseDatapointVector& b = or_empty(prev);
   const T* av = a.value.data();
   const Mask* am = a.mask.data();
   const T* bv = b.value.data();
@@ -333,14 +341,16 @@ void CudaBackend<T>::extrapolate(const Sparse& next, const Sparse& prev, Scalar 
 }
 
 template <class T>
-void CudaBackend<T>::subtract(const Short& a, const Short& b, Short& out) const {
+void CudaBackend<T>::subtract(const SampleVector& a, const SampleVector& b,
+                              SampleVector& out) const {
   kernels::subtract(res_.stream(), a.size(), a.data(), b.data(), out.data());
 }
 
 template <class T>
-void CudaBackend<T>::subtract(const Sparse& a, const Sparse& b, Sparse& out) const {
-  const Sparse& x = or_empty(a);
-  const Sparse& y = or_empty(b);
+void CudaBackend<T>::subtract(const SparseDatapointVector& a, const SparseDatapointVector& b,
+                              SparseDatapointVector& out) const {
+  const SparseDatapointVector& x = or_empty(a);
+  const SparseDatapointVector& y = or_empty(b);
   const T* xv = x.value.data();
   const Mask* xm = x.mask.data();
   const T* yv = y.value.data();
@@ -351,11 +361,11 @@ void CudaBackend<T>::subtract(const Sparse& a, const Sparse& b, Sparse& out) con
 }
 
 template <class T>
-void CudaBackend<T>::copy(const Sparse& from, Sparse& to) const {
+void CudaBackend<T>::copy(const SparseDatapointVector& from, SparseDatapointVector& to) const {
   if (&from == &to) {
     return;
   }
-  const Sparse& f = or_empty(from);
+  const SparseDatapointVector& f = or_empty(from);
   prepare(to, f.bound);
   copy_on_device(res_.stream(), to.value.data(), f.value.data(), cols_);
   copy_on_device(res_.stream(), to.mask.data(), f.mask.data(), cols_);
@@ -364,7 +374,7 @@ void CudaBackend<T>::copy(const Sparse& from, Sparse& to) const {
 }
 
 template <class T>
-void CudaBackend<T>::copy(const Short& from, Short& to) const {
+void CudaBackend<T>::copy(const SampleVector& from, SampleVector& to) const {
   if (to.size() != from.size()) {
     to.resize_discard(from.size());
   }
@@ -372,22 +382,23 @@ void CudaBackend<T>::copy(const Short& from, Short& to) const {
 }
 
 template <class T>
-void CudaBackend<T>::scale(double c, const Dense& in, Dense& out) const {
+void CudaBackend<T>::scale(double c, const DatapointVector& in, DatapointVector& out) const {
   kernels::scale(res_.stream(), in.size(), c, in.data(), out.data());
 }
 
 // ---- scalars ----
 
 template <class T>
-typename CudaBackend<T>::Scalar CudaBackend<T>::dot(const Short& a, const Short& b) const {
+typename CudaBackend<T>::Scalar CudaBackend<T>::dot(const SampleVector& a,
+                                                    const SampleVector& b) const {
   double* out = scalar();
   kernels::dot(res_.stream(), a.size(), a.data(), b.data(), partials_.data(), out);
   return {out};
 }
 
 template <class T>
-typename CudaBackend<T>::Scalar CudaBackend<T>::squared_norm(const Sparse& v) const {
-  const Sparse& s = or_empty(v);
+typename CudaBackend<T>::Scalar CudaBackend<T>::squared_norm(const SparseDatapointVector& v) const {
+  const SparseDatapointVector& s = or_empty(v);
   double* out = scalar();
   kernels::squared_norm_on_list(res_.stream(), s.index.data(), s.count.data(), s.bound,
                                 s.value.data(), partials_.data(), out);
@@ -395,8 +406,8 @@ typename CudaBackend<T>::Scalar CudaBackend<T>::squared_norm(const Sparse& v) co
 }
 
 template <class T>
-typename CudaBackend<T>::Scalar CudaBackend<T>::squared_distance(const Sparse& a,
-                                                                 const Sparse& b) const {
+typename CudaBackend<T>::Scalar CudaBackend<T>::squared_distance(
+    const SparseDatapointVector& a, const SparseDatapointVector& b) const {
   // Both are 0 off their supports, so the sum over all n is the sum over the union.
   double* out = scalar();
   kernels::squared_difference(res_.stream(), cols_, or_empty(a).value.data(),
@@ -441,7 +452,7 @@ void CudaBackend<T>::read_many(const Scalar* list, std::size_t count, double* ou
 // ---- the baselines ----
 
 template <class T>
-void CudaBackend<T>::column_norms(Dense& out) const {
+void CudaBackend<T>::column_norms(DatapointVector& out) const {
   kernels::column_norms(res_.stream(), phi_.data(), rows_, cols_, out.data());
 }
 
@@ -470,7 +481,7 @@ std::vector<index_t> CudaBackend<T>::duplicate_columns() const {
 }
 
 template <class T>
-void CudaBackend<T>::zero_entries(const std::vector<index_t>& at, Dense& v) const {
+void CudaBackend<T>::zero_entries(const std::vector<index_t>& at, DatapointVector& v) const {
   if (at.empty()) {
     return;
   }
@@ -495,21 +506,22 @@ solvers::ArgMax CudaBackend<T>::argmax_of(const Rule& rule, const T* const* vect
 }
 
 template <class T>
-typename CudaBackend<T>::Scalar CudaBackend<T>::value_at(const Dense& v, index_t i) const {
+typename CudaBackend<T>::Scalar CudaBackend<T>::value_at(const DatapointVector& v,
+                                                         index_t i) const {
   double* out = scalar();
   kernels::value_at(res_.stream(), v.data(), i, out);
   return {out};
 }
 
 template <class T>
-typename CudaBackend<T>::Scalar CudaBackend<T>::sum(const Dense& v) const {
+typename CudaBackend<T>::Scalar CudaBackend<T>::sum(const DatapointVector& v) const {
   double* out = scalar();
   kernels::dot<T>(res_.stream(), v.size(), v.data(), nullptr, partials_.data(), out);
   return {out};
 }
 
 template <class T>
-std::vector<double> CudaBackend<T>::to_host(const Dense& v) const {
+std::vector<double> CudaBackend<T>::to_host(const DatapointVector& v) const {
   const std::vector<T> host = download(v);
   return std::vector<double>(host.begin(), host.end());
 }
@@ -531,7 +543,7 @@ std::vector<double> CudaBackend<T>::columns_to_host(const std::vector<index_t>& 
 
 template <class T>
 void CudaBackend<T>::from_host(const std::vector<index_t>& index, const std::vector<double>& value,
-                               Sparse& out) const {
+                               SparseDatapointVector& out) const {
   const auto m = static_cast<index_t>(index.size());
   prepare(out, m);
   zero(res_.stream(), out.value.data(), cols_);
@@ -550,10 +562,10 @@ void CudaBackend<T>::from_host(const std::vector<index_t>& index, const std::vec
 }
 
 template <class T>
-void CudaBackend<T>::convex_step(const Sparse& w, double gamma, index_t j, double vertex,
-                                 Sparse& out) const {
+void CudaBackend<T>::convex_step(const SparseDatapointVector& w, double gamma, index_t j,
+                                 double vertex, SparseDatapointVector& out) const {
   assert(&w != &out);
-  const Sparse& ww = or_empty(w);
+  const SparseDatapointVector& ww = or_empty(w);
   prepare(out, std::min(cols_, ww.bound + 1));
   kernels::convex_step(res_.stream(), cols_, ww.value.data(), ww.mask.data(), gamma, j, vertex,
                        out.value.data(), out.mask.data());
@@ -561,8 +573,9 @@ void CudaBackend<T>::convex_step(const Sparse& w, double gamma, index_t j, doubl
 }
 
 template <class T>
-void CudaBackend<T>::scale(double c, const Sparse& in, Sparse& out) const {
-  const Sparse& s = or_empty(in);
+void CudaBackend<T>::scale(double c, const SparseDatapointVector& in,
+                           SparseDatapointVector& out) const {
+  const SparseDatapointVector& s = or_empty(in);
   const T* value = s.value.data();
   const Mask* mask = s.mask.data();
   prepare(out, s.bound);
@@ -571,14 +584,15 @@ void CudaBackend<T>::scale(double c, const Sparse& in, Sparse& out) const {
 }
 
 template <class T>
-void CudaBackend<T>::axpby(double a, const Short& x, double b, const Short& z, Short& out) const {
+void CudaBackend<T>::axpby(double a, const SampleVector& x, double b, const SampleVector& z,
+                           SampleVector& out) const {
   kernels::axpby(res_.stream(), x.size(), a, x.data(), b, z.data(), out.data());
 }
 
 // ---- setup and results ----
 
 template <class T>
-void CudaBackend<T>::fill_unit_random(Dense& v, std::uint64_t seed) const {
+void CudaBackend<T>::fill_unit_random(DatapointVector& v, std::uint64_t seed) const {
   // The CPU backend's draws and rounding, on the host, so both start the power iteration alike.
   std::mt19937_64 generator(seed);
   std::normal_distribution<double> normal;
@@ -596,7 +610,7 @@ void CudaBackend<T>::fill_unit_random(Dense& v, std::uint64_t seed) const {
 }
 
 template <class T>
-Coreset CudaBackend<T>::to_coreset(const Sparse& w) const {
+Coreset CudaBackend<T>::to_coreset(const SparseDatapointVector& w) const {
   std::vector<index_t> index;
   std::vector<T> value;
   download(w, index, value);
@@ -613,12 +627,13 @@ Coreset CudaBackend<T>::to_coreset(const Sparse& w) const {
 // ---- private ----
 
 template <class T>
-const typename CudaBackend<T>::Sparse& CudaBackend<T>::or_empty(const Sparse& s) const {
+const typename CudaBackend<T>::SparseDatapointVector& CudaBackend<T>::or_empty(
+    const SparseDatapointVector& s) const {
   return s.allocated() ? s : empty_;
 }
 
 template <class T>
-void CudaBackend<T>::prepare(Sparse& out, index_t bound) const {
+void CudaBackend<T>::prepare(SparseDatapointVector& out, index_t bound) const {
   if (!out.allocated()) {
     out.value.resize_discard(cols_);
     out.mask.resize_discard(cols_);
@@ -629,7 +644,7 @@ void CudaBackend<T>::prepare(Sparse& out, index_t bound) const {
 }
 
 template <class T>
-void CudaBackend<T>::compact(Sparse& out) const {
+void CudaBackend<T>::compact(SparseDatapointVector& out) const {
   kernels::compact(res_.stream(), res_.scratch(), cols_, out.mask.data(), out.index.data(),
                    out.count.data());
 }

@@ -1,21 +1,22 @@
-// The GPU backend: the solver primitives of core/iht_driver.hpp and core/baselines/common.hpp on
-// device memory, so the drivers written once in core/ run unchanged on a GPU. The reference for
-// every primitive's semantics is cpu/cpu_backend.hpp; tests/cuda/ compares the two.
+// The GPU backend: the primitives of the backend contract (solvers/backend.hpp, which states
+// their semantics) on device memory, so the drivers written once in solvers/ run unchanged on a
+// GPU. cpu/cpu_backend.hpp is the reference implementation; tests/cuda/ compares the two.
 //
 // Design: no host synchronisation for sizes.
 //  - Phi lives on the device column-major (S x n, ld = S); the dense passes are cuBLAS gemv_64
 //    (Phi^T r: CUBLAS_OP_T, each output reads one contiguous column), 64-bit throughout.
-//  - Short and Dense are plain device vectors (kernels::DeviceBuffer<T>) of S and n entries.
-//  - A Sparse is held three ways at once: a dense n-vector of values (0 off the support), a dense
-//    n-byte membership mask, and the support's ascending index list whose length lives in device
-//    memory (written by cub::DeviceSelect::Flagged). The merges of two supports (union,
-//    extrapolate, subtract, clamped and convex steps) are then O(n) elementwise kernels on the
-//    mask and values, each about 1/(4S) of a pass over Phi and none needing the host; the
-//    products that must cost O(|supp| S) (phi_times, phi_t_times_on, squared_norm) walk the index
-//    list, launched for a host-side upper bound of its length (`bound`: k after a selection, the
-//    sum of the inputs' bounds after a union) and reading the exact count on the device. Memory:
-//    n (T + 1 byte) per sparse vector plus 8 bytes per bound entry; a default-constructed Sparse
-//    owns nothing and reads as empty.
+//  - SampleVector and DatapointVector are plain device vectors (kernels::DeviceBuffer<T>) of S
+//    and n entries.
+//  - A SparseDatapointVector is held three ways at once: a dense n-vector of values (0 off the
+//    support), a dense n-byte membership mask, and the support's ascending index list whose
+//    length lives in device memory (written by cub::DeviceSelect::Flagged). The merges of two
+//    supports (union, extrapolate, subtract, clamped and convex steps) are then O(n) elementwise
+//    kernels on the mask and values, each about 1/(4S) of a pass over Phi and none needing the
+//    host; the products that must cost O(|supp| S) (phi_times, phi_t_times_on, squared_norm)
+//    walk the index list, launched for a host-side upper bound of its length (`bound`: k after a
+//    selection, the sum of the inputs' bounds after a union) and reading the exact count on the
+//    device. Memory: n (T + 1 byte) per sparse vector plus 8 bytes per bound entry; a
+//    default-constructed SparseDatapointVector owns nothing and reads as empty.
 //  - Scalar is a device double (a slot of Resources' ring): line searches and momentum are
 //    computed by one-thread kernels, and only read()/read_all() bring numbers to the host (the
 //    IHT driver reads three per iteration, in one synchronisation).
@@ -38,6 +39,7 @@
 #include "cuda/resources.hpp"
 #include "kernels/device_buffer.hpp"
 #include "solvers/argmax.hpp"
+#include "solvers/backend.hpp"
 #include "solvers/selection_rule.hpp"
 
 namespace coreset::cuda {
@@ -62,9 +64,9 @@ struct DeviceScalar {
 template <class T>
 class CudaBackend {
  public:
-  using Short = kernels::DeviceBuffer<T>;
-  using Dense = kernels::DeviceBuffer<T>;
-  using Sparse = DeviceSparse<T>;
+  using SampleVector = kernels::DeviceBuffer<T>;
+  using DatapointVector = kernels::DeviceBuffer<T>;
+  using SparseDatapointVector = DeviceSparse<T>;
   using Scalar = DeviceScalar;
 
   /// Copies Phi (host, column-major, any ld >= rows) to the device. Throws DeviceError when it
@@ -77,8 +79,8 @@ class CudaBackend {
 
   index_t rows() const noexcept { return rows_; }
   index_t cols() const noexcept { return cols_; }
-  Short make_short() const;
-  Dense make_dense() const;
+  SampleVector make_sample_vector() const;
+  DatapointVector make_datapoint_vector() const;
   Resources& resources() const noexcept { return res_; }
   const T* phi_data() const noexcept { return phi_.data(); }
 
@@ -86,39 +88,48 @@ class CudaBackend {
   void upload(const std::vector<T>& host, kernels::DeviceBuffer<T>& out) const;
   std::vector<T> download(const kernels::DeviceBuffer<T>& v) const;
   /// The support and values of a sparse vector on the host (ascending indices).
-  void download(const Sparse& v, std::vector<index_t>& index, std::vector<T>& value) const;
+  void download(const SparseDatapointVector& v, std::vector<index_t>& index,
+                std::vector<T>& value) const;
 
   // ---- dense passes: O(nS) ----
-  void phi_t_times(const Short& r, Dense& out) const;
-  void phi_t_times_on_subset(const Short& r, const std::vector<index_t>& subset, Dense& out) const;
-  void phi_times_dense(const Dense& v, Short& out) const;
-  void column_sums(Short& out) const;
+  void phi_t_times(const SampleVector& r, DatapointVector& out) const;
+  void phi_t_times_on_subset(const SampleVector& r, const std::vector<index_t>& subset,
+                             DatapointVector& out) const;
+  void phi_times_dense(const DatapointVector& v, SampleVector& out) const;
+  void column_sums(SampleVector& out) const;
 
   // ---- sparse products: O(|supp| S) ----
-  void phi_times(const Sparse& v, Short& out) const;
-  void phi_t_times_on(const Sparse& support, const Short& r, Sparse& out) const;
+  void phi_times(const SparseDatapointVector& v, SampleVector& out) const;
+  void phi_t_times_on(const SparseDatapointVector& support, const SampleVector& r,
+                      SparseDatapointVector& out) const;
 
   // ---- selection: O(n) ----
-  void select_top_k(const Dense& v, index_t k, solvers::SelectionRule rule, const Sparse& exclude,
-                    Sparse& out) const;
-  void gather(const Dense& v, const Sparse& at, Sparse& out) const;
-  void restrict_to_union(const Dense& v, const Sparse& a, const Sparse& b, Sparse& out) const;
+  void select_top_k(const DatapointVector& v, index_t k, solvers::SelectionRule rule,
+                    const SparseDatapointVector& exclude, SparseDatapointVector& out) const;
+  void gather(const DatapointVector& v, const SparseDatapointVector& at,
+              SparseDatapointVector& out) const;
+  void restrict_to_union(const DatapointVector& v, const SparseDatapointVector& a,
+                         const SparseDatapointVector& b, SparseDatapointVector& out) const;
 
   // ---- sparse steps ----
-  void projected_step(const Sparse& z, const Sparse& g_on_z, const Sparse& g_outside_z, Scalar step,
-                      index_t k, Sparse& x) const;
-  void clamped_step(const Sparse& x, Scalar step, const Sparse& g, Sparse& out) const;
-  void extrapolate(const Sparse& next, const Sparse& prev, Scalar tau, Sparse& out) const;
-  void subtract(const Short& a, const Short& b, Short& out) const;
-  void subtract(const Sparse& a, const Sparse& b, Sparse& out) const;
-  void copy(const Sparse& from, Sparse& to) const;
-  void copy(const Short& from, Short& to) const;
-  void scale(double c, const Dense& in, Dense& out) const;
+  void projected_step(const SparseDatapointVector& z, const SparseDatapointVector& g_on_z,
+                      const SparseDatapointVector& g_outside_z, Scalar step, index_t k,
+                      SparseDatapointVector& x) const;
+  void clamped_step(const SparseDatapointVector& x, Scalar step, const SparseDatapointVector& g,
+                    SparseDatapointVector& out) const;
+  void extrapolate(const SparseDatapointVector& next, const SparseDatapointVector& prev, Scalar tau,
+                   SparseDatapointVector& out) const;
+  void subtract(const SampleVector& a, const SampleVector& b, SampleVector& out) const;
+  void subtract(const SparseDatapointVector& a, const SparseDatapointVector& b,
+                SparseDatapointVector& out) const;
+  void copy(const SparseDatapointVector& from, SparseDatapointVector& to) const;
+  void copy(const SampleVector& from, SampleVector& to) const;
+  void scale(double c, const DatapointVector& in, DatapointVector& out) const;
 
   // ---- scalars ----
-  Scalar dot(const Short& a, const Short& b) const;
-  Scalar squared_norm(const Sparse& v) const;
-  Scalar squared_distance(const Sparse& a, const Sparse& b) const;
+  Scalar dot(const SampleVector& a, const SampleVector& b) const;
+  Scalar squared_norm(const SparseDatapointVector& v) const;
+  Scalar squared_distance(const SparseDatapointVector& a, const SparseDatapointVector& b) const;
   Scalar line_search(Scalar numerator, Scalar denominator, double factor) const;
   Scalar constant(double c) const;
   double read(Scalar s) const;
@@ -131,9 +142,9 @@ class CudaBackend {
   }
 
   // ---- the baselines ----
-  void column_norms(Dense& out) const;
+  void column_norms(DatapointVector& out) const;
   std::vector<index_t> duplicate_columns() const;
-  void zero_entries(const std::vector<index_t>& at, Dense& v) const;
+  void zero_entries(const std::vector<index_t>& at, DatapointVector& v) const;
   /// Instantiated for the rules of core/baselines (GigaScore with 3 vectors, FrankWolfeScore
   /// with 2) in kernels/argmax.cu.
   template <class Rule, class... Vectors>
@@ -141,39 +152,42 @@ class CudaBackend {
     const T* vectors[] = {v.data()...};
     return argmax_of(rule, vectors, static_cast<int>(sizeof...(Vectors)));
   }
-  Scalar value_at(const Dense& v, index_t i) const;
-  Scalar sum(const Dense& v) const;
-  std::vector<double> to_host(const Dense& v) const;
+  Scalar value_at(const DatapointVector& v, index_t i) const;
+  Scalar sum(const DatapointVector& v) const;
+  std::vector<double> to_host(const DatapointVector& v) const;
   std::vector<double> columns_to_host(const std::vector<index_t>& indices) const;
   void from_host(const std::vector<index_t>& index, const std::vector<double>& value,
-                 Sparse& out) const;
-  void convex_step(const Sparse& w, double gamma, index_t j, double vertex, Sparse& out) const;
-  void scale(double c, const Sparse& in, Sparse& out) const;
-  void axpby(double a, const Short& x, double b, const Short& z, Short& out) const;
+                 SparseDatapointVector& out) const;
+  void convex_step(const SparseDatapointVector& w, double gamma, index_t j, double vertex,
+                   SparseDatapointVector& out) const;
+  void scale(double c, const SparseDatapointVector& in, SparseDatapointVector& out) const;
+  void axpby(double a, const SampleVector& x, double b, const SampleVector& z,
+             SampleVector& out) const;
 
   // ---- setup and results ----
-  void fill_unit_random(Dense& v, std::uint64_t seed) const;
-  Coreset to_coreset(const Sparse& w) const;
+  void fill_unit_random(DatapointVector& v, std::uint64_t seed) const;
+  Coreset to_coreset(const SparseDatapointVector& w) const;
 
  private:
   template <class Rule>
   solvers::ArgMax argmax_of(const Rule& rule, const T* const* vectors, int count) const;
   void read_many(const Scalar* list, std::size_t count, double* out) const;
-  /// `s` itself, or the backend's all-empty vector for a Sparse that owns nothing yet.
-  const Sparse& or_empty(const Sparse& s) const;
+  /// `s` itself, or the backend's all-empty vector for a SparseDatapointVector that owns nothing
+  /// yet.
+  const SparseDatapointVector& or_empty(const SparseDatapointVector& s) const;
   /// The empty sparse vector and the scratch of the reductions and the selection.
   void allocate_working_state();
   /// Makes `out` an n-vector with room for `bound` support entries.
-  void prepare(Sparse& out, index_t bound) const;
+  void prepare(SparseDatapointVector& out, index_t bound) const;
   /// Rebuilds out's index list and count from its mask.
-  void compact(Sparse& out) const;
+  void compact(SparseDatapointVector& out) const;
   double* scalar() const { return res_.next_scalar(); }
 
   Resources& res_;
   index_t rows_ = 0;
   index_t cols_ = 0;
   kernels::DeviceBuffer<T> phi_;
-  Sparse empty_;
+  SparseDatapointVector empty_;
   // Reused work space (the backend is used by one thread at a time).
   mutable kernels::DeviceBuffer<double> partials_;
   mutable kernels::DeviceBuffer<T> candidates_;
@@ -184,5 +198,8 @@ class CudaBackend {
   mutable kernels::DeviceBuffer<index_t> duplicates_;
   mutable std::vector<index_t> duplicates_host_;  // what duplicates_ holds
 };
+
+static_assert(solvers::check_backend<CudaBackend<float>>());
+static_assert(solvers::check_backend<CudaBackend<double>>());
 
 }  // namespace coreset::cuda

@@ -24,7 +24,7 @@ SolveResult solve_on_gpu(MatrixView<T> phi, const T* y, const SolverOptions& opt
   }
   Resources resources(0);
   CudaBackend<T> backend(resources, phi);
-  auto target = backend.make_short();
+  auto target = backend.make_sample_vector();
   if (y != nullptr) {
     backend.upload(std::vector<T>(y, y + phi.rows), target);
   } else {

@@ -1,20 +1,7 @@
 // The IHT family (IHT, A-IHT, A-IHT II; spec 2.2-2.5) written once against a backend's
 // primitives, so the CPU backend and later device backends run the same algorithm.
 //
-// Backend requirements (see cpu/cpu_backend.hpp for the reference implementation):
-//   types   Short (S-vector), Dense (n-vector), Sparse (sorted index/value n-vector),
-//           Scalar (a number that may live on the device; read() brings it to the host)
-//   sizes   rows(), cols(), make_short(), make_dense()
-//   passes  phi_t_times(r, dense)       the dense pass Phi^T r, the only O(nS) step per iteration
-//           phi_t_times_on_subset(r, subset, dense)  Phi^T r on the ascending host indices of
-//                                        `subset`, 0 elsewhere (batch A-IHT: O(mS), m = |subset|)
-//           phi_times(sparse, short)     Phi v over the support of v
-//           phi_t_times_on(sparse, r, sparse)  (Phi^T r) restricted to a support
-//   select  select_top_k(dense, k, rule, exclude, sparse), gather, restrict_to_union,
-//           duplicate_columns() (once per solve: the columns equal to an earlier one),
-//           zero_entries(indices, dense)
-//   steps   projected_step, clamped_step, extrapolate, subtract (S-vectors and sparse), copy,
-//           dot, squared_norm, squared_distance, line_search, constant, read, read_all
+// The backend primitives it calls, their semantics and costs: solvers/backend.hpp.
 //
 // Per iteration the driver keeps Phi w and Phi z as S-vectors, so every residual costs O(S) and
 // every product other than the dense pass touches at most 3k columns.
@@ -52,22 +39,22 @@ namespace coreset::solvers {
 template <class Backend>
 class IhtDriver {
  public:
-  using Short = typename Backend::Short;
-  using Dense = typename Backend::Dense;
-  using Sparse = typename Backend::Sparse;
+  using SampleVector = typename Backend::SampleVector;
+  using DatapointVector = typename Backend::DatapointVector;
+  using SparseDatapointVector = typename Backend::SparseDatapointVector;
   using Scalar = typename Backend::Scalar;
 
-  IhtDriver(Backend& backend, const Short& y, const SolverOptions& options)
+  IhtDriver(Backend& backend, const SampleVector& y, const SolverOptions& options)
       : be_(backend),
         y_(y),
         options_(options),
         k_(std::min<index_t>(options.k, backend.cols())),
-        phi_w_(backend.make_short()),
-        phi_w_next_(backend.make_short()),
-        phi_z_(backend.make_short()),
-        phi_step_(backend.make_short()),
-        residual_(backend.make_short()),
-        gradient_(backend.make_dense()),
+        phi_w_(backend.make_sample_vector()),
+        phi_w_next_(backend.make_sample_vector()),
+        phi_z_(backend.make_sample_vector()),
+        phi_step_(backend.make_sample_vector()),
+        residual_(backend.make_sample_vector()),
+        gradient_(backend.make_datapoint_vector()),
         batch_size_(batch_size(options, backend.cols())) {}
 
   /// The columns per batch gradient, or n when every gradient is full (batch_fraction 0 or 1,
@@ -207,7 +194,7 @@ class IhtDriver {
     // they are the largest positive gradient entries (step >= 0 keeps their order).
     be_.select_top_k(gradient_, k_, SelectionRule::largest_positive, z_, candidates_);
     be_.gather(gradient_, z_, gradient_on_z_);
-    Sparse& x = algorithm == Algorithm::aiht2 ? x_ : w_next_;
+    SparseDatapointVector& x = algorithm == Algorithm::aiht2 ? x_ : w_next_;
     be_.projected_step(z_, gradient_on_z_, candidates_, step, k_, x);
 
     if (algorithm == Algorithm::aiht2) {
@@ -241,15 +228,15 @@ class IhtDriver {
   }
 
   Backend& be_;
-  const Short& y_;
+  const SampleVector& y_;
   SolverOptions options_;
   index_t k_;
   double iht_step_ = 0.0;
 
-  Sparse w_, w_next_, z_, x_, move_;
-  Sparse expansion_, candidates_, gradient_on_s_, gradient_on_z_, gradient_on_x_;
-  Short phi_w_, phi_w_next_, phi_z_, phi_step_, residual_;
-  Dense gradient_;
+  SparseDatapointVector w_, w_next_, z_, x_, move_;
+  SparseDatapointVector expansion_, candidates_, gradient_on_s_, gradient_on_z_, gradient_on_x_;
+  SampleVector phi_w_, phi_w_next_, phi_z_, phi_step_, residual_;
+  DatapointVector gradient_;
   index_t batch_size_;               // n: no batches
   bool full_gradient_next_ = false;  // batch mode: a batch step met the stopping test
   std::vector<index_t> batch_;       // this iteration's columns, ascending

@@ -19,9 +19,9 @@ namespace coreset::solvers {
 /// step that raises f.
 template <class Backend>
 double estimate_lambda_max(Backend& be, std::uint64_t seed, int max_steps = 30) {
-  auto v = be.make_dense();
-  auto next = be.make_dense();
-  auto u = be.make_short();
+  auto v = be.make_datapoint_vector();
+  auto next = be.make_datapoint_vector();
+  auto u = be.make_sample_vector();
   be.fill_unit_random(v, seed);
   double estimate = 0.0;
   for (int step = 0; step < max_steps; ++step) {

@@ -6,8 +6,7 @@
 // solved exactly (core/nnls.hpp, Lawson-Hanson started from w) on the host. w itself is feasible,
 // so the optimum can only lower f; points whose optimal weight is 0 leave the coreset.
 //
-// Backend requirements: columns_to_host(indices) (the S x |T| columns of Phi, column-major, in
-// double) and to_host(y) (y as doubles; y is a Short).
+// Of the backend (solvers/backend.hpp) it needs only columns_to_host and to_host(y).
 #pragma once
 
 #include <Eigen/Core>
@@ -26,7 +25,7 @@ namespace coreset::solvers {
 /// result.objective <= result.objective_before_refit always. objective_history stays the
 /// algorithm's own trace; target_norm is unchanged.
 template <class Backend>
-void refit_on_support(Backend& be, const typename Backend::Short& y, SolveResult& result) {
+void refit_on_support(Backend& be, const typename Backend::SampleVector& y, SolveResult& result) {
   result.objective_before_refit = result.objective;
   const Coreset& coreset = result.coreset;
   if (coreset.size() == 0) {

@@ -3,6 +3,7 @@
 
 #include "coreset/error.hpp"
 #include "coreset/solver.hpp"
+#include "solvers/backend.hpp"
 #include "solvers/baselines/frank_wolfe.hpp"
 #include "solvers/baselines/giga.hpp"
 #include "solvers/baselines/importance_sampling.hpp"
@@ -14,8 +15,10 @@ namespace coreset::solvers {
 
 /// options.algorithm alone, without the refit.
 template <class Backend>
-SolveResult run_chosen_algorithm(Backend& backend, const typename Backend::Short& y,
+SolveResult run_chosen_algorithm(Backend& backend, const typename Backend::SampleVector& y,
                                  const SolverOptions& options) {
+  // Names the first missing primitive before the drivers' own errors bury it.
+  static_assert(check_backend<Backend>());
   switch (options.algorithm) {
     case Algorithm::giga:
       return run_giga(backend, y, options);
@@ -41,7 +44,7 @@ SolveResult run_chosen_algorithm(Backend& backend, const typename Backend::Short
 /// Solves for the target y on `backend`, then (options.refit) refits the weights on the support
 /// (core/refit.hpp); options are assumed validated (core/solve.cpp).
 template <class Backend>
-SolveResult run_algorithm(Backend& backend, const typename Backend::Short& y,
+SolveResult run_algorithm(Backend& backend, const typename Backend::SampleVector& y,
                           const SolverOptions& options) {
   SolveResult result = run_chosen_algorithm(backend, y, options);
   result.objective_before_refit = result.objective;

@@ -77,20 +77,20 @@ TYPED_TEST(GpuPrimitives, DensePassesMatchTheCpu) {
     CudaBackend<T> gpu(resources, phi.view());
     const std::vector<T> r = random_vector<T>(shape.rows, 5);
     const std::vector<T> v = random_vector<T>(shape.cols, 6);
-    typename CudaBackend<T>::Short r_gpu;
-    typename CudaBackend<T>::Dense v_gpu;
+    typename CudaBackend<T>::SampleVector r_gpu;
+    typename CudaBackend<T>::DatapointVector v_gpu;
     gpu.upload(r, r_gpu);
     gpu.upload(v, v_gpu);
     const std::string at = " at " + std::to_string(shape.rows) + " x " + std::to_string(shape.cols);
 
-    auto out_cpu = cpu.make_dense();
-    auto out_gpu = gpu.make_dense();
+    auto out_cpu = cpu.make_datapoint_vector();
+    auto out_gpu = gpu.make_datapoint_vector();
     cpu.phi_t_times(r, out_cpu);
     gpu.phi_t_times(r_gpu, out_gpu);
     expect_near_vectors(gpu.download(out_gpu), out_cpu, shape.rows, "phi_t_times" + at);
 
-    auto short_cpu = cpu.make_short();
-    auto short_gpu = gpu.make_short();
+    auto short_cpu = cpu.make_sample_vector();
+    auto short_gpu = gpu.make_sample_vector();
     cpu.phi_times_dense(v, short_cpu);
     gpu.phi_times_dense(v_gpu, short_gpu);
     expect_near_vectors(gpu.download(short_gpu), short_cpu, shape.cols, "phi_times_dense" + at);
@@ -122,7 +122,7 @@ TYPED_TEST(GpuPrimitives, TopKMatchesTheCpuAndNthElementOnAwkwardInputs) {
       const auto seed = static_cast<std::uint64_t>(n + 101 * trial);
       const std::vector<T> v =
           trial == 1 ? test::gaussian_values<T>(n, seed) : test::awkward_values<T>(n, seed);
-      typename CudaBackend<T>::Dense v_gpu;
+      typename CudaBackend<T>::DatapointVector v_gpu;
       gpu.upload(v, v_gpu);
       // trial 2: a third of the entries excluded (as supp(z) is in the expansion step).
       solvers::SparseVector<T> exclude;
@@ -133,7 +133,7 @@ TYPED_TEST(GpuPrimitives, TopKMatchesTheCpuAndNthElementOnAwkwardInputs) {
       for (const index_t i : exclude.index) {
         excluded[static_cast<std::size_t>(i)] = true;
       }
-      typename CudaBackend<T>::Sparse exclude_gpu;
+      typename CudaBackend<T>::SparseDatapointVector exclude_gpu;
       if (trial == 2) {
         to_gpu(gpu, exclude, exclude_gpu);
       }
@@ -143,7 +143,7 @@ TYPED_TEST(GpuPrimitives, TopKMatchesTheCpuAndNthElementOnAwkwardInputs) {
             continue;
           }
           solvers::SparseVector<T> out_cpu;
-          typename CudaBackend<T>::Sparse out_gpu;
+          typename CudaBackend<T>::SparseDatapointVector out_gpu;
           cpu.select_top_k(v, k, rule, exclude, out_cpu);
           gpu.select_top_k(v_gpu, k, rule, exclude_gpu, out_gpu);
           const auto got = to_cpu(gpu, out_gpu);
@@ -165,22 +165,22 @@ TYPED_TEST(GpuPrimitives, SparseProductsMatchTheCpu) {
     cpu::CpuBackend<T> cpu(phi.view(), 1);
     CudaBackend<T> gpu(resources, phi.view());
     const std::vector<T> r = random_vector<T>(shape.rows, 8);
-    typename CudaBackend<T>::Short r_gpu;
+    typename CudaBackend<T>::SampleVector r_gpu;
     gpu.upload(r, r_gpu);
     for (const index_t m : {index_t{0}, index_t{1}, index_t{50}, shape.cols}) {
       const auto v = random_sparse<T>(shape.cols, m, 9 + m, false);
-      typename CudaBackend<T>::Sparse v_gpu;
+      typename CudaBackend<T>::SparseDatapointVector v_gpu;
       to_gpu(gpu, v, v_gpu);
       expect_same_sparse(to_cpu(gpu, v_gpu), v, "round trip");
 
-      auto out_cpu = cpu.make_short();
-      auto out_gpu = gpu.make_short();
+      auto out_cpu = cpu.make_sample_vector();
+      auto out_gpu = gpu.make_sample_vector();
       cpu.phi_times(v, out_cpu);
       gpu.phi_times(v_gpu, out_gpu);
       expect_near_vectors(gpu.download(out_gpu), out_cpu, m, "phi_times m " + std::to_string(m));
 
       solvers::SparseVector<T> on_cpu;
-      typename CudaBackend<T>::Sparse on_gpu;
+      typename CudaBackend<T>::SparseDatapointVector on_gpu;
       cpu.phi_t_times_on(v, r, on_cpu);
       gpu.phi_t_times_on(v_gpu, r_gpu, on_gpu);
       const auto got = to_cpu(gpu, on_gpu);
@@ -201,23 +201,23 @@ TYPED_TEST(GpuPrimitives, SparseStepsRoundExactlyAsTheCpu) {
     const Matrix<T> phi(1, n);
     cpu::CpuBackend<T> cpu(phi.view(), 1);
     CudaBackend<T> gpu(resources, phi.view());
-    using Sparse = typename CudaBackend<T>::Sparse;
+    using SparseDatapointVector = typename CudaBackend<T>::SparseDatapointVector;
     const auto a = random_sparse<T>(n, n / 4 + 1, 21, true);
     const auto b = random_sparse<T>(n, n / 5 + 1, 22, true);
     const auto g = random_sparse<T>(n, n / 6 + 1, 23, false);
-    Sparse a_gpu;
-    Sparse b_gpu;
-    Sparse g_gpu;
+    SparseDatapointVector a_gpu;
+    SparseDatapointVector b_gpu;
+    SparseDatapointVector g_gpu;
     to_gpu(gpu, a, a_gpu);
     to_gpu(gpu, b, b_gpu);
     to_gpu(gpu, g, g_gpu);
     const std::vector<T> dense = random_vector<T>(n, 24);
-    typename CudaBackend<T>::Dense dense_gpu;
+    typename CudaBackend<T>::DatapointVector dense_gpu;
     gpu.upload(dense, dense_gpu);
     const std::string at = " n " + std::to_string(n);
 
     solvers::SparseVector<T> out_cpu;
-    Sparse out_gpu;
+    SparseDatapointVector out_gpu;
     cpu.gather(dense, a, out_cpu);
     gpu.gather(dense_gpu, a_gpu, out_gpu);
     expect_same_sparse(to_cpu(gpu, out_gpu), out_cpu, "gather" + at);
@@ -240,7 +240,7 @@ TYPED_TEST(GpuPrimitives, SparseStepsRoundExactlyAsTheCpu) {
       solvers::SparseVector<T> g_on_a;
       cpu.gather(dense, a, g_on_a);
       cpu.clamped_step(a, step, g_on_a, out_cpu);
-      Sparse g_on_a_gpu;
+      SparseDatapointVector g_on_a_gpu;
       gpu.gather(dense_gpu, a_gpu, g_on_a_gpu);
       gpu.clamped_step(a_gpu, gpu.constant(step), g_on_a_gpu, out_gpu);
       expect_same_sparse(to_cpu(gpu, out_gpu), out_cpu, "clamped_step" + at);
@@ -248,7 +248,7 @@ TYPED_TEST(GpuPrimitives, SparseStepsRoundExactlyAsTheCpu) {
       // The projected step over supp(a) and the positive gradient entries outside it.
       solvers::SparseVector<T> outside;
       cpu.select_top_k(dense, n / 7 + 1, SelectionRule::largest_positive, a, outside);
-      Sparse outside_gpu;
+      SparseDatapointVector outside_gpu;
       gpu.select_top_k(dense_gpu, n / 7 + 1, SelectionRule::largest_positive, a_gpu, outside_gpu);
       for (const index_t k : {index_t{1}, n / 5 + 1, n}) {
         cpu.projected_step(a, g_on_a, outside, step, k, out_cpu);
@@ -275,7 +275,7 @@ TYPED_TEST(GpuPrimitives, SparseStepsRoundExactlyAsTheCpu) {
     expect_same_sparse(to_cpu(gpu, out_gpu), a, "copy" + at);
 
     // A default-constructed sparse vector is empty everywhere it is read.
-    const Sparse nothing;
+    const SparseDatapointVector nothing;
     gpu.extrapolate(a_gpu, nothing, gpu.constant(0.5), out_gpu);
     cpu.extrapolate(a, {}, 0.5, out_cpu);
     expect_same_sparse(to_cpu(gpu, out_gpu), out_cpu, "extrapolate from empty" + at);
@@ -300,14 +300,14 @@ TYPED_TEST(GpuPrimitives, ScalarsAndShortVectorsMatchTheCpu) {
   CudaBackend<T> gpu(resources, phi.view());
   const std::vector<T> x = random_vector<T>(301, 31);
   const std::vector<T> z = random_vector<T>(301, 32);
-  typename CudaBackend<T>::Short x_gpu;
-  typename CudaBackend<T>::Short z_gpu;
+  typename CudaBackend<T>::SampleVector x_gpu;
+  typename CudaBackend<T>::SampleVector z_gpu;
   gpu.upload(x, x_gpu);
   gpu.upload(z, z_gpu);
   const double dot = cpu.dot(x, z);
   EXPECT_NEAR(gpu.read(gpu.dot(x_gpu, z_gpu)), dot, test::sum_tolerance<T>(301, 301.0));
-  auto out_cpu = cpu.make_short();
-  auto out_gpu = gpu.make_short();
+  auto out_cpu = cpu.make_sample_vector();
+  auto out_gpu = gpu.make_sample_vector();
   cpu.axpby(0.3, x, -1.7, z, out_cpu);
   gpu.axpby(0.3, x_gpu, -1.7, z_gpu, out_gpu);
   EXPECT_EQ(gpu.download(out_gpu), out_cpu);
@@ -327,14 +327,14 @@ TYPED_TEST(GpuPrimitives, ScalarsAndShortVectorsMatchTheCpu) {
   EXPECT_EQ(s[2], 0.0);
   EXPECT_EQ(s[3], -7.25);
 
-  typename CudaBackend<T>::Dense dense_gpu;
+  typename CudaBackend<T>::DatapointVector dense_gpu;
   const std::vector<T> dense = random_vector<T>(77, 33);
   gpu.upload(dense, dense_gpu);
   EXPECT_EQ(gpu.read(gpu.value_at(dense_gpu, 76)), static_cast<double>(dense[76]));
   EXPECT_NEAR(gpu.read(gpu.sum(dense_gpu)), cpu.sum(dense), test::sum_tolerance<T>(77, 77.0));
   EXPECT_EQ(gpu.to_host(dense_gpu), cpu.to_host(dense));
-  auto scaled_cpu = cpu.make_dense();
-  auto scaled_gpu = gpu.make_dense();
+  auto scaled_cpu = cpu.make_datapoint_vector();
+  auto scaled_gpu = gpu.make_datapoint_vector();
   cpu.scale(0.1, dense, scaled_cpu);
   gpu.scale(0.1, dense_gpu, scaled_gpu);
   EXPECT_EQ(gpu.download(scaled_gpu), scaled_cpu);
@@ -372,7 +372,7 @@ TYPED_TEST(GpuPrimitives, DuplicateColumnsAndZeroEntriesMatchTheCpu) {
   EXPECT_EQ(duplicates, (std::vector<index_t>{100, 4000, 4002}));
 
   std::vector<T> v = random_vector<T>(5003, 42);
-  typename CudaBackend<T>::Dense v_gpu;
+  typename CudaBackend<T>::DatapointVector v_gpu;
   gpu.upload(v, v_gpu);
   gpu.zero_entries(duplicates, v_gpu);
   gpu.zero_entries(duplicates, v_gpu);  // the cached upload path
@@ -398,8 +398,8 @@ TYPED_TEST(GpuPrimitives, ArgmaxMatchesTheCpuAndBreaksTiesToTheLowerIndex) {
       sigma[3] = sigma[n - 2] = T(1);
       sigma[5] = T(0);
     }
-    typename CudaBackend<T>::Dense c_gpu;
-    typename CudaBackend<T>::Dense sigma_gpu;
+    typename CudaBackend<T>::DatapointVector c_gpu;
+    typename CudaBackend<T>::DatapointVector sigma_gpu;
     gpu.upload(c, c_gpu);
     gpu.upload(sigma, sigma_gpu);
     const solvers::ArgMax fw_cpu = cpu.argmax(solvers::FrankWolfeScore{}, c, sigma);

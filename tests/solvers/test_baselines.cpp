@@ -463,15 +463,15 @@ class CountingBackend : public cpu::CpuBackend<double> {
   using Base = cpu::CpuBackend<double>;
   using Base::Base;
 
-  void phi_t_times(const Short& r, Dense& out) {
+  void phi_t_times(const SampleVector& r, DatapointVector& out) {
     ++dense_passes;
     Base::phi_t_times(r, out);
   }
-  void column_norms(Dense& out) {
+  void column_norms(DatapointVector& out) {
     ++norm_passes;
     Base::column_norms(out);
   }
-  void phi_times(const Sparse& v, Short& out) {
+  void phi_times(const SparseDatapointVector& v, SampleVector& out) {
     max_product_columns = std::max(max_product_columns, v.size());
     Base::phi_times(v, out);
   }

@@ -214,11 +214,12 @@ class BatchSpy : public cpu::CpuBackend<double> {
   using Base = cpu::CpuBackend<double>;
   using Base::Base;
 
-  void phi_t_times(const Short& r, Dense& out) {
+  void phi_t_times(const SampleVector& r, DatapointVector& out) {
     passes.push_back(cols());
     Base::phi_t_times(r, out);
   }
-  void phi_t_times_on_subset(const Short& r, const std::vector<index_t>& subset, Dense& out) {
+  void phi_t_times_on_subset(const SampleVector& r, const std::vector<index_t>& subset,
+                             DatapointVector& out) {
     passes.push_back(static_cast<index_t>(subset.size()));
     subsets.insert(subset);
     sorted_and_distinct &= std::is_sorted(subset.begin(), subset.end()) &&

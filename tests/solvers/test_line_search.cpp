@@ -27,7 +27,8 @@ struct Fixture {
   Fixture() { be.column_sums(y); }
 
   // f(x + a d) for sparse x and d, evaluated directly from Phi.
-  double f_along(const Backend::Sparse& x, const Backend::Sparse& d, double a) const {
+  double f_along(const Backend::SparseDatapointVector& x, const Backend::SparseDatapointVector& d,
+                 double a) const {
     std::vector<double> residual = y;
     for (std::size_t p = 0; p < x.index.size(); ++p) {
       for (index_t i = 0; i < phi.rows(); ++i) {
@@ -57,20 +58,20 @@ double golden_minimiser(F f, double lo, double hi) {
 
 TEST(LineSearch, GradientStepIsTheExactMinimiserAlongTheRestrictedGradient) {
   Fixture fx;
-  Backend::Sparse z;
+  Backend::SparseDatapointVector z;
   z.index = {3, 17, 42};
   z.value = {0.5, -0.25, 2.0};
-  auto phi_z = fx.be.make_short();
-  auto residual = fx.be.make_short();
-  auto gradient = fx.be.make_dense();
+  auto phi_z = fx.be.make_sample_vector();
+  auto residual = fx.be.make_sample_vector();
+  auto gradient = fx.be.make_datapoint_vector();
   fx.be.phi_times(z, phi_z);
   fx.be.subtract(fx.y, phi_z, residual);
   fx.be.phi_t_times(residual, gradient);
-  Backend::Sparse expansion, on_s;
+  Backend::SparseDatapointVector expansion, on_s;
   fx.be.select_top_k(gradient, 5, solvers::SelectionRule::largest_magnitude, z, expansion);
   fx.be.restrict_to_union(gradient, z, expansion, on_s);
   ASSERT_EQ(on_s.size(), 8);
-  auto q = fx.be.make_short();
+  auto q = fx.be.make_sample_vector();
   fx.be.phi_times(on_s, q);
   const double step = fx.be.line_search(fx.be.squared_norm(on_s), fx.be.dot(q, q),
                                         solvers::gradient_step_factor(StepRule::exact));
@@ -84,15 +85,15 @@ TEST(LineSearch, GradientStepIsTheExactMinimiserAlongTheRestrictedGradient) {
 
 TEST(LineSearch, MomentumIsTheExactMinimiserAlongTheLastMove) {
   Fixture fx;
-  Backend::Sparse w, w_next, d;
+  Backend::SparseDatapointVector w, w_next, d;
   w.index = {1, 5, 9};
   w.value = {1.0, 0.5, 0.25};
   w_next.index = {5, 9, 30};
   w_next.value = {0.75, 1.5, 0.5};
   d.index = {1, 5, 9, 30};
   d.value = {-1.0, 0.25, 1.25, 0.5};
-  auto phi_w = fx.be.make_short(), phi_next = fx.be.make_short(), phi_d = fx.be.make_short(),
-       residual = fx.be.make_short();
+  auto phi_w = fx.be.make_sample_vector(), phi_next = fx.be.make_sample_vector(),
+       phi_d = fx.be.make_sample_vector(), residual = fx.be.make_sample_vector();
   fx.be.phi_times(w, phi_w);
   fx.be.phi_times(w_next, phi_next);
   fx.be.subtract(phi_next, phi_w, phi_d);
@@ -102,9 +103,9 @@ TEST(LineSearch, MomentumIsTheExactMinimiserAlongTheLastMove) {
   const auto f = [&](double a) { return fx.f_along(w_next, d, a); };
   EXPECT_NEAR(tau, golden_minimiser(f, -100.0, 100.0), 1e-6 * (1.0 + std::abs(tau)));
   // The extrapolated point is the one the driver builds: z = w_next + tau (w_next - w).
-  Backend::Sparse z;
+  Backend::SparseDatapointVector z;
   fx.be.extrapolate(w_next, w, tau, z);
-  Backend::Sparse nothing;
+  Backend::SparseDatapointVector nothing;
   EXPECT_NEAR(fx.f_along(z, nothing, 0.0), f(tau), 1e-9 * (1.0 + f(tau)));
 }
 

@@ -163,25 +163,28 @@ class SpyBackend : public cpu::CpuBackend<double> {
   using Base = cpu::CpuBackend<double>;
   using Base::Base;
 
-  void phi_t_times(const Short& r, Dense& out) {
+  void phi_t_times(const SampleVector& r, DatapointVector& out) {
     ++dense_passes;
     Base::phi_t_times(r, out);
   }
-  void phi_times(const Sparse& v, Short& out) {
+  void phi_times(const SparseDatapointVector& v, SampleVector& out) {
     max_product_columns = std::max(max_product_columns, v.size());
     Base::phi_times(v, out);
   }
-  void restrict_to_union(const Dense& v, const Sparse& a, const Sparse& b, Sparse& out) {
+  void restrict_to_union(const DatapointVector& v, const SparseDatapointVector& a,
+                         const SparseDatapointVector& b, SparseDatapointVector& out) {
     max_z_support = std::max(max_z_support, a.size());
     Base::restrict_to_union(v, a, b, out);
     max_expanded_support = std::max(max_expanded_support, out.size());
   }
-  void projected_step(const Sparse& z, const Sparse& g_on_z, const Sparse& g_outside_z, Scalar step,
-                      index_t k, Sparse& x) {
+  void projected_step(const SparseDatapointVector& z, const SparseDatapointVector& g_on_z,
+                      const SparseDatapointVector& g_outside_z, Scalar step, index_t k,
+                      SparseDatapointVector& x) {
     Base::projected_step(z, g_on_z, g_outside_z, step, k, x);
     last_x = x.index;
   }
-  void clamped_step(const Sparse& x, Scalar step, const Sparse& g, Sparse& out) {
+  void clamped_step(const SparseDatapointVector& x, Scalar step, const SparseDatapointVector& g,
+                    SparseDatapointVector& out) {
     Base::clamped_step(x, step, g, out);
     debias_stays_inside &=
         std::includes(x.index.begin(), x.index.end(), out.index.begin(), out.index.end());
@@ -259,7 +262,7 @@ TEST(DriverInvariants, ProjectedStepEqualsTheDenseProjection) {
     for (double& value : g) {
       value = 0.5 * pick(generator);
     }
-    Backend::Sparse z;
+    Backend::SparseDatapointVector z;
     VectorXd z_dense = VectorXd::Zero(12);
     for (index_t i = 0; i < 12; ++i) {
       if (pick(generator) > 1) {
@@ -269,7 +272,7 @@ TEST(DriverInvariants, ProjectedStepEqualsTheDenseProjection) {
     }
     const double step = trial % 5 == 0 ? 0.0 : 0.5 * (1 + trial % 3);
     for (const index_t k : {1, 3, 12}) {
-      Backend::Sparse candidates, g_on_z, x;
+      Backend::SparseDatapointVector candidates, g_on_z, x;
       be.select_top_k(g, k, solvers::SelectionRule::largest_positive, z, candidates);
       be.gather(g, z, g_on_z);
       be.projected_step(z, g_on_z, candidates, step, k, x);

@@ -1,16 +1,10 @@
 // What the four baseline constructions (spec 2.8-2.11: giga.hpp, frank_wolfe.hpp,
 // importance_sampling.hpp, uniform.hpp) share. Like core/iht_driver.hpp they are written once
-// against a backend's primitives, so a device backend reuses them. On top of the IHT family's
-// list (phi_t_times, phi_times, subtract, dot, line_search, read, read_all, to_coreset, ...)
-// they use
-//   norms   column_norms(dense)             ||Phi_j|| for every column: one dense pass
-//   select  argmax(rule, dense...)          a fused score-and-argmax over the n entries (rule is
-//                                           a host-device functor of the entries' values)
-//   values  value_at(dense, i), sum(dense), epsilon() (the data's unit roundoff)
-//   steps   convex_step(sparse, gamma, j, vertex, sparse), scale(c, sparse, sparse),
-//           axpby(a, short, b, short, short)
-//   host    to_host(dense), from_host(index, value, sparse): the samplers draw on the host from
-//           the portable generator of core/random.hpp, so every backend makes the same draws.
+// against a backend's primitives (solvers/backend.hpp), so a device backend reuses them. Beyond
+// the IHT family's they use the column norms, the fused score-and-argmax, convex_step and the
+// host transfers of the samplers: the samplers draw on the host from the portable generator of
+// support/random.hpp, so every backend makes the same draws.
+//
 // Phi w is kept as an S-vector; every product other than a dense pass touches the support only.
 #pragma once
 
@@ -80,7 +74,7 @@ inline SolveResult start_baseline_result(const SolverOptions& options) {
 
 /// ||y||, refusing a y whose squared norm overflowed.
 template <class Backend>
-double target_norm(Backend& be, const typename Backend::Short& y) {
+double target_norm(Backend& be, const typename Backend::SampleVector& y) {
   const double squared = be.read(be.dot(y, y));
   support::throw_if_overflowed(squared);
   return std::sqrt(squared);
@@ -88,7 +82,7 @@ double target_norm(Backend& be, const typename Backend::Short& y) {
 
 /// sigma_n = ||Phi_n|| into `sigma`; returns their sum sigma (throws when it overflowed).
 template <class Backend>
-double column_norms(Backend& be, typename Backend::Dense& sigma) {
+double column_norms(Backend& be, typename Backend::DatapointVector& sigma) {
   be.column_norms(sigma);
   const double total = be.read(be.sum(sigma));
   if (!std::isfinite(total)) {
@@ -101,10 +95,10 @@ double column_norms(Backend& be, typename Backend::Dense& sigma) {
 
 /// The objective, relative error and coreset of the final weights w (on the columns of Phi).
 template <class Backend>
-void finish_baseline(Backend& be, const typename Backend::Short& y,
-                     const typename Backend::Sparse& w, SolveResult& result) {
-  auto phi_w = be.make_short();
-  auto residual = be.make_short();
+void finish_baseline(Backend& be, const typename Backend::SampleVector& y,
+                     const typename Backend::SparseDatapointVector& w, SolveResult& result) {
+  auto phi_w = be.make_sample_vector();
+  auto residual = be.make_sample_vector();
   be.phi_times(w, phi_w);
   be.subtract(y, phi_w, residual);
   result.objective = be.read(be.dot(residual, residual));

@@ -49,20 +49,20 @@ struct FrankWolfeScore {
 /// Runs Frank-Wolfe for k = options.k steps (the first is the initial vertex), or until a step
 /// cannot move. `observe`, when set, sees every step.
 template <class Backend>
-SolveResult run_frank_wolfe(Backend& be, const typename Backend::Short& y,
+SolveResult run_frank_wolfe(Backend& be, const typename Backend::SampleVector& y,
                             const SolverOptions& options, const StepObserver& observe = {}) {
   SolveResult result = start_baseline_result(options);
   result.target_norm = target_norm(be, y);
-  typename Backend::Sparse w;
+  typename Backend::SparseDatapointVector w;
   if (result.target_norm > 0.0) {
-    auto sigma = be.make_dense();
+    auto sigma = be.make_datapoint_vector();
     const double total = column_norms(be, sigma);
-    auto c = be.make_dense();
-    auto phi_w = be.make_short();
-    auto residual = be.make_short();
-    auto q = be.make_short();
-    typename Backend::Sparse corner;
-    typename Backend::Sparse next;
+    auto c = be.make_datapoint_vector();
+    auto phi_w = be.make_sample_vector();
+    auto residual = be.make_sample_vector();
+    auto q = be.make_sample_vector();
+    typename Backend::SparseDatapointVector corner;
+    typename Backend::SparseDatapointVector next;
     be.copy(y, residual);  // r = y - Phi w_0, w_0 = 0
     result.stop_reason = StopReason::budget;
     // At most greedy_step_limit(n) steps whatever k is: k >> n would otherwise polish the

@@ -63,27 +63,27 @@ struct GigaScore {
 /// Runs GIGA for k = options.k steps or until a precision condition stops it (see above).
 /// `observe`, when set, sees every step.
 template <class Backend>
-SolveResult run_giga(Backend& be, const typename Backend::Short& y, const SolverOptions& options,
-                     const StepObserver& observe = {}) {
+SolveResult run_giga(Backend& be, const typename Backend::SampleVector& y,
+                     const SolverOptions& options, const StepObserver& observe = {}) {
   SolveResult result = start_baseline_result(options);
   result.target_norm = target_norm(be, y);
-  typename Backend::Sparse v;  // ell(w_t) = Phi v
-  typename Backend::Sparse w;  // the answer: alpha* v
+  typename Backend::SparseDatapointVector v;  // ell(w_t) = Phi v
+  typename Backend::SparseDatapointVector w;  // the answer: alpha* v
   if (result.target_norm > 0.0) {
     // Rounding thresholds: ||d_t|| and 1 - a_n^2 carry errors of a few units of roundoff.
     const double stop_below = 128 * Backend::epsilon();
     const double parallel = 1024 * Backend::epsilon();
-    auto sigma = be.make_dense();
+    auto sigma = be.make_datapoint_vector();
     column_norms(be, sigma);
-    auto ell = be.make_short();
+    auto ell = be.make_sample_vector();
     be.axpby(1.0 / result.target_norm, y, 0.0, y, ell);
-    auto e = be.make_dense();  // <Phi_n, ell>
+    auto e = be.make_datapoint_vector();  // <Phi_n, ell>
     be.phi_t_times(ell, e);
-    auto c = be.make_dense();  // <Phi_n, ell(w_t)>: 0 for ell(w_0) = 0
-    auto ell_w = be.make_short();
-    auto d = be.make_short();
-    auto residual = be.make_short();
-    typename Backend::Sparse next;
+    auto c = be.make_datapoint_vector();  // <Phi_n, ell(w_t)>: 0 for ell(w_0) = 0
+    auto ell_w = be.make_sample_vector();
+    auto d = be.make_sample_vector();
+    auto residual = be.make_sample_vector();
+    typename Backend::SparseDatapointVector next;
     double zeta1 = 0.0;  // <ell, ell(w_t)>
     result.stop_reason = StopReason::budget;
     // At most greedy_step_limit(n) steps whatever k is: k >> n would otherwise polish the

@@ -25,11 +25,11 @@
 namespace coreset::solvers {
 
 template <class Backend>
-SolveResult run_importance_sampling(Backend& be, const typename Backend::Short& y,
+SolveResult run_importance_sampling(Backend& be, const typename Backend::SampleVector& y,
                                     const SolverOptions& options) {
   SolveResult result = start_baseline_result(options);
   result.target_norm = target_norm(be, y);
-  auto sigma = be.make_dense();
+  auto sigma = be.make_datapoint_vector();
   column_norms(be, sigma);
   const std::vector<double> norms = be.to_host(sigma);
   std::vector<double> cumulative(norms.size());
@@ -41,7 +41,7 @@ SolveResult run_importance_sampling(Backend& be, const typename Backend::Short& 
     last_positive = norms[i] > 0.0 ? static_cast<index_t>(i) : last_positive;
   }
   const double total = running;
-  typename Backend::Sparse w;
+  typename Backend::SparseDatapointVector w;
   if (total > 0.0) {
     std::vector<index_t> counts(norms.size(), 0);
     support::NormalGenerator random(options.seed);

@@ -21,7 +21,7 @@
 namespace coreset::solvers {
 
 template <class Backend>
-SolveResult run_uniform(Backend& be, const typename Backend::Short& y,
+SolveResult run_uniform(Backend& be, const typename Backend::SampleVector& y,
                         const SolverOptions& options) {
   SolveResult result = start_baseline_result(options);
   result.target_norm = target_norm(be, y);
@@ -41,7 +41,7 @@ SolveResult run_uniform(Backend& be, const typename Backend::Short& y,
       value.push_back(scale * static_cast<double>(counts[static_cast<std::size_t>(i)]));
     }
   }
-  typename Backend::Sparse w;
+  typename Backend::SparseDatapointVector w;
   be.from_host(index, value, w);
   result.stop_reason = StopReason::budget;
   finish_baseline(be, y, w, result);
