@@ -124,7 +124,7 @@ void compact(cudaStream_t s, Scratch& scratch, index_t n, const Mask* mask, inde
              index_t* out_count);
 /// Bytes of state top_k needs.
 constexpr index_t kTopKStateBytes = 64;
-/// The radix top-k (cuda/radix_select_logic.hpp) of v under the rule, skipping exclude (null:
+/// The radix top-k (kernels/radix_select_logic.hpp) of v under the rule, skipping exclude (null:
 /// none): writes out_value (v on the selection, 0 elsewhere) and out_mask. `histogram` holds 256
 /// counters, `ties` up to n indices, `tie_count` one.
 template <class T>

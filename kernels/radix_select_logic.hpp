@@ -1,7 +1,7 @@
 // The pure logic of the GPU top-k (kernels/select.cu), host-and-device so that it is unit-tested
-// on the CPU (tests/cuda/test_radix_select_logic.cpp) exactly as the device runs it.
+// on the CPU (tests/kernels/test_radix_select_logic.cpp) exactly as the device runs it.
 //
-// Selection of the k best entries under a rule (core/selection_rule.hpp) without sorting n:
+// Selection of the k best entries under a rule (solvers/selection_rule.hpp) without sorting n:
 //  1. every entry gets an unsigned key: 0 when it can never be selected (zero, -0.0, NaN, a
 //     negative under largest_positive, an excluded index), else the bit pattern of its positive
 //     score (the value, or |value|). Positive IEEE numbers, +infinity included, order exactly

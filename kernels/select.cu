@@ -1,6 +1,6 @@
 // The CUB-based pieces of the GPU backend, kept in one translation unit because CUB templates are
 // slow to compile: stream compaction of a mask into an index list, the radix top-k
-// (cuda/radix_select_logic.hpp: 8-bit digit histograms with the state on the device, never a
+// (kernels/radix_select_logic.hpp: 8-bit digit histograms with the state on the device, never a
 // sort of n), and the (hash, column) sort of the duplicate search.
 #include <thrust/iterator/counting_iterator.h>
 #include <cub/device/device_radix_sort.cuh>

@@ -266,7 +266,7 @@ class CpuBackend {
     return {static_cast<double>(s)...};
   }
 
-  // ---- the baselines (core/baselines/): norms, greedy selection, host transfers ----
+  // ---- the baselines (solvers/baselines/): norms, greedy selection, host transfers ----
 
   /// out = (||Phi_1||, ..., ||Phi_n||): one read of Phi. Each norm is summed in double by one
   /// thread alone, so the thread count cannot change it.
@@ -382,7 +382,7 @@ class CpuBackend {
   }
 
   /// The columns `indices` of Phi on the host, in double, column-major (S x |indices|): the
-  /// refit's small least-squares problem (core/refit.hpp).
+  /// refit's small least-squares problem (solvers/refit.hpp).
   std::vector<double> columns_to_host(const std::vector<index_t>& indices) const {
     std::vector<double> out;
     out.reserve(indices.size() * static_cast<std::size_t>(rows()));

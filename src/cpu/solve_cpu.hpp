@@ -1,4 +1,4 @@
-// Every algorithm on the CPU backend. Inputs are assumed validated (core/solve.cpp does that).
+// Every algorithm on the CPU backend. Inputs are assumed validated (pipeline/solve.cpp does that).
 #pragma once
 
 #include "coreset/matrix.hpp"
@@ -6,11 +6,11 @@
 
 namespace coreset::cpu {
 
-/// Runs options.algorithm (core/run_algorithm.hpp). `y` null means y = Phi 1. `threads` >= 1.
+/// Runs options.algorithm (solvers/run_algorithm.hpp). `y` null means y = Phi 1. `threads` >= 1.
 template <class T>
 SolveResult solve_on_cpu(MatrixView<T> phi, const T* y, const SolverOptions& options, int threads);
 
-/// The refit of core/refit.hpp for a result computed outside run_algorithm (sparsevi, which
+/// The refit of solvers/refit.hpp for a result computed outside run_algorithm (sparsevi, which
 /// runs in the pipeline): sets objective_before_refit, then refits when options.refit.
 template <class T>
 void refit_on_cpu(MatrixView<T> phi, const T* y, const SolverOptions& options, SolveResult& result);

@@ -20,7 +20,7 @@
 //  - Scalar is a device double (a slot of Resources' ring): line searches and momentum are
 //    computed by one-thread kernels, and only read()/read_all() bring numbers to the host (the
 //    IHT driver reads three per iteration, in one synchronisation).
-//  - Top-k is a radix selection (cuda/radix_select_logic.hpp): 4 (float) or 8 (double)
+//  - Top-k is a radix selection (kernels/radix_select_logic.hpp): 4 (float) or 8 (double)
 //    histogram passes over the n values with the running state on the device, then one
 //    selection of the keys above the threshold and the lowest-index ties. Never a sort of n.
 //  - Reductions accumulate in double over a launch shape fixed by the size alone, so a result
@@ -145,7 +145,7 @@ class CudaBackend {
   void column_norms(DatapointVector& out) const;
   std::vector<index_t> duplicate_columns() const;
   void zero_entries(const std::vector<index_t>& at, DatapointVector& v) const;
-  /// Instantiated for the rules of core/baselines (GigaScore with 3 vectors, FrankWolfeScore
+  /// Instantiated for the rules of solvers/baselines (GigaScore with 3 vectors, FrankWolfeScore
   /// with 2) in kernels/argmax.cu.
   template <class Rule, class... Vectors>
   solvers::ArgMax argmax(const Rule& rule, const Vectors&... v) const {

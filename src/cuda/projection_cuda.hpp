@@ -1,5 +1,5 @@
 // The projection Phi of spec 1.3 on the GPU: the same formula as cpu::projection (see
-// models/projection.cpp), one cuBLAS GEMM of the samples with a block of the design matrix, then
+// cpu/projection.cpp), one cuBLAS GEMM of the samples with a block of the design matrix, then
 // one fused kernel per block applying the model's link (models/link.hpp, the same host-device
 // code the CPU runs), subtracting the shared quadratic, centring over the S samples and scaling
 // by 1/sqrt(S), writing Phi column-major. Free of CUDA headers; in a build without CUDA it

@@ -1,4 +1,4 @@
-// The solver drivers of core/ on the CUDA backend.
+// The solver drivers of solvers/ on the CUDA backend.
 #include "cuda/solve_cuda.hpp"
 
 #include <string>

@@ -13,7 +13,7 @@ namespace coreset::cuda {
 /// A usable GPU (driver, device, CUDA support compiled in); else false and the reason.
 bool gpu_available(std::string* why_not);
 
-/// Runs options.algorithm (core/run_algorithm.hpp) on GPU 0; inputs are assumed validated.
+/// Runs options.algorithm (solvers/run_algorithm.hpp) on GPU 0; inputs are assumed validated.
 /// Throws DeviceError when no GPU is usable or Phi does not fit in its free memory.
 template <class T>
 SolveResult solve_on_gpu(MatrixView<T> phi, const T* y, const SolverOptions& options);

@@ -24,7 +24,7 @@
 namespace coreset {
 namespace {
 
-// Same scheme as core/names.cpp: one table, both directions, and the parse error lists it.
+// Same scheme as support/names.cpp: one table, both directions, and the parse error lists it.
 constexpr std::array<std::pair<ModelKind, const char*>, 4> kModels{{
     {ModelKind::logistic, "logistic"},
     {ModelKind::poisson, "poisson"},

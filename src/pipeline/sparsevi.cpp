@@ -1,4 +1,4 @@
-// SparseVI ([SVI] Algorithm 1, spec 2.12); the conventions are in core/sparsevi.hpp.
+// SparseVI ([SVI] Algorithm 1, spec 2.12); the conventions are in pipeline/sparsevi.hpp.
 #include "pipeline/sparsevi.hpp"
 
 #include <omp.h>

@@ -13,7 +13,7 @@
 // once per solve, at the cost of one pass over Phi.
 //
 // Batch A-IHT (spec 2.6, SolverOptions::batch_fraction): the dense pass becomes a pass over a
-// batch of m columns drawn on the host (core/random.hpp, seeded from the seed and the iteration
+// batch of m columns drawn on the host (support/random.hpp, seeded from the seed and the iteration
 // number, so every backend and thread count sees the same batches); the gradient is 0 off the
 // batch and everything downstream (expansion, line search, projection) uses it as it is. A step
 // that meets the stopping test is confirmed by one full-gradient iteration (see solver.hpp).

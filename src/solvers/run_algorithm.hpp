@@ -29,7 +29,7 @@ SolveResult run_chosen_algorithm(Backend& backend, const typename Backend::Sampl
     case Algorithm::uniform:
       return run_uniform(backend, y, options);
     case Algorithm::sparsevi:
-      // It samples its own coreset posteriors, so a bare Phi is not enough (core/sparsevi.hpp).
+      // It samples its own coreset posteriors, so a bare Phi is not enough (pipeline/sparsevi.hpp).
       throw InvalidArgument(
           "sparsevi needs the model and the data, not just Phi: run it with `coreset build "
           "--algorithm sparsevi` (library: build_coreset or PreparedProblem::solve)");
@@ -42,7 +42,7 @@ SolveResult run_chosen_algorithm(Backend& backend, const typename Backend::Sampl
 }
 
 /// Solves for the target y on `backend`, then (options.refit) refits the weights on the support
-/// (core/refit.hpp); options are assumed validated (core/solve.cpp).
+/// (solvers/refit.hpp); options are assumed validated (pipeline/solve.cpp).
 template <class Backend>
 SolveResult run_algorithm(Backend& backend, const typename Backend::SampleVector& y,
                           const SolverOptions& options) {

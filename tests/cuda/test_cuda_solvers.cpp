@@ -1,5 +1,5 @@
 // Whole solves on the GPU against the same solves on the CPU, through the public solve() with
-// SolverOptions::device: the drivers of core/ are shared, so any difference is the backend's.
+// SolverOptions::device: the drivers of solvers/ are shared, so any difference is the backend's.
 // Label `gpu`: skipped without one.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// The top-k specification (core/selection_rule.hpp) written with std::nth_element, and inputs
+// The top-k specification (solvers/selection_rule.hpp) written with std::nth_element, and inputs
 // built to break a careless selection: ties everywhere, negatives, zeros, -0.0, NaN, infinities.
 // Shared by the CPU test of the radix logic and the GPU top-k tests.
 #pragma once

@@ -1,4 +1,4 @@
-// The GPU top-k's pure logic (cuda/radix_select_logic.hpp), run on the CPU: the key transform,
+// The GPU top-k's pure logic (kernels/radix_select_logic.hpp), run on the CPU: the key transform,
 // the digit choice, and the whole radix selection replayed on the host with the same state
 // machine the kernels use, against std::nth_element. These run in CI, without a GPU.
 #include "kernels/radix_select_logic.hpp"

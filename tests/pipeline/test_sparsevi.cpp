@@ -215,7 +215,7 @@ TEST(SparseVi, ReportsANonNegativeCoresetOfAtMostKPointsWithTheBuildsObjective) 
 }
 
 TEST(SparseVi, IsDeterministicForASeedAndIndependentOfTheThreadCount) {
-  // More rows than one block of the projection holds at S = 100 (models/projection.cpp), so
+  // More rows than one block of the projection holds at S = 100 (cpu/projection.cpp), so
   // two threads really split it.
   const Dataset gaussian = gaussian_data(1500, 3, 4);
   const Dataset logistic = synthetic_logistic_dataset(1500, 4);

@@ -1,5 +1,5 @@
 // What the four baseline constructions (spec 2.8-2.11: giga.hpp, frank_wolfe.hpp,
-// importance_sampling.hpp, uniform.hpp) share. Like core/iht_driver.hpp they are written once
+// importance_sampling.hpp, uniform.hpp) share. Like solvers/iht_driver.hpp they are written once
 // against a backend's primitives (solvers/backend.hpp), so a device backend reuses them. Beyond
 // the IHT family's they use the column norms, the fused score-and-argmax, convex_step and the
 // host transfers of the samplers: the samplers draw on the host from the portable generator of

@@ -7,7 +7,7 @@
 // reported objective).
 //
 // The norms take one dense pass; the draws are made on the host by inverse-CDF sampling from
-// the portable generator of core/random.hpp seeded with options.seed (O(n) for the cumulative
+// the portable generator of support/random.hpp seeded with options.seed (O(n) for the cumulative
 // sums, O(log n) per draw), so every backend and thread count makes the same draws.
 //
 // Edges: zero columns are never drawn (their cumulative sum does not rise); repeats merge, so

@@ -4,7 +4,7 @@
 // k draws with replacement, each column equally likely; a column drawn M_n times gets the
 // weight W_n = N M_n / k, so the weights sum to N and E[W_n] = 1 (E[Phi W] = Phi 1). Neither Phi
 // nor y is looked at: they only enter the reported objective. The draws are made on the host
-// with the portable generator of core/random.hpp seeded with options.seed (exact integer draws
+// with the portable generator of support/random.hpp seeded with options.seed (exact integer draws
 // by rejection), so every backend and thread count makes the same draws.
 //
 // Edges: every column can be drawn, zero or duplicate ones included (this is the baseline that
