@@ -8,6 +8,7 @@
 #include "coreset/error.hpp"
 #include "kernels/grid.cuh"
 #include "kernels/launch.hpp"
+#include "kernels/transfer.hpp"
 #include "solvers/baselines/frank_wolfe.hpp"
 #include "solvers/baselines/giga.hpp"
 
@@ -100,8 +101,7 @@ solvers::ArgMax argmax(cudaStream_t s, const Rule& rule, const T* const* vectors
   argmax_final_kernel<<<1, kBlock, 0, s>>>(partials, static_cast<int>(blocks));
   CORESET_CUDA_CHECK_LAUNCH();
   solvers::ArgMax result;
-  CORESET_CUDA_TRY(
-      cudaMemcpyAsync(&result, partials, sizeof(solvers::ArgMax), cudaMemcpyDeviceToHost, s));
+  copy_to_host_async(s, &result, partials, sizeof(solvers::ArgMax));
   CORESET_CUDA_TRY(cudaStreamSynchronize(s));
   return result;
 }

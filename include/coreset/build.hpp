@@ -113,7 +113,9 @@ class PreparedProblem {
   /// Solves on this Phi. Throws InputError when solver.k > rows() (a coreset must be smaller
   /// than the data), else as solve() does. Algorithm::sparsevi is run here (solve() refuses it):
   /// it draws its own samples from the model's coreset posteriors (solver.sparsevi, solver.seed)
-  /// and uses this Phi only for the reported objective.
+  /// and uses this Phi only for the reported objective. Every solve runs where this Phi is (the
+  /// device of the BuildOptions, resolved once); solver.device is not consulted, solver.threads
+  /// and solver.progress are the solve's own.
   SolveResult solve(const SolverOptions& solver) const;
   /// The quality of any coreset (0-based rows; InvalidArgument for a row outside the data).
   Quality evaluate(const Coreset& coreset) const;

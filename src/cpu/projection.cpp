@@ -131,7 +131,8 @@ void projection_into(const Model& model, const Eigen::MatrixXd& samples, int thr
   models::validate_projection_inputs(model, samples);
   const index_t s = samples.rows();
   const index_t n = model.rows();
-  const int team = threads > 0 ? threads : omp_get_max_threads();
+  // The job's execution context resolves the count (pipeline/execution_context.hpp).
+  const int team = std::max(threads, 1);
 
   // 1/2 theta_j^T Q theta_j does not depend on the datapoint: once per sample.
   Eigen::VectorXd quadratic;

@@ -14,10 +14,11 @@ using models::Model;
 
 /// Phi (S x n, column-major) for `samples` (S x d, one sample per row): one matrix product
 /// samples * design^T per block of datapoints, then one pass per column applying the link and
-/// the shared quadratic, and the centring and scaling. Uses `threads` threads; the result is
-/// bitwise independent of their number. `progress` (null: none) is told the datapoints done after
-/// each block and polled before each; when it asks to stop, the remaining blocks are skipped and
-/// Cancelled is thrown. The stage itself is announced by the caller.
+/// the shared quadratic, and the centring and scaling. Uses `threads` >= 1 threads (the job's
+/// execution context resolves 0); the result is bitwise independent of their number.
+/// `progress` (null: none) is told the datapoints done after each block and polled before each;
+/// when it asks to stop, the remaining blocks are skipped and Cancelled is thrown. The stage
+/// itself is announced by the caller.
 template <class T>
 Matrix<T> projection(const Model& model, const Eigen::MatrixXd& samples, int threads,
                      ProgressObserver* progress = nullptr);

@@ -14,6 +14,7 @@
 #include "cuda/nvtx.hpp"
 #include "kernels/check.hpp"
 #include "kernels/launch.hpp"
+#include "kernels/transfer.hpp"
 #include "solvers/baselines/frank_wolfe.hpp"
 #include "solvers/baselines/giga.hpp"
 
@@ -36,22 +37,28 @@ void gemv(cublasHandle_t handle, cublasOperation_t op, index_t m, index_t n, con
   CORESET_CUBLAS_TRY(cublasDgemv_64(handle, op, m, n, &one, a, m, x, 1, &zero, y, 1));
 }
 
+// Host transfers go through kernels/transfer.hpp, which counts their bytes.
 template <class U>
 void copy_to_device(cudaStream_t s, U* device, const U* host, index_t count) {
   if (count > 0) {
     // From pageable memory the call returns once the data is staged, so `host` may go away.
-    CORESET_CUDA_TRY(cudaMemcpyAsync(device, host, static_cast<std::size_t>(count) * sizeof(U),
-                                     cudaMemcpyHostToDevice, s));
+    kernels::copy_to_device_async(s, device, host, static_cast<std::size_t>(count) * sizeof(U));
   }
 }
 
 template <class U>
 void copy_to_host(cudaStream_t s, U* host, const U* device, index_t count) {
   if (count > 0) {
-    CORESET_CUDA_TRY(cudaMemcpyAsync(host, device, static_cast<std::size_t>(count) * sizeof(U),
-                                     cudaMemcpyDeviceToHost, s));
+    kernels::copy_to_host_async(s, host, device, static_cast<std::size_t>(count) * sizeof(U));
   }
   CORESET_CUDA_TRY(cudaStreamSynchronize(s));
+}
+
+// The solver's n-sized state: about a dozen sparse vectors (values + mask), the gradient and
+// other dense vectors, the top-k's candidates and tie list, the duplicate search's hash sort.
+template <class T>
+std::size_t working_bytes(index_t cols) {
+  return static_cast<std::size_t>(cols) * (16 * (sizeof(T) + 1) + 48);
 }
 
 template <class U>
@@ -75,10 +82,7 @@ template <class T>
 CudaBackend<T>::CudaBackend(Resources& resources, MatrixView<T> phi)
     : res_(resources), rows_(phi.rows), cols_(phi.cols) {
   const auto bytes = static_cast<std::size_t>(rows_) * static_cast<std::size_t>(cols_) * sizeof(T);
-  // The solver's n-sized state: about a dozen sparse vectors (values + mask), the gradient and
-  // other dense vectors, the top-k's candidates and tie list, the duplicate search's hash sort.
-  const auto working = static_cast<std::size_t>(cols_) * (16 * (sizeof(T) + 1) + 48);
-  check_fits(bytes, working,
+  check_fits(bytes, working_bytes<T>(cols_),
              "Phi (" + std::to_string(rows_) + " x " + std::to_string(cols_) + ", " +
                  (sizeof(T) == 4 ? "float" : "double") + ")");
   phi_.resize_discard(rows_ * cols_);
@@ -86,10 +90,10 @@ CudaBackend<T>::CudaBackend(Resources& resources, MatrixView<T> phi)
     // Contiguous: one plain copy (a 2D copy's pitches are capped at cudaDevAttrMaxPitch).
     copy_to_device(res_.stream(), phi_.data(), phi.data, rows_ * cols_);
   } else {
-    CORESET_CUDA_TRY(cudaMemcpy2DAsync(
-        phi_.data(), static_cast<std::size_t>(rows_) * sizeof(T), phi.data,
+    kernels::copy_2d_to_device_async(
+        res_.stream(), phi_.data(), static_cast<std::size_t>(rows_) * sizeof(T), phi.data,
         static_cast<std::size_t>(phi.ld) * sizeof(T), static_cast<std::size_t>(rows_) * sizeof(T),
-        static_cast<std::size_t>(cols_), cudaMemcpyHostToDevice, res_.stream()));
+        static_cast<std::size_t>(cols_));
   }
   allocate_working_state();
   res_.synchronize();  // the host matrix may be released once this returns
@@ -99,6 +103,10 @@ template <class T>
 CudaBackend<T>::CudaBackend(Resources& resources, kernels::DeviceBuffer<T>&& phi, index_t rows,
                             index_t cols)
     : res_(resources), rows_(rows), cols_(cols), phi_(std::move(phi)) {
+  // Phi is already allocated, so the free memory says whether the solver's state fits beside it.
+  check_fits(0, working_bytes<T>(cols_),
+             "the solver's vectors beside Phi (" + std::to_string(rows_) + " x " +
+                 std::to_string(cols_) + ", " + (sizeof(T) == 4 ? "float" : "double") + ")");
   allocate_working_state();
 }
 
@@ -442,8 +450,7 @@ template <class T>
 void CudaBackend<T>::read_many(const Scalar* list, std::size_t count, double* out) const {
   double* pinned = res_.pinned(count);
   for (std::size_t i = 0; i < count; ++i) {
-    CORESET_CUDA_TRY(cudaMemcpyAsync(pinned + i, list[i].slot, sizeof(double),
-                                     cudaMemcpyDeviceToHost, res_.stream()));
+    kernels::copy_to_host_async(res_.stream(), pinned + i, list[i].slot, sizeof(double));
   }
   res_.synchronize();  // one wait for all of them
   std::copy(pinned, pinned + count, out);

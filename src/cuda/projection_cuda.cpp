@@ -7,11 +7,14 @@
 #include <string>
 
 #include "coreset/error.hpp"
+#include "cuda/device_projection.hpp"
+#include "cuda/gpu_session.hpp"
 #include "cuda/nvtx.hpp"
 #include "cuda/resources.hpp"
 #include "kernels/check.hpp"
 #include "kernels/device_buffer.hpp"
 #include "kernels/projection_launch.hpp"
+#include "kernels/transfer.hpp"
 #include "models/model.hpp"
 
 namespace coreset::cuda {
@@ -23,21 +26,15 @@ constexpr index_t kBlockDoubles = index_t{1} << 26;
 template <class U>
 void upload(cudaStream_t s, kernels::DeviceBuffer<U>& out, const U* host, index_t count) {
   out.resize_discard(std::max<index_t>(count, 1));
-  if (count > 0) {
-    CORESET_CUDA_TRY(cudaMemcpyAsync(out.data(), host, static_cast<std::size_t>(count) * sizeof(U),
-                                     cudaMemcpyHostToDevice, s));
-  }
+  kernels::copy_to_device_async(s, out.data(), host, static_cast<std::size_t>(count) * sizeof(U));
 }
 
 }  // namespace
 
 template <class T>
-Matrix<T> projection_on_gpu(const models::Model& model, const Eigen::MatrixXd& samples) {
+kernels::DeviceBuffer<T> project_on_device(Resources& res, const models::Model& model,
+                                           const Eigen::MatrixXd& samples) {
   models::validate_projection_inputs(model, samples);
-  std::string why;
-  if (!gpu_usable(&why)) {
-    throw DeviceError("the GPU projection was requested but no GPU is usable: " + why);
-  }
   NvtxRange range("projection");
   const index_t s = samples.rows();
   const index_t n = model.rows();
@@ -50,7 +47,6 @@ Matrix<T> projection_on_gpu(const models::Model& model, const Eigen::MatrixXd& s
   check_fits(phi_bytes, static_cast<std::size_t>(width_max * (s + d) + n) * sizeof(double),
              "the projection Phi (" + std::to_string(s) + " x " + std::to_string(n) + ")");
 
-  Resources res;
   const cudaStream_t stream = res.stream();
   // 1/2 theta_s^T Q theta_s, once per sample, on the host exactly as the CPU computes it.
   Eigen::VectorXd quadratic;
@@ -82,15 +78,15 @@ Matrix<T> projection_on_gpu(const models::Model& model, const Eigen::MatrixXd& s
     // One cudaMemcpy2DAsync while its source pitch (n doubles) is within the largest pitch a
     // copy accepts (cudaDevAttrMaxPitch: n < 2^28 on current GPUs), else one copy per run.
     if (pitch <= static_cast<std::size_t>(max_pitch)) {
-      CORESET_CUDA_TRY(cudaMemcpy2DAsync(
-          design_block.data(), static_cast<std::size_t>(width) * sizeof(double),
+      kernels::copy_2d_to_device_async(
+          stream, design_block.data(), static_cast<std::size_t>(width) * sizeof(double),
           model.design.data() + first, pitch, static_cast<std::size_t>(width) * sizeof(double),
-          static_cast<std::size_t>(d), cudaMemcpyHostToDevice, stream));
+          static_cast<std::size_t>(d));
     } else {
       for (index_t c = 0; c < d; ++c) {
-        CORESET_CUDA_TRY(cudaMemcpyAsync(
-            design_block.data() + c * width, model.design.data() + c * n + first,
-            static_cast<std::size_t>(width) * sizeof(double), cudaMemcpyHostToDevice, stream));
+        kernels::copy_to_device_async(stream, design_block.data() + c * width,
+                                      model.design.data() + c * n + first,
+                                      static_cast<std::size_t>(width) * sizeof(double));
       }
     }
     // z (S x width) = samples (S x d) * block^T (d x width).
@@ -103,8 +99,7 @@ Matrix<T> projection_on_gpu(const models::Model& model, const Eigen::MatrixXd& s
     // design_block is reused by the next block only after this one's GEMM: stream order.
   }
   unsigned long long bad = 0;
-  CORESET_CUDA_TRY(
-      cudaMemcpyAsync(&bad, first_bad.data(), sizeof bad, cudaMemcpyDeviceToHost, stream));
+  kernels::copy_to_host_async(stream, &bad, first_bad.data(), sizeof bad);
   res.synchronize();
   if (bad != std::numeric_limits<unsigned long long>::max()) {
     const auto flat = static_cast<index_t>(bad);
@@ -112,14 +107,29 @@ Matrix<T> projection_on_gpu(const models::Model& model, const Eigen::MatrixXd& s
                          " (0-based) at parameter sample " + std::to_string(flat % s) +
                          " is not finite");
   }
-  Matrix<T> out = Matrix<T>::uninitialized(s, n);
-  CORESET_CUDA_TRY(
-      cudaMemcpyAsync(out.data(), phi.data(), phi_bytes, cudaMemcpyDeviceToHost, stream));
+  return phi;
+}
+
+template <class T>
+Matrix<T> projection_on_gpu(GpuSession& session, const models::Model& model,
+                            const Eigen::MatrixXd& samples) {
+  models::validate_projection_inputs(model, samples);  // before any device call
+  const auto held = session.lock();
+  Resources& res = session.resources();
+  const kernels::DeviceBuffer<T> phi = project_on_device<T>(res, model, samples);
+  Matrix<T> out = Matrix<T>::uninitialized(samples.rows(), model.rows());
+  kernels::copy_to_host_async(res.stream(), out.data(), phi.data(), phi.bytes());
   res.synchronize();
   return out;
 }
 
-template Matrix<float> projection_on_gpu<float>(const models::Model&, const Eigen::MatrixXd&);
-template Matrix<double> projection_on_gpu<double>(const models::Model&, const Eigen::MatrixXd&);
+template kernels::DeviceBuffer<float> project_on_device<float>(Resources&, const models::Model&,
+                                                               const Eigen::MatrixXd&);
+template kernels::DeviceBuffer<double> project_on_device<double>(Resources&, const models::Model&,
+                                                                 const Eigen::MatrixXd&);
+template Matrix<float> projection_on_gpu<float>(GpuSession&, const models::Model&,
+                                                const Eigen::MatrixXd&);
+template Matrix<double> projection_on_gpu<double>(GpuSession&, const models::Model&,
+                                                  const Eigen::MatrixXd&);
 
 }  // namespace coreset::cuda

@@ -4,7 +4,6 @@
 #include <string>
 #include <vector>
 
-#include "coreset/error.hpp"
 #include "cuda/cuda_backend.hpp"
 #include "cuda/resources.hpp"
 #include "solvers/run_algorithm.hpp"
@@ -16,14 +15,10 @@ bool gpu_available(std::string* why_not) {
 }
 
 template <class T>
-SolveResult solve_on_gpu(MatrixView<T> phi, const T* y, const SolverOptions& options) {
-  std::string why;
-  if (!gpu_usable(&why)) {
-    throw DeviceError("the GPU was requested but none is usable: " + why +
-                      " (use the CPU device instead)");
-  }
-  Resources resources(0);
-  CudaBackend<T> backend(resources, phi);
+SolveResult solve_on_gpu(GpuSession& session, MatrixView<T> phi, const T* y,
+                         const SolverOptions& options) {
+  const auto held = session.lock();
+  CudaBackend<T> backend(session.resources(), phi);
   auto target = backend.make_sample_vector();
   if (y != nullptr) {
     backend.upload(std::vector<T>(y, y + phi.rows), target);
@@ -33,7 +28,9 @@ SolveResult solve_on_gpu(MatrixView<T> phi, const T* y, const SolverOptions& opt
   return solvers::run_algorithm(backend, target, options);
 }
 
-template SolveResult solve_on_gpu<float>(MatrixView<float>, const float*, const SolverOptions&);
-template SolveResult solve_on_gpu<double>(MatrixView<double>, const double*, const SolverOptions&);
+template SolveResult solve_on_gpu<float>(GpuSession&, MatrixView<float>, const float*,
+                                         const SolverOptions&);
+template SolveResult solve_on_gpu<double>(GpuSession&, MatrixView<double>, const double*,
+                                          const SolverOptions&);
 
 }  // namespace coreset::cuda

@@ -7,15 +7,19 @@
 
 #include "coreset/matrix.hpp"
 #include "coreset/solver.hpp"
+#include "cuda/gpu_session.hpp"
 
 namespace coreset::cuda {
 
-/// A usable GPU (driver, device, CUDA support compiled in); else false and the reason.
+/// A usable GPU (driver, device, CUDA support compiled in); else false and the reason. The
+/// pipeline asks once per job (pipeline/execution_context.hpp).
 bool gpu_available(std::string* why_not);
 
-/// Runs options.algorithm (solvers/run_algorithm.hpp) on GPU 0; inputs are assumed validated.
-/// Throws DeviceError when no GPU is usable or Phi does not fit in its free memory.
+/// Runs options.algorithm (solvers/run_algorithm.hpp) on the session's GPU for a Phi on the
+/// host, which is copied there first; inputs are assumed validated. Throws DeviceError when Phi
+/// does not fit in the free device memory or a CUDA call fails.
 template <class T>
-SolveResult solve_on_gpu(MatrixView<T> phi, const T* y, const SolverOptions& options);
+SolveResult solve_on_gpu(GpuSession& session, MatrixView<T> phi, const T* y,
+                         const SolverOptions& options);
 
 }  // namespace coreset::cuda

@@ -21,19 +21,23 @@ bool gpu_available(std::string* why_not) {
 }
 
 template <class T>
-SolveResult solve_on_gpu(MatrixView<T>, const T*, const SolverOptions&) {
+SolveResult solve_on_gpu(GpuSession&, MatrixView<T>, const T*, const SolverOptions&) {
   throw DeviceError(std::string("the GPU was requested but ") + kNoCuda +
                     " (use the CPU device instead)");
 }
 
 template <class T>
-Matrix<T> projection_on_gpu(const models::Model&, const Eigen::MatrixXd&) {
+Matrix<T> projection_on_gpu(GpuSession&, const models::Model&, const Eigen::MatrixXd&) {
   throw DeviceError(std::string("the GPU projection was requested but ") + kNoCuda);
 }
 
-template Matrix<float> projection_on_gpu<float>(const models::Model&, const Eigen::MatrixXd&);
-template Matrix<double> projection_on_gpu<double>(const models::Model&, const Eigen::MatrixXd&);
-template SolveResult solve_on_gpu<float>(MatrixView<float>, const float*, const SolverOptions&);
-template SolveResult solve_on_gpu<double>(MatrixView<double>, const double*, const SolverOptions&);
+template Matrix<float> projection_on_gpu<float>(GpuSession&, const models::Model&,
+                                                const Eigen::MatrixXd&);
+template Matrix<double> projection_on_gpu<double>(GpuSession&, const models::Model&,
+                                                  const Eigen::MatrixXd&);
+template SolveResult solve_on_gpu<float>(GpuSession&, MatrixView<float>, const float*,
+                                         const SolverOptions&);
+template SolveResult solve_on_gpu<double>(GpuSession&, MatrixView<double>, const double*,
+                                          const SolverOptions&);
 
 }  // namespace coreset::cuda

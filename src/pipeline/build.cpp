@@ -1,11 +1,11 @@
 // The whole job of spec 1.3: dataset -> model -> pi-hat -> S samples -> Phi -> solve -> quality.
 #include "coreset/build.hpp"
 
-#include <omp.h>
 #include <Eigen/Core>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -14,9 +14,10 @@
 #include "coreset/error.hpp"
 #include "cpu/projection.hpp"
 #include "cpu/solve_cpu.hpp"
-#include "cuda/projection_cuda.hpp"
-#include "cuda/solve_cuda.hpp"
+#include "cuda/device_phi.hpp"
 #include "models/model.hpp"
+#include "pipeline/execution_context.hpp"
+#include "pipeline/solve_in.hpp"
 #include "pipeline/sparsevi.hpp"
 #include "posterior/posterior.hpp"
 #include "support/progress.hpp"
@@ -121,10 +122,6 @@ Prepared prepare(const Dataset& data, const BuildOptions& options) {
   return prepared;
 }
 
-int thread_count(const SolverOptions& solver) {
-  return solver.threads > 0 ? solver.threads : omp_get_max_threads();
-}
-
 // The posterior comparison of spec 4.3 and 4.4; `full` is the full-data posterior.
 void compare_posteriors(const models::Model& model, const posterior::Gaussian& full,
                         const Coreset& coreset, Quality& quality, std::vector<double>* coreset_mean,
@@ -180,6 +177,35 @@ void check_rows(const Coreset& coreset, index_t rows) {
   }
 }
 
+// Phi where the job solves it: a host matrix on the CPU, a device buffer on the GPU. These three
+// are what the pipeline does with either besides solving.
+template <class T>
+double objective_on(const Matrix<T>& phi, const Coreset& coreset) {
+  return objective(phi.view(), nullptr, coreset);
+}
+template <class T>
+double objective_on(const cuda::DevicePhi<T>& phi, const Coreset& coreset) {
+  return phi.objective(coreset);
+}
+template <class T>
+void refit_on(const Matrix<T>& phi, const SolverOptions& solver, SolveResult& result) {
+  cpu::refit_on_cpu(phi.view(), static_cast<const T*>(nullptr), solver, result);
+}
+template <class T>
+void refit_on(const cuda::DevicePhi<T>& phi, const SolverOptions& solver, SolveResult& result) {
+  phi.refit(solver, result);
+}
+template <class T>
+SolveResult solve_on(const pipeline::ExecutionContext& context, const Matrix<T>& phi,
+                     const SolverOptions& solver) {
+  return pipeline::solve_in(context, phi.view(), static_cast<const T*>(nullptr), solver);
+}
+template <class T>
+SolveResult solve_on(const pipeline::ExecutionContext& context, const cuda::DevicePhi<T>& phi,
+                     const SolverOptions& solver) {
+  return pipeline::solve_in(context, phi, solver);
+}
+
 // SparseVI draws its own coreset posteriors from the model; only the objective of its coreset
 // (after every selection, for the trace) is taken on the build's Phi, as for the other solvers.
 //
@@ -190,13 +216,14 @@ void check_rows(const Coreset& coreset, index_t rows) {
 // after selection k (or, when it stopped early, at m' < k selections, the final coreset with
 // StopReason::stationary, as a run to k would stop there too), and its own refit. `seconds` is
 // the wall time from the start of the run to that snapshot, plus its refit.
-template <class T>
-std::vector<SolveResult> solve_sparsevi(const models::Model& model, const Matrix<T>& phi,
+template <class Phi>
+std::vector<SolveResult> solve_sparsevi(const pipeline::ExecutionContext& context,
+                                        const models::Model& model, const Phi& phi,
                                         const SolverOptions& solver,
                                         const std::vector<index_t>& ks) {
   const auto start = Clock::now();
   support::stage_started(solver.progress, Stage::solve, ks.back());
-  const double target = objective(phi.view(), nullptr, Coreset{});  // ||y||^2
+  const double target = objective_on(phi, Coreset{});  // ||y||^2
   std::vector<SolveResult> results(ks.size());
   std::vector<double> history;
   std::vector<double> snapshot_seconds(ks.size(), 0.0);
@@ -218,9 +245,10 @@ std::vector<SolveResult> solve_sparsevi(const models::Model& model, const Matrix
   };
   SolverOptions longest = solver;
   longest.k = ks.back();
+  longest.threads = context.threads();
   const pipeline::SparseViRun run =
       pipeline::run_sparsevi(model, longest, [&](int m, const Coreset& coreset) {
-        history.push_back(objective(phi.view(), nullptr, coreset));
+        history.push_back(objective_on(phi, coreset));
         for (; next < ks.size() && ks[next] == m; ++next) {
           take(next, coreset, m, StopReason::budget);
         }
@@ -230,7 +258,7 @@ std::vector<SolveResult> solve_sparsevi(const models::Model& model, const Matrix
   }
   for (std::size_t p = 0; p < ks.size(); ++p) {
     const auto refit_start = Clock::now();
-    cpu::refit_on_cpu(phi.view(), static_cast<const T*>(nullptr), solver, results[p]);
+    refit_on(phi, solver, results[p]);
     results[p].seconds = snapshot_seconds[p] + seconds_since(refit_start);
   }
   return results;
@@ -239,49 +267,63 @@ std::vector<SolveResult> solve_sparsevi(const models::Model& model, const Matrix
 }  // namespace
 
 struct PreparedProblem::Impl {
+  // The context is resolved after the inputs are checked and pi-hat is fitted (prepare), so a
+  // bad option is reported before a missing GPU, as it always was.
+  Impl(Prepared&& prepared_, const BuildOptions& options)
+      : prepared(std::move(prepared_)),
+        context(options.solver.device, options.solver.threads, options.single_precision,
+                options.solver.progress) {}
+
   Prepared prepared;
+  // Resolved once for the problem; every stage, solve and evaluation takes it.
+  pipeline::ExecutionContext context;
   std::string source;  // for the messages: the dataset's file
   posterior::Gaussian full;
   std::vector<double> full_mean;
-  bool single_precision = false;
-  ProgressObserver* progress = nullptr;  // BuildOptions::solver.progress, for evaluate()
-  Matrix<double> phi_double;             // S x n, one of the two
+  // Phi (S x n) where the solves run, in the precision it was built in: one of the four.
+  Matrix<double> phi_double;
   Matrix<float> phi_float;
+  std::unique_ptr<cuda::DevicePhi<double>> device_phi_double;
+  std::unique_ptr<cuda::DevicePhi<float>> device_phi_float;
 
-  // `use(phi)` with Phi in the precision it was built in.
+  // `use(phi)` with Phi where and in the precision it was built.
   template <class Use>
   decltype(auto) with_phi(Use&& use) const {
-    return single_precision ? use(phi_float) : use(phi_double);
+    if (context.on_gpu()) {
+      return context.single_precision() ? use(*device_phi_float) : use(*device_phi_double);
+    }
+    return context.single_precision() ? use(phi_float) : use(phi_double);
   }
 };
 
 PreparedProblem::PreparedProblem(const Dataset& data, const BuildOptions& options)
-    : impl_(std::make_unique<Impl>()) {
+    : impl_(std::make_unique<Impl>(prepare(data, options), options)) {
   Impl& impl = *impl_;
-  impl.prepared = prepare(data, options);
   impl.source = dataset_name(data);
   const Prepared& prepared = impl.prepared;
   StageSeconds& seconds = impl.prepared.seconds;
+  const pipeline::ExecutionContext& context = impl.context;
 
-  const int threads = thread_count(options.solver);
-  ProgressObserver* progress = options.solver.progress;
-  impl.progress = progress;
+  ProgressObserver* progress = context.progress();
   support::throw_if_stopped(progress);
   support::stage_started(progress, Stage::projection, prepared.model.rows());
   auto start = Clock::now();
-  impl.single_precision = options.single_precision;
-  // Phi is built where the solve will run: on the GPU it is one GEMM and one fused pass.
-  const Device device = options.solver.device;
-  const bool on_gpu =
-      device == Device::gpu || (device == Device::automatic && cuda::gpu_available(nullptr));
-  if (options.single_precision) {
+  // Phi is built where the solves will run, and stays there: on the GPU it is one GEMM and one
+  // fused pass into device memory that every solve of this problem reads in place.
+  if (context.on_gpu()) {
+    if (context.single_precision()) {
+      impl.device_phi_float = std::make_unique<cuda::DevicePhi<float>>(
+          context.gpu_session(), prepared.model, prepared.samples);
+    } else {
+      impl.device_phi_double = std::make_unique<cuda::DevicePhi<double>>(
+          context.gpu_session(), prepared.model, prepared.samples);
+    }
+  } else if (context.single_precision()) {
     impl.phi_float =
-        on_gpu ? cuda::projection_on_gpu<float>(prepared.model, prepared.samples)
-               : cpu::projection<float>(prepared.model, prepared.samples, threads, progress);
+        cpu::projection<float>(prepared.model, prepared.samples, context.threads(), progress);
   } else {
     impl.phi_double =
-        on_gpu ? cuda::projection_on_gpu<double>(prepared.model, prepared.samples)
-               : cpu::projection<double>(prepared.model, prepared.samples, threads, progress);
+        cpu::projection<double>(prepared.model, prepared.samples, context.threads(), progress);
   }
   seconds.projection = seconds_since(start);
 
@@ -319,25 +361,28 @@ const StageSeconds& PreparedProblem::seconds() const noexcept {
 
 SolveResult PreparedProblem::solve(const SolverOptions& solver) const {
   check_budget(impl_->source, rows(), solver.k);
+  // The solve runs where this problem's Phi is (its context's device); solver.device is not
+  // asked again. Its threads and progress are the solve's own.
+  const pipeline::ExecutionContext context = impl_->context.for_solve(solver);
   if (solver.algorithm == Algorithm::sparsevi) {
     return impl_->with_phi([&](const auto& phi) {
-      return std::move(solve_sparsevi(impl_->prepared.model, phi, solver, {solver.k}).front());
+      return std::move(
+          solve_sparsevi(context, impl_->prepared.model, phi, solver, {solver.k}).front());
     });
   }
-  return impl_->with_phi(
-      [&](const auto& phi) { return coreset::solve(phi.view(), nullptr, solver); });
+  return impl_->with_phi([&](const auto& phi) { return solve_on(context, phi, solver); });
 }
 
 Quality PreparedProblem::evaluate(const Coreset& coreset) const {
   check_rows(coreset, rows());
   Quality quality;
   impl_->with_phi([&](const auto& phi) {
-    const double target = objective(phi.view(), nullptr, Coreset{});  // ||y||^2, y = Phi 1
-    const double residual = objective(phi.view(), nullptr, coreset);
+    const double target = objective_on(phi, Coreset{});  // ||y||^2, y = Phi 1
+    const double residual = objective_on(phi, coreset);
     quality.relative_projection_error = target > 0.0 ? std::sqrt(residual / target) : 0.0;
   });
   compare_posteriors(impl_->prepared.model, impl_->full, coreset, quality, nullptr,
-                     impl_->progress);
+                     impl_->context.progress());
   return quality;
 }
 
@@ -387,8 +432,10 @@ std::vector<CoresetRun> PreparedProblem::solve_and_evaluate_budgets(const Solver
   if (ks.front() < 1) {
     throw InvalidArgument("k must be at least 1 (got " + std::to_string(ks.front()) + ")");
   }
-  std::vector<SolveResult> results = impl_->with_phi(
-      [&](const auto& phi) { return solve_sparsevi(impl_->prepared.model, phi, solver, ks); });
+  const pipeline::ExecutionContext context = impl_->context.for_solve(solver);
+  std::vector<SolveResult> results = impl_->with_phi([&](const auto& phi) {
+    return solve_sparsevi(context, impl_->prepared.model, phi, solver, ks);
+  });
   for (std::size_t p = 0; p < ks.size(); ++p) {
     CoresetRun& run = runs[p];
     run.solve = std::move(results[p]);

@@ -3,18 +3,17 @@
 #include <cmath>
 #include <string>
 
-#include <omp.h>
-
 #include "coreset/error.hpp"
 #include "coreset/solver.hpp"
 #include "cpu/solve_cpu.hpp"
 #include "cuda/solve_cuda.hpp"
+#include "pipeline/execution_context.hpp"
+#include "pipeline/solve_in.hpp"
 #include "support/progress.hpp"
 
 namespace coreset {
-namespace {
 
-void validate_options(const SolverOptions& options) {
+void pipeline::validate_solver_options(const SolverOptions& options) {
   if (options.k < 1) {
     throw InvalidArgument("k must be at least 1 (got " + std::to_string(options.k) + ")");
   }
@@ -48,9 +47,7 @@ void validate_options(const SolverOptions& options) {
   }
 }
 
-int thread_count(const SolverOptions& options) {
-  return options.threads > 0 ? options.threads : omp_get_max_threads();
-}
+namespace {
 
 template <class T>
 void validate_data(MatrixView<T> phi, const T* y, int threads) {
@@ -79,22 +76,28 @@ void validate_data(MatrixView<T> phi, const T* y, int threads) {
   }
 }
 
-template <class T>
-SolveResult solve_any(MatrixView<T> phi, const T* y, const SolverOptions& options) {
-  const auto start = std::chrono::steady_clock::now();
-  validate_options(options);
-  const int threads = thread_count(options);
-  validate_data(phi, y, threads);
+using Clock = std::chrono::steady_clock;
+
+// The solve stage around `run`, which solves on the context's device: progress and timing (from
+// `start`, before the checks, as solve() has always timed it).
+template <class Run>
+SolveResult solve_stage(const pipeline::ExecutionContext& context, const SolverOptions& options,
+                        Clock::time_point start, Run&& run) {
   support::throw_if_stopped(options.progress);
   support::stage_started(options.progress, Stage::solve,
                          is_iht_family(options.algorithm) ? options.max_iterations : options.k);
-  const bool on_gpu = options.device == Device::gpu ||
-                      (options.device == Device::automatic && cuda::gpu_available(nullptr));
-  SolveResult result =
-      on_gpu ? cuda::solve_on_gpu(phi, y, options) : cpu::solve_on_cpu(phi, y, options, threads);
-  result.device = on_gpu ? Device::gpu : Device::cpu;
-  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  SolveResult result = run();
+  result.device = context.device();
+  result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return result;
+}
+
+template <class T>
+SolveResult solve_any(MatrixView<T> phi, const T* y, const SolverOptions& options) {
+  pipeline::validate_solver_options(options);  // bad options before a missing GPU, as always
+  const pipeline::ExecutionContext context(options.device, options.threads, sizeof(T) == 4,
+                                           options.progress);
+  return pipeline::solve_in(context, phi, y, options);
 }
 
 template <class T>
@@ -134,6 +137,37 @@ double objective_any(MatrixView<T> phi, const T* y, const Coreset& coreset) {
 }
 
 }  // namespace
+
+template <class T>
+SolveResult pipeline::solve_in(const ExecutionContext& context, MatrixView<T> phi, const T* y,
+                               const SolverOptions& options) {
+  const auto start = Clock::now();
+  validate_solver_options(options);
+  validate_data(phi, y, context.threads());
+  return solve_stage(context, options, start, [&] {
+    return context.on_gpu() ? cuda::solve_on_gpu(*context.gpu_session(), phi, y, options)
+                            : cpu::solve_on_cpu(phi, y, options, context.threads());
+  });
+}
+
+template <class T>
+SolveResult pipeline::solve_in(const ExecutionContext& context, const cuda::DevicePhi<T>& phi,
+                               const SolverOptions& options) {
+  const auto start = Clock::now();
+  validate_solver_options(options);
+  return solve_stage(context, options, start, [&] { return phi.solve(options); });
+}
+
+template SolveResult pipeline::solve_in<float>(const pipeline::ExecutionContext&, MatrixView<float>,
+                                               const float*, const SolverOptions&);
+template SolveResult pipeline::solve_in<double>(const pipeline::ExecutionContext&,
+                                                MatrixView<double>, const double*,
+                                                const SolverOptions&);
+template SolveResult pipeline::solve_in<float>(const pipeline::ExecutionContext&,
+                                               const cuda::DevicePhi<float>&, const SolverOptions&);
+template SolveResult pipeline::solve_in<double>(const pipeline::ExecutionContext&,
+                                                const cuda::DevicePhi<double>&,
+                                                const SolverOptions&);
 
 bool gpu_usable(std::string* why_not) {
   return cuda::gpu_available(why_not);

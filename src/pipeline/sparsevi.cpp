@@ -13,6 +13,7 @@
 
 #include "coreset/error.hpp"
 #include "cpu/projection.hpp"
+#include "pipeline/execution_context.hpp"
 #include "posterior/posterior.hpp"
 #include "support/progress.hpp"
 #include "support/splitmix.hpp"
@@ -248,7 +249,7 @@ std::vector<double> residual_covariances(const Matrix<double>& phi, const Corese
   check_indices(phi, weights);
   const std::vector<double> r = residual(phi, weights);
   std::vector<double> c(static_cast<std::size_t>(phi.cols()));
-#pragma omp parallel for num_threads(threads > 0 ? threads : omp_get_max_threads()) schedule(static)
+#pragma omp parallel for num_threads(resolve_threads(threads)) schedule(static)
   for (index_t j = 0; j < phi.cols(); ++j) {
     c[static_cast<std::size_t>(j)] = dot(phi.column(j), r);
   }
@@ -268,7 +269,7 @@ SparseViRun run_sparsevi(const models::Model& model, const SolverOptions& option
     throw InvalidArgument("threads must be >= 0 (0 = every core)");
   }
   const SparseViSettings settings = resolve_sparsevi_settings(options.sparsevi, model.kind);
-  const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
+  const int threads = resolve_threads(options.threads);
   const SerialEigenScope serial;
   Estimator estimator(model, settings, options.seed, threads);
 

@@ -1,8 +1,7 @@
 #include "coreset/version.hpp"
 
-#include <omp.h>
-
 #include "cpu/simd/isa.hpp"
+#include "pipeline/execution_context.hpp"
 
 namespace coreset {
 
@@ -24,7 +23,7 @@ BuildInfo build_info() {
   info.cpu_kernels = cpu::simd::isa_name(cpu::simd::active_isa());
 #if defined(_OPENMP)
   info.openmp = true;
-  info.threads = omp_get_max_threads();
+  info.threads = pipeline::resolve_threads(0);
 #endif
 #if defined(CORESET_WITH_CUDA)
   info.cuda = true;

@@ -51,6 +51,7 @@ Dataset random_dataset(index_t rows, index_t dims, ModelKind kind, std::uint64_t
 class GpuProjection : public ::testing::TestWithParam<ModelKind> {
  protected:
   void SetUp() override { CORESET_REQUIRE_GPU(); }
+  cuda::GpuSession session;
 };
 
 TEST_P(GpuProjection, MatchesTheCpuProjection) {
@@ -67,7 +68,7 @@ TEST_P(GpuProjection, MatchesTheCpuProjection) {
         samples.data()[e] = normal(generator);
       }
       const Matrix<double> cpu = cpu::projection<double>(model, samples, 1);
-      const Matrix<double> gpu = cuda::projection_on_gpu<double>(model, samples);
+      const Matrix<double> gpu = cuda::projection_on_gpu<double>(session, model, samples);
       ASSERT_EQ(gpu.rows(), cpu.rows());
       ASSERT_EQ(gpu.cols(), cpu.cols());
       double scale = 0.0;
@@ -87,7 +88,7 @@ TEST_P(GpuProjection, MatchesTheCpuProjection) {
         ASSERT_NEAR(sum, 0.0, 1e-10 * (scale + 1.0) * static_cast<double>(s));
       }
       const Matrix<float> cpu32 = cpu::projection<float>(model, samples, 1);
-      const Matrix<float> gpu32 = cuda::projection_on_gpu<float>(model, samples);
+      const Matrix<float> gpu32 = cuda::projection_on_gpu<float>(session, model, samples);
       for (index_t e = 0; e < cpu.rows() * cpu.cols(); ++e) {
         ASSERT_NEAR(gpu32.data()[e], cpu32.data()[e], 1e-6 * (scale + 1.0));
       }
@@ -101,13 +102,14 @@ INSTANTIATE_TEST_SUITE_P(EveryModel, GpuProjection,
 
 TEST(GpuProjectionErrors, NamesTheFirstNonFiniteLogLikelihood) {
   CORESET_REQUIRE_GPU();
+  cuda::GpuSession session;
   ModelOptions options;
   options.kind = ModelKind::linear;
   const models::Model model =
       models::make_model(random_dataset(50, 2, ModelKind::linear, 1), options);
   Eigen::MatrixXd samples = Eigen::MatrixXd::Constant(4, model.dim(), 1e200);
   try {
-    cuda::projection_on_gpu<double>(model, samples);
+    cuda::projection_on_gpu<double>(session, model, samples);
     FAIL() << "an overflowing log-likelihood passed";
   } catch (const NumericalError& error) {
     EXPECT_NE(std::string(error.what()).find("datapoint 0 (0-based) at parameter sample 0"),
@@ -136,15 +138,17 @@ TEST(GpuProjectionErrors, NamesAnOverflowingColumnSumAsTheCpuDoes) {
   EXPECT_NE(cpu_message.find("datapoint 0 (0-based) at parameter sample 1"), std::string::npos)
       << cpu_message;
   CORESET_REQUIRE_GPU();
+  cuda::GpuSession session;
   try {
-    cuda::projection_on_gpu<double>(model, samples);
+    cuda::projection_on_gpu<double>(session, model, samples);
     FAIL() << "the GPU projection accepted an overflowing sum";
   } catch (const NumericalError& error) {
     EXPECT_EQ(std::string(error.what()), cpu_message);
   }
 }
 
-// Checked before any device call, so this runs on the build machines too.
+// Checked before any device call (a session makes its resources at first use), so this runs on
+// the build machines too.
 TEST(GpuProjectionErrors, RejectsAResponseThatDoesNotMatchTheDesign) {
   models::Model model;
   model.link = models::Link::logistic;
@@ -152,7 +156,8 @@ TEST(GpuProjectionErrors, RejectsAResponseThatDoesNotMatchTheDesign) {
   model.response = Eigen::VectorXd::Ones(3);  // 3 responses for 5 rows: would read past the end
   model.offset = Eigen::VectorXd::Zero(5);
   const Eigen::MatrixXd samples = Eigen::MatrixXd::Zero(4, 2);
-  EXPECT_THROW(cuda::projection_on_gpu<double>(model, samples), InvalidArgument);
+  cuda::GpuSession session;
+  EXPECT_THROW(cuda::projection_on_gpu<double>(session, model, samples), InvalidArgument);
 }
 
 }  // namespace

@@ -1,0 +1,20 @@
+// The GPU projection's device side: Phi left in device memory for the backend to take in place
+// (cuda/device_phi.hpp). projection_cuda.hpp's projection_on_gpu is this plus one download.
+#pragma once
+
+#include <Eigen/Core>
+
+#include "coreset/types.hpp"
+#include "cuda/resources.hpp"
+#include "kernels/device_buffer.hpp"
+#include "models/model.hpp"
+
+namespace coreset::cuda {
+
+/// Phi (S x n, column-major, ld = S) in device memory, computed on `resources`' stream, which
+/// is synchronised on return. Throws as projection_on_gpu does.
+template <class T>
+kernels::DeviceBuffer<T> project_on_device(Resources& resources, const models::Model& model,
+                                           const Eigen::MatrixXd& samples);
+
+}  // namespace coreset::cuda

@@ -1,0 +1,72 @@
+// The GPU session and the device Phi of a build without CUDA: the execution context never
+// resolves to the GPU here (gpu_available() is false), so these only say so if reached.
+#include <string>
+
+#include "coreset/error.hpp"
+#include "cuda/device_phi.hpp"
+#include "cuda/gpu_session.hpp"
+
+namespace coreset::cuda {
+
+// Never created: the session's owner needs a complete type to destroy its (null) pointer.
+class Resources {};
+
+namespace {
+[[noreturn]] void no_cuda(const std::string& what) {
+  throw DeviceError(what +
+                    " needs the GPU, but this libcoreset was built without CUDA support "
+                    "(CORESET_ENABLE_CUDA=OFF or no CUDA toolkit at build time)");
+}
+}  // namespace
+
+TransferBytes transferred_bytes() noexcept {
+  return {};
+}
+
+GpuSession::GpuSession(int device) : device_(device) {}
+GpuSession::~GpuSession() = default;
+std::unique_lock<std::mutex> GpuSession::lock() {
+  return std::unique_lock<std::mutex>(mutex_);
+}
+Resources& GpuSession::resources() {
+  no_cuda("a GPU session");
+}
+
+template <class T>
+struct DevicePhi<T>::Impl {};
+
+template <class T>
+DevicePhi<T>::DevicePhi(std::shared_ptr<GpuSession>, const models::Model&, const Eigen::MatrixXd&) {
+  no_cuda("the GPU projection");
+}
+template <class T>
+DevicePhi<T>::~DevicePhi() = default;
+template <class T>
+DevicePhi<T>::DevicePhi(DevicePhi&&) noexcept = default;
+template <class T>
+DevicePhi<T>& DevicePhi<T>::operator=(DevicePhi&&) noexcept = default;
+template <class T>
+index_t DevicePhi<T>::rows() const noexcept {
+  return 0;
+}
+template <class T>
+index_t DevicePhi<T>::cols() const noexcept {
+  return 0;
+}
+template <class T>
+SolveResult DevicePhi<T>::solve(const SolverOptions&) const {
+  no_cuda("a solve on a device Phi");
+}
+template <class T>
+void DevicePhi<T>::refit(const SolverOptions&, SolveResult&) const {
+  no_cuda("a refit on a device Phi");
+}
+template <class T>
+double DevicePhi<T>::objective(const Coreset&) const {
+  no_cuda("an objective on a device Phi");
+}
+
+template class DevicePhi<float>;
+template class DevicePhi<double>;
+
+}  // namespace coreset::cuda

@@ -1,0 +1,64 @@
+#include "pipeline/execution_context.hpp"
+
+#include <omp.h>
+
+#include <atomic>
+#include <stdexcept>
+
+#include "coreset/error.hpp"
+#include "cuda/solve_cuda.hpp"
+
+namespace coreset::pipeline {
+namespace {
+
+std::atomic<std::uint64_t> resolved{0};
+
+}  // namespace
+
+int resolve_threads(int requested) {
+  return requested > 0 ? requested : omp_get_max_threads();
+}
+
+ExecutionContext::ExecutionContext(Device requested, int threads, bool single_precision,
+                                   ProgressObserver* progress)
+    : requested_threads_(threads),
+      threads_(resolve_threads(threads)),
+      single_precision_(single_precision),
+      progress_(progress),
+      resolution_(++resolved) {
+  if (requested == Device::cpu) {
+    device_ = Device::cpu;
+  } else if (std::string why; cuda::gpu_available(&why)) {
+    device_ = Device::gpu;
+    session_ = std::make_shared<cuda::GpuSession>(0);
+  } else if (requested == Device::gpu) {
+    throw DeviceError("the GPU was requested but none is usable: " + why +
+                      " (use the CPU device instead)");
+  } else {
+    device_ = Device::cpu;
+    why_not_gpu_ = std::move(why);
+  }
+}
+
+const std::shared_ptr<cuda::GpuSession>& ExecutionContext::gpu_session() const {
+  if (session_ == nullptr) {
+    throw std::logic_error("ExecutionContext::gpu_session: the job runs on the CPU");
+  }
+  return session_;
+}
+
+ExecutionContext ExecutionContext::for_solve(const SolverOptions& solver) const {
+  ExecutionContext solve = *this;
+  if (solver.threads != requested_threads_) {
+    solve.requested_threads_ = solver.threads;
+    solve.threads_ = resolve_threads(solver.threads);
+  }
+  solve.progress_ = solver.progress;
+  return solve;
+}
+
+std::uint64_t ExecutionContext::resolutions() noexcept {
+  return resolved.load();
+}
+
+}  // namespace coreset::pipeline

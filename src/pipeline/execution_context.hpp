@@ -1,0 +1,64 @@
+// Where and how one job runs, decided once: build_coreset, evaluate_coreset, a PreparedProblem
+// and a call of solve() each resolve one context, and every stage of the job (projection, solve,
+// refit, evaluation) takes it rather than asking again whether a GPU is usable or how many
+// threads to use. On a GPU the context carries the job's one GPU session (cuda/gpu_session.hpp):
+// one stream, cuBLAS handle and CUB scratch for all of the job's device work.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "coreset/progress.hpp"
+#include "coreset/solver.hpp"
+#include "cuda/gpu_session.hpp"
+
+namespace coreset::pipeline {
+
+/// The thread count a job uses for `requested` (SolverOptions::threads, BuildOptions' solver
+/// threads): itself when positive, else every core OpenMP offers (omp_get_max_threads(), so
+/// OMP_NUM_THREADS lowers it). The one place the library turns 0 into a number.
+int resolve_threads(int requested);
+
+class ExecutionContext {
+ public:
+  /// Resolves `requested` (Device::automatic: the GPU when one is usable, else the CPU, keeping
+  /// the reason) and `threads`, and opens the GPU session on a GPU (no device call yet: the
+  /// session's resources are made at first use). Throws DeviceError for Device::gpu without a
+  /// usable GPU, saying why.
+  ExecutionContext(Device requested, int threads, bool single_precision,
+                   ProgressObserver* progress);
+
+  Device device() const noexcept { return device_; }  ///< cpu or gpu, never automatic
+  bool on_gpu() const noexcept { return device_ == Device::gpu; }
+  /// Why the job is not on the GPU when it asked for automatic (empty otherwise).
+  const std::string& why_not_gpu() const noexcept { return why_not_gpu_; }
+  int threads() const noexcept { return threads_; }  ///< >= 1
+  bool single_precision() const noexcept { return single_precision_; }
+  ProgressObserver* progress() const noexcept { return progress_; }
+  /// The job's GPU session (on_gpu() only; std::logic_error otherwise). Shared: a device Phi
+  /// keeps it alive.
+  const std::shared_ptr<cuda::GpuSession>& gpu_session() const;
+
+  /// The context of one solve of this job: the same device and GPU session (never resolved
+  /// again), with the solve's own thread count and progress observer (a PreparedProblem's
+  /// solves may each ask for their own, e.g. one thread each when run side by side).
+  ExecutionContext for_solve(const SolverOptions& solver) const;
+
+  /// Which resolution this context came from: for_solve() keeps it, a new job gets a new one.
+  std::uint64_t resolution() const noexcept { return resolution_; }
+  /// How many contexts this process has resolved (tests: a job resolves exactly one).
+  static std::uint64_t resolutions() noexcept;
+
+ private:
+  Device device_ = Device::cpu;
+  std::string why_not_gpu_;
+  int requested_threads_ = 0;
+  int threads_ = 1;
+  bool single_precision_ = false;
+  ProgressObserver* progress_ = nullptr;
+  std::shared_ptr<cuda::GpuSession> session_;
+  std::uint64_t resolution_ = 0;
+};
+
+}  // namespace coreset::pipeline

@@ -1,0 +1,114 @@
+// Phi stays where it is solved: a GPU job projects Phi into device memory and every solve,
+// refit and evaluation reads it there. Every host<->device copy of the CUDA code is counted
+// (kernels/transfer.hpp), so these tests bound what crosses the bus against what the job needs
+// on the host, far below the S x n of Phi.
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <thread>
+#include <vector>
+
+#include "coreset/build.hpp"
+#include "cuda/gpu_session.hpp"
+#include "cuda/gpu_test_support.hpp"
+
+namespace coreset {
+namespace {
+
+constexpr index_t kRows = 20000;   // n
+constexpr index_t kSamples = 256;  // S
+constexpr index_t kBudget = 20;    // k
+
+BuildOptions gpu_options() {
+  BuildOptions options;
+  options.model.kind = ModelKind::logistic;
+  options.samples = kSamples;
+  options.seed = 2;
+  options.single_precision = true;
+  options.solver.k = kBudget;
+  options.solver.device = Device::gpu;
+  options.solver.refit = true;  // the refit reads the support's columns: part of the bound
+  return options;
+}
+
+std::size_t phi_bytes() {
+  return static_cast<std::size_t>(kSamples) * kRows * sizeof(float);
+}
+
+// What one solve needs on the host, in bytes: the refit's S x k columns (in double) and y
+// (S floats), the coreset (k indices and weights) and its count, three scalars per iteration
+// plus a handful (||y||^2, the duplicate search's count), with 4 KiB for the odd flag.
+std::size_t solve_bound(const SolverOptions& solver) {
+  const auto s = static_cast<std::size_t>(kSamples);
+  const auto k = static_cast<std::size_t>(solver.k);
+  const auto iterations = static_cast<std::size_t>(solver.max_iterations);
+  return 8 * s * k + sizeof(float) * s + (8 + sizeof(float)) * k + 8 * (3 * iterations + 16) + 4096;
+}
+
+TEST(GpuTransfers, ABuildCopiesNoPhiBackToTheHost) {
+  CORESET_REQUIRE_GPU();
+  const Dataset data = synthetic_logistic_dataset(kRows, 1);
+  const BuildOptions options = gpu_options();
+  const cuda::TransferBytes before = cuda::transferred_bytes();
+  const BuildResult result = build_coreset(data, options);
+  const cuda::TransferBytes after = cuda::transferred_bytes();
+  EXPECT_EQ(result.solve.device, Device::gpu);
+  EXPECT_GT(result.solve.coreset.size(), 0);
+
+  const std::size_t to_host = after.to_host - before.to_host;
+  EXPECT_LE(to_host, solve_bound(options.solver)) << "Phi is " << phi_bytes() << " bytes";
+  EXPECT_LT(to_host * 20, phi_bytes());
+  // Up go the design (n x d), responses and samples, never Phi.
+  const std::size_t to_device = after.to_device - before.to_device;
+  const auto d = static_cast<std::size_t>(result.parameters);
+  const std::size_t inputs = 8 * (kRows * (d + 1) + kSamples * (d + 1));
+  EXPECT_LE(to_device, inputs + 64 * 1024);
+  EXPECT_LT(to_device, phi_bytes());
+}
+
+TEST(GpuTransfers, APreparedProblemSolvesManyTimesOnOneDevicePhi) {
+  CORESET_REQUIRE_GPU();
+  const Dataset data = synthetic_logistic_dataset(kRows, 2);
+  const BuildOptions options = gpu_options();
+  const PreparedProblem problem(data, options);
+  const cuda::TransferBytes before = cuda::transferred_bytes();
+  std::size_t bound = 0;
+  for (const Algorithm algorithm : {Algorithm::aiht2, Algorithm::iht, Algorithm::giga}) {
+    SolverOptions solver = options.solver;
+    solver.algorithm = algorithm;
+    const CoresetRun run = problem.solve_and_evaluate(solver);
+    EXPECT_EQ(run.solve.device, Device::gpu);
+    const Quality quality = problem.evaluate(run.solve.coreset);
+    EXPECT_NEAR(quality.relative_projection_error, run.solve.relative_error, 1e-3);
+    // giga reads one argmax (16 bytes) per step; iht reads a few scalars per power step.
+    bound += solve_bound(solver) + 16 * static_cast<std::size_t>(solver.k) + 8 * 1024;
+  }
+  const cuda::TransferBytes after = cuda::transferred_bytes();
+  EXPECT_LE(after.to_host - before.to_host, bound);
+  EXPECT_LT(after.to_device - before.to_device, phi_bytes() / 10);
+}
+
+// The problem's solves share one stream and one backend: concurrent callers are serialised,
+// and each gets what it would alone.
+TEST(GpuTransfers, ConcurrentSolvesOnOneProblemAgreeWithSequentialOnes) {
+  CORESET_REQUIRE_GPU();
+  const Dataset data = synthetic_logistic_dataset(4000, 3);
+  const PreparedProblem problem(data, gpu_options());
+  SolverOptions solver = gpu_options().solver;
+  const SolveResult alone = problem.solve(solver);
+  std::vector<SolveResult> results(4);
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < results.size(); ++t) {
+    threads.emplace_back([&, t] { results[t] = problem.solve(solver); });
+  }
+  for (std::thread& thread : threads) {
+    thread.join();
+  }
+  for (const SolveResult& result : results) {
+    EXPECT_EQ(result.coreset.indices, alone.coreset.indices);
+    EXPECT_EQ(result.coreset.weights, alone.coreset.weights);
+  }
+}
+
+}  // namespace
+}  // namespace coreset

@@ -1,0 +1,165 @@
+// The execution context (pipeline/execution_context.hpp): a job resolves its device and thread
+// count once, and every stage takes them from there. What runs without a GPU: `automatic` falls
+// back to the CPU with the reason, `gpu` is a DeviceError, the thread count is fixed at
+// resolution, and a PreparedProblem's solves and evaluations resolve nothing again.
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "coreset/build.hpp"
+#include "coreset/error.hpp"
+#include "coreset/solver.hpp"
+#include "helpers/random_problem.hpp"
+#include "pipeline/execution_context.hpp"
+
+namespace coreset {
+namespace {
+
+using pipeline::ExecutionContext;
+
+BuildOptions small_options(index_t k) {
+  BuildOptions options;
+  options.model.kind = ModelKind::logistic;
+  options.solver.k = k;
+  options.samples = 100;
+  options.seed = 3;
+  return options;
+}
+
+// Restores the OpenMP default team size a test changes.
+class OmpThreadsScope {
+ public:
+  OmpThreadsScope() : saved_(omp_get_max_threads()) {}
+  ~OmpThreadsScope() { omp_set_num_threads(saved_); }
+  OmpThreadsScope(const OmpThreadsScope&) = delete;
+  OmpThreadsScope& operator=(const OmpThreadsScope&) = delete;
+
+ private:
+  int saved_;
+};
+
+TEST(ExecutionContext, AutomaticWithoutAGpuResolvesToTheCpuAndKeepsTheReason) {
+  std::string why;
+  if (gpu_usable(&why)) {
+    GTEST_SKIP() << "a GPU is usable here";
+  }
+  const ExecutionContext context(Device::automatic, 0, false, nullptr);
+  EXPECT_EQ(context.device(), Device::cpu);
+  EXPECT_FALSE(context.on_gpu());
+  EXPECT_FALSE(context.why_not_gpu().empty());
+  EXPECT_EQ(context.why_not_gpu(), why);
+  EXPECT_THROW(context.gpu_session(), std::logic_error);
+}
+
+TEST(ExecutionContext, TheCpuIsTakenAsAskedWithNoReason) {
+  const ExecutionContext context(Device::cpu, 1, true, nullptr);
+  EXPECT_EQ(context.device(), Device::cpu);
+  EXPECT_TRUE(context.why_not_gpu().empty());
+  EXPECT_TRUE(context.single_precision());
+}
+
+TEST(ExecutionContext, GpuWithoutAGpuIsADeviceErrorThatSaysWhy) {
+  std::string why;
+  if (gpu_usable(&why)) {
+    GTEST_SKIP() << "a GPU is usable here";
+  }
+  try {
+    const ExecutionContext context(Device::gpu, 0, false, nullptr);
+    FAIL() << "a context on a missing GPU was made";
+  } catch (const DeviceError& error) {
+    EXPECT_NE(std::string(error.what()).find(why), std::string::npos) << error.what();
+  }
+}
+
+TEST(ExecutionContext, ThreadsResolveOnceZeroToEveryCoreAndNToN) {
+  const OmpThreadsScope restore;
+  omp_set_num_threads(3);
+  EXPECT_EQ(pipeline::resolve_threads(0), 3);
+  EXPECT_EQ(pipeline::resolve_threads(5), 5);
+  const ExecutionContext every_core(Device::cpu, 0, false, nullptr);
+  const ExecutionContext two(Device::cpu, 2, false, nullptr);
+  EXPECT_EQ(every_core.threads(), 3);
+  EXPECT_EQ(two.threads(), 2);
+  // Resolved at construction: a later change of the OpenMP default does not reach the job.
+  omp_set_num_threads(1);
+  EXPECT_EQ(every_core.threads(), 3);
+  SolverOptions same;  // threads 0, as the job asked: nothing is resolved again
+  EXPECT_EQ(every_core.for_solve(same).threads(), 3);
+}
+
+TEST(ExecutionContext, ASolveKeepsTheJobsResolutionWithItsOwnThreadsAndProgress) {
+  const ExecutionContext job(Device::cpu, 4, false, nullptr);
+  SolverOptions solver;
+  solver.threads = 1;
+  ProgressObserver observer;
+  solver.progress = &observer;
+  const std::uint64_t before = ExecutionContext::resolutions();
+  const ExecutionContext solve = job.for_solve(solver);
+  EXPECT_EQ(ExecutionContext::resolutions(), before);
+  EXPECT_EQ(solve.resolution(), job.resolution());
+  EXPECT_EQ(solve.device(), job.device());
+  EXPECT_EQ(solve.threads(), 1);
+  EXPECT_EQ(solve.progress(), &observer);
+  EXPECT_EQ(job.threads(), 4);
+}
+
+TEST(ExecutionContext, APreparedProblemResolvesOnceForAllItsSolvesAndEvaluations) {
+  const Dataset data = synthetic_logistic_dataset(300, 1);
+  const BuildOptions options = small_options(5);
+  const std::uint64_t before = ExecutionContext::resolutions();
+  const PreparedProblem problem(data, options);
+  EXPECT_EQ(ExecutionContext::resolutions(), before + 1);
+  SolverOptions solver = options.solver;
+  for (const Algorithm algorithm : {Algorithm::aiht2, Algorithm::giga, Algorithm::sparsevi}) {
+    solver.algorithm = algorithm;
+    solver.threads = 1;
+    solver.sparsevi.steps = 5;
+    const CoresetRun run = problem.solve_and_evaluate(solver);
+    EXPECT_EQ(run.solve.device, Device::cpu);
+    problem.evaluate(run.solve.coreset);
+  }
+  problem.solve_and_evaluate_budgets(solver, {2, 4});
+  EXPECT_EQ(ExecutionContext::resolutions(), before + 1);
+}
+
+TEST(ExecutionContext, EachJobResolvesExactlyOnce) {
+  const Dataset data = synthetic_logistic_dataset(300, 2);
+  const BuildOptions options = small_options(5);
+  std::uint64_t before = ExecutionContext::resolutions();
+  const BuildResult built = build_coreset(data, options);
+  EXPECT_EQ(ExecutionContext::resolutions(), before + 1);
+
+  before = ExecutionContext::resolutions();
+  evaluate_coreset(data, options, built.solve.coreset);
+  EXPECT_EQ(ExecutionContext::resolutions(), before + 1);
+
+  const Matrix<double> phi = test::gaussian_matrix(20, 60, 7);
+  SolverOptions solver;
+  solver.k = 4;
+  before = ExecutionContext::resolutions();
+  solve(phi.view(), nullptr, solver);
+  solve(phi.view(), nullptr, solver);
+  EXPECT_EQ(ExecutionContext::resolutions(), before + 2);
+}
+
+// The per-solve thread count is the solve's own, as before the context: a PreparedProblem built
+// with several threads and solved with one gives the same coreset, bit for bit, as solve() on
+// the same Phi (the CPU reference is independent of the thread count).
+TEST(ExecutionContext, APreparedProblemSolvesAsSolveDoesOnItsPhi) {
+  const Dataset data = synthetic_logistic_dataset(400, 4);
+  BuildOptions options = small_options(8);
+  options.solver.threads = 2;
+  const PreparedProblem problem(data, options);
+  SolverOptions one = options.solver;
+  one.threads = 1;
+  const SolveResult a = problem.solve(one);
+  const SolveResult b = problem.solve(options.solver);
+  EXPECT_EQ(a.coreset.indices, b.coreset.indices);
+  EXPECT_EQ(a.coreset.weights, b.coreset.weights);
+  EXPECT_EQ(a.objective, b.objective);
+}
+
+}  // namespace
+}  // namespace coreset
