@@ -57,7 +57,10 @@ function(coreset_layer name)
   add_library(coreset_${name} OBJECT ${sources})
   target_include_directories(coreset_${name} PUBLIC "${PROJECT_SOURCE_DIR}/include"
                                              PRIVATE "${view}")
-  set_target_properties(coreset_${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  # Hidden by default: libcoreset.so exports only what the public headers mark CORESET_API
+  # (include/coreset/export.hpp; tests/check_exports.cmake holds it to that).
+  set_target_properties(coreset_${name} PROPERTIES POSITION_INDEPENDENT_CODE ON
+    CXX_VISIBILITY_PRESET hidden CUDA_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
   target_compile_options(coreset_${name} PRIVATE "$<$<COMPILE_LANGUAGE:CXX>:${CORESET_WARNINGS}>")
   set_property(GLOBAL APPEND PROPERTY CORESET_LAYERS coreset_${name})
 endfunction()

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -79,7 +80,8 @@ struct Prepared {
 
 Prepared prepare(const Dataset& data, const BuildOptions& options) {
   validate(options);
-  Prepared prepared{models::make_model(data, options.model), Pihat::automatic, {}, {}, {}};
+  Prepared prepared{
+      models::make_model(data, options.model, options.seed), Pihat::automatic, {}, {}, {}};
   const models::Model& model = prepared.model;
   prepared.pihat = resolve_pihat(options.pihat, model.kind);
 
@@ -121,7 +123,7 @@ Prepared prepare(const Dataset& data, const BuildOptions& options) {
   return prepared;
 }
 
-int thread_count(const SolverOptions& solver) {
+int thread_count(const SolverSettings& solver) {
   return solver.threads > 0 ? solver.threads : omp_get_max_threads();
 }
 
@@ -192,7 +194,7 @@ void check_rows(const Coreset& coreset, index_t rows) {
 // the wall time from the start of the run to that snapshot, plus its refit.
 template <class T>
 std::vector<SolveResult> solve_sparsevi(const models::Model& model, const Matrix<T>& phi,
-                                        const SolverOptions& solver,
+                                        const BuildSolverOptions& solver, std::uint64_t seed,
                                         const std::vector<index_t>& ks) {
   const auto start = Clock::now();
   support::stage_started(solver.progress, Stage::solve, ks.back());
@@ -216,10 +218,10 @@ std::vector<SolveResult> solve_sparsevi(const models::Model& model, const Matrix
     result.relative_error = target > 0.0 ? std::sqrt(result.objective / target) : 0.0;
     snapshot_seconds[p] = seconds_since(start);
   };
-  SolverOptions longest = solver;
+  BuildSolverOptions longest = solver;
   longest.k = ks.back();
   const pipeline::SparseViRun run =
-      pipeline::run_sparsevi(model, longest, [&](int m, const Coreset& coreset) {
+      pipeline::run_sparsevi(model, longest, seed, [&](int m, const Coreset& coreset) {
         history.push_back(objective(phi.view(), nullptr, coreset));
         for (; next < ks.size() && ks[next] == m; ++next) {
           take(next, coreset, m, StopReason::budget);
@@ -236,6 +238,16 @@ std::vector<SolveResult> solve_sparsevi(const models::Model& model, const Matrix
   return results;
 }
 
+// The run of a Phi algorithm: the build's settings, its algorithm as solve() names it, and the
+// job's seed as the solver's (BuildOptions::seed).
+SolverOptions phi_solver_options(const BuildSolverOptions& solver, std::uint64_t seed) {
+  SolverOptions options;
+  static_cast<SolverSettings&>(options) = solver;
+  options.algorithm = phi_algorithm(solver.algorithm);
+  options.seed = seed;
+  return options;
+}
+
 }  // namespace
 
 struct PreparedProblem::Impl {
@@ -243,7 +255,8 @@ struct PreparedProblem::Impl {
   std::string source;  // for the messages: the dataset's file
   posterior::Gaussian full;
   std::vector<double> full_mean;
-  bool single_precision = false;
+  Precision precision = Precision::float64;
+  std::uint64_t seed = 0;                // BuildOptions::seed, the job's
   ProgressObserver* progress = nullptr;  // BuildOptions::solver.progress, for evaluate()
   Matrix<double> phi_double;             // S x n, one of the two
   Matrix<float> phi_float;
@@ -251,7 +264,7 @@ struct PreparedProblem::Impl {
   // `use(phi)` with Phi in the precision it was built in.
   template <class Use>
   decltype(auto) with_phi(Use&& use) const {
-    return single_precision ? use(phi_float) : use(phi_double);
+    return precision == Precision::float32 ? use(phi_float) : use(phi_double);
   }
 };
 
@@ -269,12 +282,13 @@ PreparedProblem::PreparedProblem(const Dataset& data, const BuildOptions& option
   support::throw_if_stopped(progress);
   support::stage_started(progress, Stage::projection, prepared.model.rows());
   auto start = Clock::now();
-  impl.single_precision = options.single_precision;
+  impl.precision = options.precision;
+  impl.seed = options.seed;
   // Phi is built where the solve will run: on the GPU it is one GEMM and one fused pass.
   const Device device = options.solver.device;
   const bool on_gpu =
       device == Device::gpu || (device == Device::automatic && cuda::gpu_available(nullptr));
-  if (options.single_precision) {
+  if (options.precision == Precision::float32) {
     impl.phi_float =
         on_gpu ? cuda::projection_on_gpu<float>(prepared.model, prepared.samples)
                : cpu::projection<float>(prepared.model, prepared.samples, threads, progress);
@@ -316,16 +330,24 @@ const std::vector<double>& PreparedProblem::full_posterior_mean() const noexcept
 const StageSeconds& PreparedProblem::seconds() const noexcept {
   return impl_->prepared.seconds;
 }
+Precision PreparedProblem::precision() const noexcept {
+  return impl_->precision;
+}
+std::uint64_t PreparedProblem::seed() const noexcept {
+  return impl_->seed;
+}
 
-SolveResult PreparedProblem::solve(const SolverOptions& solver) const {
+SolveResult PreparedProblem::solve(const BuildSolverOptions& solver) const {
   check_budget(impl_->source, rows(), solver.k);
-  if (solver.algorithm == Algorithm::sparsevi) {
+  if (!runs_on_phi(solver.algorithm)) {
     return impl_->with_phi([&](const auto& phi) {
-      return std::move(solve_sparsevi(impl_->prepared.model, phi, solver, {solver.k}).front());
+      return std::move(
+          solve_sparsevi(impl_->prepared.model, phi, solver, impl_->seed, {solver.k}).front());
     });
   }
+  const SolverOptions options = phi_solver_options(solver, impl_->seed);
   return impl_->with_phi(
-      [&](const auto& phi) { return coreset::solve(phi.view(), nullptr, solver); });
+      [&](const auto& phi) { return coreset::solve(phi.view(), nullptr, options); });
 }
 
 Quality PreparedProblem::evaluate(const Coreset& coreset) const {
@@ -341,7 +363,7 @@ Quality PreparedProblem::evaluate(const Coreset& coreset) const {
   return quality;
 }
 
-CoresetRun PreparedProblem::solve_and_evaluate(const SolverOptions& solver) const {
+CoresetRun PreparedProblem::solve_and_evaluate(const BuildSolverOptions& solver) const {
   CoresetRun run;
   auto start = Clock::now();
   run.solve = solve(solver);
@@ -365,17 +387,17 @@ SparseViOptions effective_sparsevi_options(const SparseViOptions& options, Model
   return effective;
 }
 
-std::vector<CoresetRun> PreparedProblem::solve_and_evaluate_budgets(const SolverOptions& solver,
-                                                                    std::vector<index_t> ks) const {
+std::vector<CoresetRun> PreparedProblem::solve_and_evaluate_budgets(
+    const BuildSolverOptions& solver, std::vector<index_t> ks) const {
   std::sort(ks.begin(), ks.end());
   ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
   std::vector<CoresetRun> runs(ks.size());
   if (ks.empty()) {
     return runs;
   }
-  if (solver.algorithm != Algorithm::sparsevi) {
+  if (runs_on_phi(solver.algorithm)) {
     for (std::size_t p = 0; p < ks.size(); ++p) {
-      SolverOptions one = solver;
+      BuildSolverOptions one = solver;
       one.k = ks[p];
       runs[p] = solve_and_evaluate(one);
     }
@@ -387,8 +409,9 @@ std::vector<CoresetRun> PreparedProblem::solve_and_evaluate_budgets(const Solver
   if (ks.front() < 1) {
     throw InvalidArgument("k must be at least 1 (got " + std::to_string(ks.front()) + ")");
   }
-  std::vector<SolveResult> results = impl_->with_phi(
-      [&](const auto& phi) { return solve_sparsevi(impl_->prepared.model, phi, solver, ks); });
+  std::vector<SolveResult> results = impl_->with_phi([&](const auto& phi) {
+    return solve_sparsevi(impl_->prepared.model, phi, solver, impl_->seed, ks);
+  });
   for (std::size_t p = 0; p < ks.size(); ++p) {
     CoresetRun& run = runs[p];
     run.solve = std::move(results[p]);
@@ -404,7 +427,7 @@ std::vector<CoresetRun> PreparedProblem::solve_and_evaluate_budgets(const Solver
 
 BuildResult build_coreset(const Dataset& data, const BuildOptions& options) {
   check_budget(dataset_name(data), data.rows(), options.solver.k);  // before the costly stages
-  if (options.solver.algorithm == Algorithm::sparsevi) {
+  if (options.solver.algorithm == BuildAlgorithm::sparsevi) {
     pipeline::resolve_sparsevi_settings(options.solver.sparsevi, options.model.kind);  // validates
   }
   const PreparedProblem problem(data, options);
