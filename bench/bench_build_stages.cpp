@@ -548,7 +548,7 @@ Record run_size(index_t n, const Config& config, int team) {
   r.model_setup = measure("model setup (make_model)", stage_plan, config, [&] {
     model = coreset::models::Model();
     const auto t = Clock::now();
-    model = coreset::models::make_model(data, model_options);
+    model = coreset::models::make_model(data, model_options, config.seed);
     return seconds_since(t);
   });
   r.d = model.dim();
@@ -638,7 +638,8 @@ Record run_size(index_t n, const Config& config, int team) {
   if (config.end_to_end) {
     coreset::BuildOptions options;
     options.model = model_options;
-    options.solver = solver;
+    static_cast<coreset::SolverSettings&>(options.solver) = solver;  // the solve timed above
+    options.solver.algorithm = coreset::to_build_algorithm(solver.algorithm);
     options.samples = config.samples;
     options.pihat = coreset::Pihat::laplace;
     options.seed = config.seed;

@@ -238,7 +238,7 @@ Json end_to_end() {
   coreset::BuildOptions options;
   options.model.kind = coreset::ModelKind::logistic;
   options.samples = 500;
-  options.single_precision = true;
+  options.precision = coreset::Precision::float32;
   options.solver.k = 1000;
   options.solver.device = coreset::Device::gpu;
   const auto start = Clock::now();

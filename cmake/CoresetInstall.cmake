@@ -8,7 +8,7 @@
 #
 # Version policy: 0.x releases may break the API and ABI in any minor release (semantic
 # versioning), so while the major version is 0 the SONAME carries MAJOR.MINOR and
-# find_package(Coreset 0.1) accepts 0.1.z only (SameMinorVersion); from 1.0 on, the SONAME is
+# find_package(Coreset 0.2) accepts 0.2.z only (SameMinorVersion); from 1.0 on, the SONAME is
 # the major version and any 1.y >= the requested version is accepted (SameMajorVersion).
 include(CMakePackageConfigHelpers)
 

@@ -69,6 +69,9 @@ endfunction()
 # third-party usage requirements are added in src/CMakeLists.txt.
 function(coreset_layer_settings target view)
   target_include_directories(${target} PUBLIC "${PROJECT_SOURCE_DIR}/include" PRIVATE "${view}")
-  set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  # Hidden by default: libcoreset.so exports only what the public headers mark CORESET_API
+  # (include/coreset/export.hpp; tests/exports/check_exports.cmake holds it to that).
+  set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON
+    CXX_VISIBILITY_PRESET hidden CUDA_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
   target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CXX>:${CORESET_WARNINGS}>")
 endfunction()

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "coreset/export.hpp"
 #include "coreset/matrix.hpp"
 #include "coreset/types.hpp"
 
@@ -20,7 +21,7 @@ namespace coreset {
 /// length is not n or D) and InputError for values outside the model's domain (a non-finite
 /// covariate, a label that is not in {-1, 1} or {0, 1}, a count that is not a non-negative
 /// integer, no rows). A plain value type: thread-safety as for Matrix.
-struct Dataset {
+struct CORESET_API Dataset {
   Matrix<double> covariates;     ///< n x D, column-major (column c = covariate c)
   std::vector<double> response;  ///< n values; empty when the file had no response column
   /// D names (empty: "x1", "x2", ...); they name the parameters in reports and errors.
@@ -43,17 +44,17 @@ struct Dataset {
 /// dataset are the m-row dataset of the same seed. `coreset build` without --data uses
 /// rows = 10000, seed 0. Throws InvalidArgument for rows < 1 (std::bad_alloc when too large).
 /// Thread-safe: no shared state.
-Dataset synthetic_logistic_dataset(index_t rows = 10000, std::uint64_t seed = 0);
+CORESET_API Dataset synthetic_logistic_dataset(index_t rows = 10000, std::uint64_t seed = 0);
 
 /// The synthetic Gaussian mean problem of spec 3.1 as the IHT papers' code generates it:
 /// x_n ~ N(1_d, I) (covariates "x1".."xD", no response), from a generator seeded with
 /// splitmix64(stream): the experiments pass the trial number. Deterministic on every platform.
 /// Throws InvalidArgument for rows or dims < 1.
-Dataset synthetic_gaussian_dataset(index_t rows, index_t dims, std::uint64_t stream);
+CORESET_API Dataset synthetic_gaussian_dataset(index_t rows, index_t dims, std::uint64_t stream);
 
 /// A synthetic stand-in for the UK house-price data of spec 3.5, which is not distributed:
 /// `rows` sales with (latitude, longitude) in degrees and log10 of the price as the response, from
 /// a generator seeded with splitmix64(stream). Throws InvalidArgument for rows < 1.
-Dataset uk_house_price_standin_dataset(index_t rows, std::uint64_t stream);
+CORESET_API Dataset uk_house_price_standin_dataset(index_t rows, std::uint64_t stream);
 
 }  // namespace coreset

@@ -11,12 +11,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "coreset/export.hpp"
 #include "coreset/types.hpp"
 
 namespace coreset {
 
 /// Base of every error libcoreset throws on purpose. what() is the full message.
-class Error : public std::runtime_error {
+class CORESET_API Error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
@@ -25,7 +26,7 @@ class Error : public std::runtime_error {
 /// covariance that is not positive definite, ...), or arguments that do not fit together (a
 /// vector whose length does not match a matrix). The message names the option and the value.
 /// The `coreset` command exits with code 2 (usage error) for it.
-class InvalidArgument : public Error {
+class CORESET_API InvalidArgument : public Error {
  public:
   using Error::Error;
 };
@@ -34,7 +35,7 @@ class InvalidArgument : public Error {
 /// outside the model's domain. The message starts with "FILE:LINE:COLUMN: " ("FILE:LINE: " or
 /// "FILE: " when no column or line applies; FILE is Dataset::source for data built in memory,
 /// possibly empty). The `coreset` command exits with code 3 for it.
-class InputError : public Error {
+class CORESET_API InputError : public Error {
  public:
   /// Composes the message "file:line:column: message", leaving out a line or column that is 0.
   InputError(std::string file, const std::string& message, index_t line = 0, index_t column = 0);
@@ -54,7 +55,7 @@ class InputError : public Error {
 
 /// A numerical procedure failed on valid input (e.g. the Laplace fit did not converge); the
 /// message says which and why, and usually what to change. Exit code 6 for the command.
-class NumericalError : public Error {
+class CORESET_API NumericalError : public Error {
  public:
   using Error::Error;
 };
@@ -62,7 +63,7 @@ class NumericalError : public Error {
 /// An output file could not be written (folder missing or not writable, disk full, ...). No
 /// partial file is left behind, and an existing file of that name is left as it was. Exit code 4
 /// for the command.
-class OutputError : public Error {
+class CORESET_API OutputError : public Error {
  public:
   using Error::Error;
 };
@@ -70,7 +71,7 @@ class OutputError : public Error {
 /// The computation was stopped because SolverOptions::progress asked it to
 /// (ProgressObserver::stop_requested, e.g. on Ctrl-C). Nothing partial is returned or written. The
 /// `coreset` command exits with 130 after SIGINT and 143 after SIGTERM.
-class Cancelled : public Error {
+class CORESET_API Cancelled : public Error {
  public:
   using Error::Error;
 };
@@ -79,7 +80,7 @@ class Cancelled : public Error {
 /// device, or a build without CUDA), Phi does not fit in its free memory (the message says how
 /// much is needed and how much is free), or a CUDA or cuBLAS call failed (the message names the
 /// call, its error and the source file and line). Exit code 7 for the command.
-class DeviceError : public Error {
+class CORESET_API DeviceError : public Error {
  public:
   using Error::Error;
 };

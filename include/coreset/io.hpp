@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "coreset/dataset.hpp"
+#include "coreset/export.hpp"
 #include "coreset/matrix.hpp"
 #include "coreset/solver.hpp"
 #include "coreset/types.hpp"
@@ -35,13 +36,13 @@ namespace coreset::io {
 /// dtype or shape, a ragged CSV row, a cell that is not a number, and a value that is not finite or
 /// not finite once converted to T, naming its position.
 template <class T>
-Matrix<T> read_matrix(const std::string& path);
+CORESET_API Matrix<T> read_matrix(const std::string& path);
 
 /// Reads a vector: .npy of shape (m,), (m, 1) or (1, m); or CSV holding m numbers, one per line or
 /// all on one line. T is float or double. Throws as read_matrix does (InputError also for an
 /// empty vector or another shape).
 template <class T>
-std::vector<T> read_vector(const std::string& path);
+CORESET_API std::vector<T> read_vector(const std::string& path);
 
 /// Reads a dataset from CSV with a header row: one row per datapoint, every cell numeric and
 /// finite. The delimiter is `delimiter` (',', ';' or '\t'), or with 0 the one of these that the
@@ -56,8 +57,8 @@ std::vector<T> read_vector(const std::string& path);
 /// ambiguous delimiter, a header with a duplicate or empty name, an unknown response name, a
 /// ragged row, a bad quote, a non-numeric cell, NaN or Inf. Whether the values suit a model
 /// (labels, counts) is checked later, by build_coreset.
-Dataset read_dataset_csv(const std::string& path, const std::string& response = "",
-                         bool has_response = true, char delimiter = 0);
+CORESET_API Dataset read_dataset_csv(const std::string& path, const std::string& response = "",
+                                     bool has_response = true, char delimiter = 0);
 
 /// Reads a dataset from LIBSVM / svmlight sparse text: one datapoint per line,
 /// "LABEL [qid:Q] INDEX:VALUE INDEX:VALUE ... [# comment]", tokens separated by spaces or tabs,
@@ -69,8 +70,8 @@ Dataset read_dataset_csv(const std::string& path, const std::string& response = 
 /// (column 1 = the label): InputError for a bad number, an index that is 0, not ascending or above
 /// `features`, a token without ':', no data rows, or a dense matrix larger than the machine's
 /// memory; InvalidArgument for negative `features`.
-Dataset read_dataset_libsvm(const std::string& path, bool has_response = true,
-                            index_t features = 0);
+CORESET_API Dataset read_dataset_libsvm(const std::string& path, bool has_response = true,
+                                        index_t features = 0);
 
 /// How read_dataset reads a file.
 enum class DataFormat {
@@ -80,7 +81,7 @@ enum class DataFormat {
 };
 
 /// Options of read_dataset; each applies to one format and is ignored by the other.
-struct DatasetReadOptions {
+struct CORESET_API DatasetReadOptions {
   DataFormat format = DataFormat::automatic;
   std::string response;      ///< CSV: the response column's name (empty: the last column)
   bool has_response = true;  ///< false: no response (every CSV column, no LIBSVM label)
@@ -89,13 +90,14 @@ struct DatasetReadOptions {
 };
 
 /// The format read_dataset uses for `path` under `format` (automatic: by extension).
-DataFormat dataset_format(const std::string& path, DataFormat format = DataFormat::automatic);
+CORESET_API DataFormat dataset_format(const std::string& path,
+                                      DataFormat format = DataFormat::automatic);
 
 /// Reads a dataset as read_dataset_csv or read_dataset_libsvm, chosen by dataset_format. Throws
 /// as they do; InputError for a ".npy" name under DataFormat::automatic (not a dataset format);
 /// InvalidArgument when a CSV-only option (a response name, a delimiter) is given for LIBSVM or a
 /// LIBSVM-only one (features) for CSV.
-Dataset read_dataset(const std::string& path, const DatasetReadOptions& options = {});
+CORESET_API Dataset read_dataset(const std::string& path, const DatasetReadOptions& options = {});
 
 /// Writes a .npy file (format 1.0, little-endian) of the given 1-D or 2-D shape, holding the
 /// product of the dimensions of elements read from `data`. `data` is in Fortran (column-major)
@@ -104,15 +106,15 @@ Dataset read_dataset(const std::string& path, const DatasetReadOptions& options 
 /// for a shape that is not 1-D or 2-D, a negative or overflowing dimension or null data;
 /// OutputError when the file cannot be written.
 template <class T>
-void write_npy(const std::string& path, const T* data, const std::vector<index_t>& shape,
-               bool fortran_order);
+CORESET_API void write_npy(const std::string& path, const T* data,
+                           const std::vector<index_t>& shape, bool fortran_order);
 
 /// Writes `index,weight` CSV: a header line, then one line per datapoint, ascending index,
 /// weights printed so that they read back bit-exactly. Throws InvalidArgument unless the
 /// indices and weights have the same length, the indices are non-negative and strictly
 /// ascending and every weight is finite and >= 0, so every file it writes reads back with
 /// read_coreset_csv; OutputError as write_file_atomic.
-void write_coreset_csv(const std::string& path, const Coreset& coreset);
+CORESET_API void write_coreset_csv(const std::string& path, const Coreset& coreset);
 
 /// Reads a coreset CSV written by write_coreset_csv (or by hand): header `index,weight`, then
 /// 0-based non-negative integer indices in strictly ascending order and finite non-negative
@@ -120,11 +122,11 @@ void write_coreset_csv(const std::string& path, const Coreset& coreset);
 /// quotes, CRLF and a byte-order mark as for read_dataset_csv. Throws InputError (line, column)
 /// for anything else. Whether
 /// the indices fit a dataset is checked by whoever uses the coreset.
-Coreset read_coreset_csv(const std::string& path);
+CORESET_API Coreset read_coreset_csv(const std::string& path);
 
 /// Replaces `path` atomically with `contents`, byte for byte (temporary file in the same folder,
 /// flushed to disk, then renamed). Throws OutputError when `path` names no file, the folder is
 /// missing or not writable, or the disk is full; the old file, if any, is then left as it was.
-void write_file_atomic(const std::string& path, const std::string& contents);
+CORESET_API void write_file_atomic(const std::string& path, const std::string& contents);
 
 }  // namespace coreset::io

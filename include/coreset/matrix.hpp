@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "coreset/error.hpp"
+#include "coreset/export.hpp"
 #include "coreset/types.hpp"
 
 namespace coreset {
@@ -42,8 +43,8 @@ namespace detail {
 /// multi-gigabyte Phi costs thousands of page faults, not millions; small ones from operator
 /// new. `bytes` is the block size in bytes. allocate throws std::bad_alloc; free must get the
 /// same `bytes` as the allocation. Both are thread-safe.
-void* allocate_matrix_storage(std::size_t bytes);
-void free_matrix_storage(void* pointer, std::size_t bytes) noexcept;
+CORESET_API void* allocate_matrix_storage(std::size_t bytes);
+CORESET_API void free_matrix_storage(void* pointer, std::size_t bytes) noexcept;
 
 /// Allocator for Matrix storage: value-initialises only when asked to, so a matrix that is
 /// about to be overwritten is not first filled with zeros on one thread.

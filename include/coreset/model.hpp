@@ -12,10 +12,10 @@
 // InvalidArgument naming the option (as its command-line flag) for a value out of its domain.
 #pragma once
 
-#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "coreset/export.hpp"
 #include "coreset/matrix.hpp"
 #include "coreset/types.hpp"
 
@@ -31,30 +31,31 @@ enum class ModelKind {
 /// The name used on the command line and in reports: "logistic", "poisson", "gaussian",
 /// "linear" ("unknown" for a value outside the enum). Never throws but std::bad_alloc;
 /// thread-safe.
-std::string to_string(ModelKind kind);
+CORESET_API std::string to_string(ModelKind kind);
 /// Inverse of to_string (exact, case-sensitive match). Throws InvalidArgument listing the
 /// accepted names; thread-safe.
-ModelKind parse_model(const std::string& name);
+CORESET_API ModelKind parse_model(const std::string& name);
 
 /// Radial-basis features for `linear` (spec 3.5): b(x) = exp(-||x - mu||^2 / (2 s^2)) for each
 /// scale s and each of `centers_per_scale` centres mu drawn uniformly without replacement from
-/// the data rows (min(centers_per_scale, n) per scale); plus, when `near_constant_basis`, one basis
-/// of scale `near_constant_scale` centred at the mean of the covariates, which replaces the
-/// intercept. Scales are in the covariates' units. InvalidArgument (when used) for a scale that is
-/// not positive and finite, centers_per_scale < 0, options that give no basis, or `enabled` with a
+/// the data rows (min(centers_per_scale, n) per scale; portably, with the job's seed,
+/// BuildOptions::seed); plus, when `near_constant_basis`, one basis of scale
+/// `near_constant_scale` centred at the mean of the covariates, which replaces the intercept.
+/// Scales are in the covariates' units. InvalidArgument (when used) for a scale that is not
+/// positive and finite, centers_per_scale < 0, options that give no basis, or `enabled` with a
 /// model other than linear.
-struct RbfOptions {
+struct CORESET_API RbfOptions {
   bool enabled = false;
   std::vector<double> scales = {0.2, 0.4, 0.8, 1.2, 1.6, 2.0};  ///< s, each > 0
   index_t centers_per_scale = 50;                               ///< >= 0
   bool near_constant_basis = true;
   double near_constant_scale = 100.0;  ///< > 0
-  std::uint64_t seed = 0;              ///< seeds the choice of centres (portable)
+  // No seed of its own: the centres are drawn with the job's seed, BuildOptions::seed.
 };
 
 /// The model and its prior (spec 3). d, the number of parameters, is D (+ 1 with the intercept)
 /// for logistic, poisson and linear, the number of bases with RBF features, D for gaussian.
-struct ModelOptions {
+struct CORESET_API ModelOptions {
   ModelKind kind = ModelKind::logistic;
   /// logistic, poisson, linear: append a constant covariate (the intercept) as the last
   /// parameter. Ignored by gaussian.

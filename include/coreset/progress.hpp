@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "coreset/export.hpp"
+
 namespace coreset {
 
 /// The stages a long computation reports, in the order build_coreset runs them.
@@ -18,7 +20,7 @@ enum class Stage {
 };
 
 /// The stage's name as the command's progress bar shows it ("laplace", "projection", ...).
-const char* to_string(Stage stage) noexcept;
+CORESET_API const char* to_string(Stage stage) noexcept;
 
 /// Implement the members you need and pass a pointer in SolverOptions::progress (for
 /// build_coreset, PreparedProblem and evaluate_coreset: BuildOptions::solver.progress). The
@@ -29,7 +31,7 @@ const char* to_string(Stage stage) noexcept;
 /// from its OpenMP threads, and PreparedProblem's const members may themselves run on several
 /// threads), so they must be thread-safe; keep them cheap (an atomic store or load): they are
 /// called between units of work, e.g. once per solver iteration or per block of datapoints.
-class ProgressObserver {
+class CORESET_API ProgressObserver {
  public:
   virtual ~ProgressObserver() = default;
   /// A stage begins; `total` is the number of units it will take, or 0 when not known ahead.

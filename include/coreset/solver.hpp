@@ -22,23 +22,24 @@
 // For the four baselines k may exceed n, is at most 1e9, and max_iterations, tolerance,
 // step_rule and batch_fraction are ignored; k itself is the iteration or draw count. giga, fw and
 // is never choose a zero column; uniform ignores Phi.
-//   sparsevi             the number of greedy selections M of SparseVI (spec 2.12), each followed
-//                        by SparseViOptions::steps stochastic-gradient steps on the weights; a
-//                        point may be selected again, so the coreset has at most k points. It
-//                        needs the model (it samples its own coreset posteriors), so it runs only
-//                        through build_coreset / PreparedProblem; solve() on a bare Phi refuses it.
+// SparseVI (BuildAlgorithm::sparsevi) is no Algorithm: it needs the model, so only the build path
+// (build.hpp) runs it, and solve() cannot be asked for it.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "coreset/export.hpp"
 #include "coreset/matrix.hpp"
 #include "coreset/progress.hpp"
 #include "coreset/types.hpp"
 
 namespace coreset {
 
+/// The algorithms that run on Phi alone: what solve() takes. SparseVI, which also samples from
+/// the model's coreset posteriors, is not one of them, so solve()'s options cannot name it; the
+/// build path takes a BuildAlgorithm, which adds it.
 enum class Algorithm {
   iht,    ///< vanilla IHT (Algorithm 1 of the A-IHT papers) with the safe step 1/L
   aiht,   ///< accelerated IHT (Algorithm 2): subspace expansion, line search, momentum
@@ -47,16 +48,48 @@ enum class Algorithm {
   frank_wolfe,          ///< Hilbert Frank-Wolfe with the exact line search ([HIL] Algorithm 2)
   importance_sampling,  ///< Hilbert importance sampling, p_n proportional to ||Phi_n||
   uniform,              ///< uniform subsampling with replacement, weights N * count / k
-  /// Greedy sparse variational inference ([SVI] Algorithm 1, spec 2.12): needs the model, so it
-  /// runs only in the pipeline (PreparedProblem, build_coreset), never in solve().
+};
+
+/// Every coreset construction of the library: each Algorithm (same enumerator, same value) and
+/// SparseVI. It is what the build path (BuildOptions, PreparedProblem) runs and what a
+/// SolveResult reports; solve() results only ever hold the Algorithm values.
+enum class BuildAlgorithm {
+  iht = static_cast<int>(Algorithm::iht),
+  aiht = static_cast<int>(Algorithm::aiht),
+  aiht2 = static_cast<int>(Algorithm::aiht2),
+  giga = static_cast<int>(Algorithm::giga),
+  frank_wolfe = static_cast<int>(Algorithm::frank_wolfe),
+  importance_sampling = static_cast<int>(Algorithm::importance_sampling),
+  uniform = static_cast<int>(Algorithm::uniform),
+  /// Greedy sparse variational inference ([SVI] Algorithm 1, spec 2.12; build.hpp): k greedy
+  /// selections, each followed by SparseViOptions::steps stochastic-gradient steps on the
+  /// weights; a point may be selected again, so the coreset has at most k points. It samples
+  /// its own coreset posteriors from the model, so it runs only through build_coreset and
+  /// PreparedProblem.
   sparsevi,
 };
 
+/// The BuildAlgorithm of an Algorithm (always exists).
+constexpr BuildAlgorithm to_build_algorithm(Algorithm algorithm) noexcept {
+  return static_cast<BuildAlgorithm>(static_cast<int>(algorithm));
+}
+/// Whether solve() can run it on Phi alone: every BuildAlgorithm but sparsevi.
+constexpr bool runs_on_phi(BuildAlgorithm algorithm) noexcept {
+  return algorithm != BuildAlgorithm::sparsevi;
+}
+/// The Algorithm of a BuildAlgorithm that runs on Phi; InvalidArgument for sparsevi, saying
+/// that it needs the build path.
+CORESET_API Algorithm phi_algorithm(BuildAlgorithm algorithm);
+
 /// True for iht, a-iht and a-iht-2, the algorithms that iterate to a tolerance; false for the
-/// four baselines, whose k counts steps or draws.
+/// four baselines, whose k counts steps or draws (and for sparsevi, whose k counts selections).
 constexpr bool is_iht_family(Algorithm algorithm) {
   return algorithm == Algorithm::iht || algorithm == Algorithm::aiht ||
          algorithm == Algorithm::aiht2;
+}
+constexpr bool is_iht_family(BuildAlgorithm algorithm) {
+  return runs_on_phi(algorithm) &&
+         is_iht_family(static_cast<Algorithm>(static_cast<int>(algorithm)));
 }
 
 /// The papers disagree with their authors' code on the step lengths (spec 7, A1 and A2).
@@ -77,28 +110,6 @@ enum class StopReason {
   budget,
 };
 
-/// How SparseVI moves the active weights after each selection (spec 2.12, 7 A16, 8).
-enum class SparseViOptimizer {
-  /// The authors' code ([CODE] nn_opt): bias-corrected Adam moments (beta1 0.9, beta2 0.99,
-  /// eps 1e-8), reset at each selection, the step scaled by gamma_t; the default, as the papers'
-  /// published curves come from it.
-  adam,
-  sgd,  ///< plain SGD as printed in [SVI] Algorithm 1: w <- w - gamma_t D
-};
-
-/// SparseVI's settings (spec 2.12). 0 means "the papers' value for the model": steps T = 100 and
-/// gamma_t = 1/t for gaussian and linear ([SVI] sec. 5.1-5.2, [IHT] sec. 5.1), T = 500 and
-/// gamma_t = 0.5/t for logistic and poisson ([SVI] sec. 5.3). Every step (and every selection)
-/// draws `samples` fresh parameters from the current coreset posterior pi_w (exact for gaussian
-/// and linear, the weighted Laplace approximation for logistic and poisson, the prior at w = 0),
-/// and the weights are projected onto w >= 0 after every step.
-struct SparseViOptions {
-  int steps = 0;               ///< T, gradient steps per selection, 0 ... 1e6 (0: the model's)
-  double learning_rate = 0.0;  ///< gamma_t = learning_rate / t, t = 1..T; >= 0 (0: the model's)
-  index_t samples = 100;       ///< S per Monte Carlo estimate, >= 2 ([SVI] sec. 5.3: 100)
-  SparseViOptimizer optimizer = SparseViOptimizer::adam;
-};
-
 /// Where a solve runs.
 enum class Device {
   cpu,        ///< the CPU backend (Eigen + OpenMP): the reference, always available
@@ -108,10 +119,12 @@ enum class Device {
 
 /// Whether this library was built with CUDA and a GPU is usable now (driver and device present).
 /// `why_not` (optional) receives the reason when it is not. Never throws for a missing driver.
-bool gpu_usable(std::string* why_not = nullptr);
+CORESET_API bool gpu_usable(std::string* why_not = nullptr);
 
-struct SolverOptions {
-  Algorithm algorithm = Algorithm::aiht2;
+/// The settings every algorithm reads, on both paths: solve() takes them as SolverOptions (with
+/// an Algorithm and its own seed), the build path as BuildSolverOptions (build.hpp: with a
+/// BuildAlgorithm, SparseVI's settings, and the job's seed).
+struct CORESET_API SolverSettings {
   /// cpu (the default: the library never picks a device behind the caller's back), gpu or
   /// automatic. On the GPU, Phi is copied to device memory first (DeviceError, saying how much is
   /// needed and free, when it does not fit) and every iteration runs there; `threads` is then
@@ -124,19 +137,14 @@ struct SolverOptions {
   int max_iterations = 300;  ///< 1 ... 1e9; the IHT family only
   double tolerance = 1e-5;   ///< relative change that counts as converged, >= 0; IHT family only
   StepRule step_rule = StepRule::exact;  ///< a-iht and a-iht-2 only; iht has a fixed step
-  /// Seeds the power iteration of `iht` and the draws of `is` and `uniform` (portable: the same
-  /// seed gives the same coreset everywhere), sparsevi's posterior draws and the batches of
-  /// batch_fraction. giga, fw, and a-iht and a-iht-2 without batches are deterministic.
-  std::uint64_t seed = 0;
-  int threads = 0;           ///< CPU threads for the dense passes; 0 = every core
-  SparseViOptions sparsevi;  ///< sparsevi only
+  int threads = 0;                       ///< CPU threads for the dense passes; 0 = every core
   /// Batch A-IHT (spec 2.6), a-iht and a-iht-2 only: in [0, 1], 0 = off (the full gradient).
   /// Each iteration's gradient Phi^T r is taken on m = max(1, floor(batch_fraction * n)) columns
-  /// drawn uniformly without replacement, afresh per iteration (seeded from `seed` and the
-  /// iteration number), and is 0 on the others (no rescaling; the residual uses all of Phi, as
-  /// in the authors' code); the papers use 0.2. The de-bias step of a-iht-2 stays exact (it
-  /// reads only supp(x_t)). Stopping: a batch step that meets the tolerance or stays put proves
-  /// nothing, since its batch may have missed the columns that would move w, so the next
+  /// drawn uniformly without replacement, afresh per iteration (seeded from the solver's seed
+  /// and the iteration number), and is 0 on the others (no rescaling; the residual uses all of
+  /// Phi, as in the authors' code); the papers use 0.2. The de-bias step of a-iht-2 stays exact
+  /// (it reads only supp(x_t)). Stopping: a batch step that meets the tolerance or stays put
+  /// proves nothing, since its batch may have missed the columns that would move w, so the next
   /// iteration is taken with the full gradient and the solver stops only if that one meets the
   /// test too; the stopping rule thus means what it means without batches, at the cost of one
   /// full pass per attempt. iht refuses a fraction in (0, 1) (its safe step and monotone descent
@@ -157,17 +165,29 @@ struct SolverOptions {
   ProgressObserver* progress = nullptr;
 };
 
+/// The options of solve(): the shared settings, an algorithm that runs on Phi alone, and the
+/// solve's own seed.
+struct CORESET_API SolverOptions : SolverSettings {
+  Algorithm algorithm = Algorithm::aiht2;
+  /// Seeds the power iteration of `iht`, the draws of `is` and `uniform` (portable: the same
+  /// seed gives the same coreset everywhere) and the batches of batch_fraction. giga, fw, and
+  /// a-iht and a-iht-2 without batches are deterministic. On the build path the job's seed
+  /// (BuildOptions::seed) takes its place.
+  std::uint64_t seed = 0;
+};
+
 /// A weighted subset of the datapoints: ascending indices, strictly positive weights.
-struct Coreset {
+struct CORESET_API Coreset {
   std::vector<index_t> indices;
   std::vector<double> weights;
 
   index_t size() const noexcept { return static_cast<index_t>(indices.size()); }
 };
 
-struct SolveResult {
+struct CORESET_API SolveResult {
   Coreset coreset;
-  Algorithm algorithm = Algorithm::aiht2;
+  /// The algorithm that made it: an Algorithm for solve(), also sparsevi on the build path.
+  BuildAlgorithm algorithm = BuildAlgorithm::aiht2;
   StepRule step_rule = StepRule::exact;
   index_t k = 0;  ///< the budget actually used: min(k, n) for the IHT family, k for the baselines
   /// IHT family: iterations run. giga, fw: steps taken (<= k; 0 when y = 0 or no column
@@ -201,27 +221,32 @@ struct SolveResult {
 /// a CUDA call fails, and Cancelled when options.progress asks to stop; InvalidArgument also
 /// when ||y - Phi w||^2 overflows the precision (rescale Phi and y). Thread-safe for distinct
 /// arguments; uses `options.threads` threads for the CPU's dense passes.
-SolveResult solve(MatrixView<double> phi, const double* y, const SolverOptions& options);
+CORESET_API SolveResult solve(MatrixView<double> phi, const double* y,
+                              const SolverOptions& options);
 /// The same in single precision: Phi, y and the iterates are float, scalars accumulate in double.
-SolveResult solve(MatrixView<float> phi, const float* y, const SolverOptions& options);
+CORESET_API SolveResult solve(MatrixView<float> phi, const float* y, const SolverOptions& options);
 
 /// f(w) = ||y - Phi w||^2 for any coreset, in double precision (y null: y = Phi 1).
-double objective(MatrixView<double> phi, const double* y, const Coreset& coreset);
-double objective(MatrixView<float> phi, const float* y, const Coreset& coreset);
+CORESET_API double objective(MatrixView<double> phi, const double* y, const Coreset& coreset);
+CORESET_API double objective(MatrixView<float> phi, const float* y, const Coreset& coreset);
 
-/// Names used on the command line and in reports ("iht", "a-iht", "a-iht-2", "giga", "fw",
-/// "is", "uniform", "sparsevi"; "exact", ...; "adam", "sgd").
-std::string to_string(Algorithm algorithm);
-std::string to_string(StepRule rule);
-std::string to_string(StopReason reason);
-std::string to_string(SparseViOptimizer optimizer);
-std::string to_string(Device device);  ///< "cpu", "gpu", "auto"
-Device parse_device(const std::string& name);
-/// Inverse of to_string; throws InvalidArgument listing the accepted names.
-Algorithm parse_algorithm(const std::string& name);
-StepRule parse_step_rule(const std::string& name);
-SparseViOptimizer parse_sparsevi_optimizer(const std::string& name);
-/// Every algorithm parse_algorithm accepts, in the order of its name table.
-std::vector<Algorithm> all_algorithms();
+/// Names used on the command line and in reports: "iht", "a-iht", "a-iht-2", "giga", "fw",
+/// "is", "uniform" (and "sparsevi" for BuildAlgorithm: an Algorithm and its BuildAlgorithm have
+/// the same name); "exact", ...; "cpu", "gpu", "auto".
+CORESET_API std::string to_string(Algorithm algorithm);
+CORESET_API std::string to_string(BuildAlgorithm algorithm);
+CORESET_API std::string to_string(StepRule rule);
+CORESET_API std::string to_string(StopReason reason);
+CORESET_API std::string to_string(Device device);
+/// Inverses of to_string; each throws InvalidArgument listing the accepted names.
+/// parse_algorithm("sparsevi") says that SparseVI runs only on the build path.
+CORESET_API Algorithm parse_algorithm(const std::string& name);
+CORESET_API BuildAlgorithm parse_build_algorithm(const std::string& name);
+CORESET_API StepRule parse_step_rule(const std::string& name);
+CORESET_API Device parse_device(const std::string& name);
+/// Every algorithm parse_algorithm (parse_build_algorithm) accepts, in the order of its name
+/// table: the build path's list is solve()'s followed by sparsevi.
+CORESET_API std::vector<Algorithm> all_algorithms();
+CORESET_API std::vector<BuildAlgorithm> all_build_algorithms();
 
 }  // namespace coreset

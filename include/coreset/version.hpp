@@ -6,14 +6,16 @@
 #include <string>
 #include <vector>
 
+#include "coreset/export.hpp"
+
 namespace coreset {
 
-/// "MAJOR.MINOR.PATCH" of the linked libcoreset, e.g. "0.1.0": a static string, never null.
+/// "MAJOR.MINOR.PATCH" of the linked libcoreset, e.g. "0.2.0": a static string, never null.
 /// Never throws; thread-safe.
-const char* version() noexcept;
+CORESET_API const char* version() noexcept;
 
 /// Build facts of the linked library, as `coreset info` prints them.
-struct BuildInfo {
+struct CORESET_API BuildInfo {
   std::string version;     ///< as version()
   std::string compiler;    ///< "gcc 12.2.0", "clang ...", or "unknown"
   std::string build_type;  ///< CMAKE_BUILD_TYPE: "Release", "Debug", ...
@@ -30,10 +32,10 @@ struct BuildInfo {
   std::string cuda_runtime_version;  ///< "13.0" etc., empty without CUDA
 };
 /// Fills a BuildInfo. Throws only std::bad_alloc; thread-safe.
-BuildInfo build_info();
+CORESET_API BuildInfo build_info();
 
 /// A GPU visible to the CUDA runtime.
-struct DeviceInfo {
+struct CORESET_API DeviceInfo {
   int ordinal = 0;                     ///< the CUDA device number, 0-based
   std::string name;                    ///< as the driver reports it, e.g. "NVIDIA H200"
   std::size_t total_memory_bytes = 0;  ///< global memory, in bytes
@@ -46,6 +48,6 @@ struct DeviceInfo {
 /// empty and is left untouched otherwise. A missing or too old driver is not an error: the list
 /// is empty and `why_none` says why. Throws only std::bad_alloc. Thread-safe (the CUDA runtime
 /// calls it makes are); the first call may take a second or more while the CUDA runtime starts.
-std::vector<DeviceInfo> list_devices(std::string* why_none = nullptr);
+CORESET_API std::vector<DeviceInfo> list_devices(std::string* why_none = nullptr);
 
 }  // namespace coreset

@@ -45,11 +45,11 @@ int run_build(const BuildArguments& args) {
   check_writable_destination(args.out_path, "--out");
   check_writable_destination(args.report_path, "--report");
   BuildInputs inputs;
-  ModelArguments model = args.model;
-  model.precision = choice.precision;
+  const ModelArguments& model = args.model;
   BuildOptions options = to_build_options(model);
+  options.precision = choice.precision;  // --precision auto resolved
   options.solver.device = choice.device;
-  options.solver.algorithm = parse_algorithm(args.algorithm);
+  options.solver.algorithm = parse_build_algorithm(args.algorithm);
   options.solver.step_rule = parse_step_rule(args.step_rule);
   options.solver.k = args.k;
   options.solver.max_iterations = args.max_iterations;

@@ -39,9 +39,9 @@ DeviceChoice choose_device(const DeviceArguments& args) {
     }
     choice.device = Device::cpu;
   }
-  choice.precision = args.precision != "auto"       ? args.precision
-                     : choice.device == Device::gpu ? "float"
-                                                    : "double";
+  choice.precision = args.precision != "auto"       ? parse_precision(args.precision)
+                     : choice.device == Device::gpu ? Precision::float32
+                                                    : Precision::float64;
   return choice;
 }
 

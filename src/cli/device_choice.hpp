@@ -18,8 +18,8 @@ struct DeviceArguments {
 void add_device_options(CLI::App* command, DeviceArguments& args);
 
 struct DeviceChoice {
-  Device device = Device::cpu;  ///< never automatic
-  std::string precision;        ///< "double" or "float"
+  Device device = Device::cpu;               ///< never automatic
+  Precision precision = Precision::float64;  ///< --precision with auto resolved
 };
 
 /// gpu without a usable GPU throws DeviceError (exit code 7) saying why; auto without one

@@ -61,11 +61,11 @@ struct DatasetSpec {
 struct Experiment {
   const char* name;
   std::vector<DatasetSpec> datasets;
-  std::vector<index_t> ks;            // the default budgets
-  int trials;                         // the default number of trials (spec 4.6)
-  int max_iterations;                 // the IHT family's cap: 300, 500 at large scale (2.5)
-  std::vector<Algorithm> algorithms;  // the default; empty: every algorithm
-  bool symmetric_kl_and_time;         // summarise as spec 5.1's large-scale figure does
+  std::vector<index_t> ks;                 // the default budgets
+  int trials;                              // the default number of trials (spec 4.6)
+  int max_iterations;                      // the IHT family's cap: 300, 500 at large scale (2.5)
+  std::vector<BuildAlgorithm> algorithms;  // the default; empty: every algorithm
+  bool symmetric_kl_and_time;              // summarise as spec 5.1's large-scale figure does
   const char* description;
   const char* note;  // printed with the summary (nullptr: none)
 };
@@ -145,7 +145,7 @@ const std::vector<Experiment>& experiments() {
        {10, 20, 50, 100, 200, 300, 500, 1000},
        10,
        500,
-       {Algorithm::aiht, Algorithm::aiht2, Algorithm::giga, Algorithm::uniform},
+       {BuildAlgorithm::aiht, BuildAlgorithm::aiht2, BuildAlgorithm::giga, BuildAlgorithm::uniform},
        true,
        "large scale (spec 3.6, 3.7, 5.1): synthetic logistic N = 9000 and the large Poisson "
        "files (N = 9000, 15641, 6822); priors N(0, I), intercept; Laplace pi-hat; IHT cap 500 "
@@ -207,15 +207,15 @@ std::vector<DatasetSource> load_datasets(const Experiment& experiment,
   return sources;
 }
 
-// The model of a dataset in trial t. RBF (spec 3.5): centres drawn with seed t, prior variance
-// mean(y^2) and noise variance var(y) of the trial's data (the paper's sigma_0^2 and sigma^2;
-// its prior mean mean(y) is not offered, the prior has mean 0).
-ModelOptions model_for(const DatasetSpec& spec, const Dataset& data, std::uint64_t trial) {
+// The model of a dataset in a trial. RBF (spec 3.5): centres drawn with the trial's seed t (the
+// job's, BuildOptions::seed), prior variance mean(y^2) and noise variance var(y) of the trial's
+// data (the paper's sigma_0^2 and sigma^2; its prior mean mean(y) is not offered, the prior has
+// mean 0).
+ModelOptions model_for(const DatasetSpec& spec, const Dataset& data) {
   ModelOptions model;
   model.kind = spec.model;
   if (spec.rbf) {
     model.rbf.enabled = true;
-    model.rbf.seed = trial;
     double sum = 0.0;
     double sum_squares = 0.0;
     for (const double y : data.response) {
@@ -230,14 +230,14 @@ ModelOptions model_for(const DatasetSpec& spec, const Dataset& data, std::uint64
   return model;
 }
 
-std::vector<Algorithm> chosen_algorithms(const std::vector<std::string>& names,
-                                         const Experiment& experiment) {
+std::vector<BuildAlgorithm> chosen_algorithms(const std::vector<std::string>& names,
+                                              const Experiment& experiment) {
   if (names.empty()) {
-    return experiment.algorithms.empty() ? all_algorithms() : experiment.algorithms;
+    return experiment.algorithms.empty() ? all_build_algorithms() : experiment.algorithms;
   }
-  std::vector<Algorithm> algorithms;
+  std::vector<BuildAlgorithm> algorithms;
   for (const std::string& name : names) {
-    const Algorithm algorithm = parse_algorithm(name);
+    const BuildAlgorithm algorithm = parse_build_algorithm(name);
     if (std::find(algorithms.begin(), algorithms.end(), algorithm) == algorithms.end()) {
       algorithms.push_back(algorithm);
     }
@@ -304,22 +304,22 @@ struct TrialRun {
 // not depend on the scheduling; they come back in the order algorithm, then k.
 // `progress` counts the finished runs; the solves themselves only poll for Ctrl-C.
 std::vector<TrialRun> run_trial(const PreparedProblem& problem,
-                                const std::vector<Algorithm>& algorithms,
-                                const std::vector<index_t>& ks, std::uint64_t seed,
-                                int max_iterations, int workers, TerminalProgress& progress) {
+                                const std::vector<BuildAlgorithm>& algorithms,
+                                const std::vector<index_t>& ks, int max_iterations, int workers,
+                                TerminalProgress& progress) {
   std::vector<TrialRun> runs;
   struct Job {
-    Algorithm algorithm;
+    BuildAlgorithm algorithm;
     std::size_t first;  // its runs: first .. first + count - 1
     std::size_t count;
   };
   std::vector<Job> jobs;
-  for (const Algorithm algorithm : algorithms) {
+  for (const BuildAlgorithm algorithm : algorithms) {
     const std::size_t first = runs.size();
     for (const index_t k : ks) {
       runs.push_back({to_string(algorithm), k, std::nullopt, {}, nullptr});
     }
-    if (algorithm == Algorithm::sparsevi) {
+    if (algorithm == BuildAlgorithm::sparsevi) {
       jobs.push_back({algorithm, first, ks.size()});
     } else {
       for (std::size_t p = 0; p < ks.size(); ++p) {
@@ -337,9 +337,8 @@ std::vector<TrialRun> run_trial(const PreparedProblem& problem,
   const auto work = [&] {
     for (std::size_t j = next++; j < jobs.size(); j = next++) {
       const Job& job = jobs[j];
-      SolverOptions solver;
+      BuildSolverOptions solver;  // the seed is the problem's: the trial's
       solver.algorithm = job.algorithm;
-      solver.seed = seed;
       solver.max_iterations = max_iterations;
       solver.threads = 1;
       // A budget above n is refused on its own (as a run to it alone would be), not the path.
@@ -394,7 +393,7 @@ std::vector<TrialRun> run_trial(const PreparedProblem& problem,
 int run_experiment(const ExperimentArguments& args) {
   const auto start = Clock::now();
   const Experiment& experiment = find_experiment(args.name);
-  const std::vector<Algorithm> algorithms = chosen_algorithms(args.algorithms, experiment);
+  const std::vector<BuildAlgorithm> algorithms = chosen_algorithms(args.algorithms, experiment);
   const std::vector<index_t> ks = chosen_budgets(args.ks, experiment);
   const int trials = args.trials.value_or(experiment.trials);
   if (trials < 1) {
@@ -427,14 +426,14 @@ int run_experiment(const ExperimentArguments& args) {
       }
       const Dataset& data = spec.origin == Origin::per_trial ? generated : source.data;
       BuildOptions options;
-      options.model = model_for(spec, data, seed);
+      options.model = model_for(spec, data);
       options.samples = args.samples;
-      options.seed = seed;
+      options.seed = seed;  // the trial's: its samples, RBF centres and solver draws
       options.solver.threads = workers;
       options.solver.progress = &progress;
       const PreparedProblem problem(data, options);
       for (TrialRun& run :
-           run_trial(problem, algorithms, ks, seed, experiment.max_iterations, workers, progress)) {
+           run_trial(problem, algorithms, ks, experiment.max_iterations, workers, progress)) {
         if (run.row) {
           run.row->dataset = spec.name;
           run.row->trial = trial;
@@ -474,7 +473,7 @@ int run_experiment(const ExperimentArguments& args) {
   for (const DatasetSource& source : datasets) {
     summary.datasets.push_back(source.spec->name);
   }
-  for (const Algorithm algorithm : algorithms) {
+  for (const BuildAlgorithm algorithm : algorithms) {
     summary.algorithms.push_back(to_string(algorithm));
   }
   summary.ks = ks;

@@ -119,7 +119,6 @@ Dataset load_dataset(const ModelArguments& args, BuildInputs& inputs) {
   inputs.rows = data.rows();
   inputs.covariates = data.dims();
   inputs.response_name = data.response_name;
-  inputs.precision = args.precision;
   inputs.prior_covariance_path = args.prior_covariance_path;
   inputs.noise_covariance_path = args.noise_covariance_path;
   return data;
@@ -142,7 +141,6 @@ BuildOptions to_build_options(const ModelArguments& args) {
   model.rbf.centers_per_scale = args.rbf_centers;
   model.rbf.scales = args.rbf_scales;
   model.rbf.near_constant_scale = args.rbf_constant_scale;
-  model.rbf.seed = args.seed;
 
   options.pihat = parse_pihat(args.pihat.front());
   if (options.pihat == Pihat::samples) {
@@ -155,9 +153,8 @@ BuildOptions to_build_options(const ModelArguments& args) {
     throw InvalidArgument("--pihat " + args.pihat.front() + " takes no file");
   }
   options.samples = args.samples;
-  options.seed = args.seed;
-  options.solver.seed = args.seed;  // the draws of is and uniform, iht's power iteration
-  options.single_precision = args.precision == "float";
+  options.seed = args.seed;  // the job's one seed: sampling, RBF centres, the solver's draws
+  options.precision = parse_precision(args.precision);
   options.solver.threads = args.threads;
   return options;
 }

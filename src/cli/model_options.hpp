@@ -30,7 +30,7 @@ struct ModelArguments {
   std::vector<std::string> pihat = {"auto"};  // method, and the file for "samples"
   index_t samples = 500;
   std::uint64_t seed = 0;
-  std::string precision = "double";  // set from --precision (build) or fixed (evaluate)
+  std::string precision = "double";  // evaluate's --precision; build resolves its own (auto)
   int threads = 0;
 };
 

@@ -53,7 +53,7 @@ Json runtime_json(int threads_requested, Device device = Device::cpu) {
 }
 
 // The solver's options and outcome: the same fields in every report that ran a solve.
-void add_solve_fields(Json& report, const SolverOptions& options, const SolveResult& result) {
+void add_solve_fields(Json& report, const SolverSettings& options, const SolveResult& result) {
   report["algorithm"] = to_string(result.algorithm);
   report["step_rule"] = to_string(result.step_rule);
   report["k_requested"] = options.k;
@@ -70,7 +70,7 @@ void add_solve_fields(Json& report, const SolverOptions& options, const SolveRes
   report["objective_before_refit"] = result.objective_before_refit;
   report["relative_error"] = result.relative_error;
   report["target_norm"] = result.target_norm;
-  if (result.algorithm == Algorithm::iht) {
+  if (result.algorithm == BuildAlgorithm::iht) {
     report["lipschitz"] = result.lipschitz;
   }
   report["objective_history"] = result.objective_history;
@@ -103,11 +103,12 @@ Json coreset_json(const Coreset& coreset) {
 
 Json build_input_json(const BuildInputs& inputs) {
   const ModelOptions& model = inputs.options.model;
-  Json input = {{"data", inputs.data_description}, {"rows", inputs.rows},
-                {"covariates", inputs.covariates}, {"response", inputs.response_name},
-                {"model", to_string(model.kind)},  {"intercept", model.intercept},
-                {"prior_sd", model.prior_sd},      {"noise_sd", model.noise_sd},
-                {"rbf", model.rbf.enabled},        {"precision", inputs.precision}};
+  Json input = {
+      {"data", inputs.data_description}, {"rows", inputs.rows},
+      {"covariates", inputs.covariates}, {"response", inputs.response_name},
+      {"model", to_string(model.kind)},  {"intercept", model.intercept},
+      {"prior_sd", model.prior_sd},      {"noise_sd", model.noise_sd},
+      {"rbf", model.rbf.enabled},        {"precision", to_string(inputs.options.precision)}};
   input["prior_covariance"] = path_or_null(inputs.prior_covariance_path);
   input["noise_covariance"] = path_or_null(inputs.noise_covariance_path);
   if (model.rbf.enabled) {
@@ -153,8 +154,8 @@ std::string solver_label(const SolveResult& result) {
 }
 
 std::string stop_line(const SolveResult& result) {
-  const bool sampler =
-      result.algorithm == Algorithm::importance_sampling || result.algorithm == Algorithm::uniform;
+  const bool sampler = result.algorithm == BuildAlgorithm::importance_sampling ||
+                       result.algorithm == BuildAlgorithm::uniform;
   if (result.stop_reason == StopReason::budget && sampler) {
     return format("  stopped:        budget (one pass of k = %lld draws)\n",
                   static_cast<long long>(result.k));
@@ -170,7 +171,7 @@ std::string stop_line(const SolveResult& result) {
 }
 
 // With --refit: f at the algorithm's weights and after the NNLS refit on their support.
-std::string refit_line(const SolverOptions& options, const SolveResult& result) {
+std::string refit_line(const SolverSettings& options, const SolveResult& result) {
   if (!options.refit) {
     return "";
   }
@@ -179,7 +180,7 @@ std::string refit_line(const SolverOptions& options, const SolveResult& result) 
 }
 
 // When the coreset has fewer points than the budget, why (README, "Fewer than k points").
-std::string fewer_points_line(const SolverOptions& options, const SolveResult& result) {
+std::string fewer_points_line(const SolverSettings& options, const SolveResult& result) {
   if (result.coreset.size() >= result.k) {
     return "";
   }
@@ -188,8 +189,8 @@ std::string fewer_points_line(const SolverOptions& options, const SolveResult& r
     why =
         "no other point lowers f (copies of a chosen datapoint and datapoints whose "
         "log-likelihood does not vary are never chosen)";
-  } else if (result.algorithm == Algorithm::importance_sampling ||
-             result.algorithm == Algorithm::uniform) {
+  } else if (result.algorithm == BuildAlgorithm::importance_sampling ||
+             result.algorithm == BuildAlgorithm::uniform) {
     why = "repeated draws of a point merge into one weight";
   }
   return format("  note:           %lld points, fewer than k = %lld: %s%s\n",
@@ -206,7 +207,7 @@ std::string render_solve_report(const SolveInputs& inputs, const SolveResult& re
                      {"y", path_or_null(inputs.y_path)},
                      {"rows", inputs.rows},
                      {"cols", inputs.cols},
-                     {"precision", inputs.precision}};
+                     {"precision", to_string(inputs.precision)}};
   add_solve_fields(report, inputs.options, result);
   report["seed"] = inputs.options.seed;
   report["runtime"] = runtime_json(inputs.options.threads, result.device);
@@ -225,7 +226,7 @@ std::string render_solve_summary(const SolveInputs& inputs, const SolveResult& r
   text +=
       format("coreset solve: %s, k = %lld, Phi %lld x %lld (%s)\n", solver_label(result).c_str(),
              static_cast<long long>(result.k), static_cast<long long>(inputs.rows),
-             static_cast<long long>(inputs.cols), inputs.precision.c_str());
+             static_cast<long long>(inputs.cols), to_string(inputs.precision).c_str());
   text += stop_line(result);
   text += format("  objective:      ||y - Phi w||^2 = %.6g\n", result.objective);
   text += refit_line(inputs.options, result);
@@ -248,7 +249,7 @@ std::string render_build_report(const BuildInputs& inputs, const BuildResult& re
   report["seed"] = inputs.options.seed;
   report["runtime"] = runtime_json(inputs.options.solver.threads, result.solve.device);
   add_solve_fields(report, inputs.options.solver, result.solve);
-  if (result.solve.algorithm == Algorithm::sparsevi) {
+  if (result.solve.algorithm == BuildAlgorithm::sparsevi) {
     report["sparsevi"] = sparsevi_json(inputs.options.solver.sparsevi, inputs.options.model.kind);
   }
   report["quality"] = quality_json(result.quality);

@@ -15,7 +15,7 @@ struct SolveInputs {
   std::string y_path;       // empty: y = Phi 1
   index_t rows = 0;
   index_t cols = 0;
-  std::string precision;
+  Precision precision = Precision::float64;
   SolverOptions options;
 };
 
@@ -25,10 +25,9 @@ struct BuildInputs {
   index_t rows = 0;
   index_t covariates = 0;
   std::string response_name;
-  std::string precision;
   std::string prior_covariance_path;  // empty: none given
   std::string noise_covariance_path;
-  BuildOptions options;
+  BuildOptions options;  // also the precision of Phi, for the report
 };
 
 /// The coreset as `index,weight` lines with a header, for stdout when no --out is given.

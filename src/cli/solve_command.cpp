@@ -40,12 +40,13 @@ int run_solve(const SolveArguments& args, const DeviceChoice& choice) {
   inputs.precision = choice.precision;
   inputs.options = args.options;
   inputs.options.device = choice.device;
-  inputs.options.algorithm = parse_algorithm(args.algorithm);
-  if (inputs.options.algorithm == Algorithm::sparsevi) {  // before any file is read
+  const BuildAlgorithm algorithm = parse_build_algorithm(args.algorithm);
+  if (!runs_on_phi(algorithm)) {  // before any file is read
     throw InvalidArgument(
         "sparsevi needs the model and the data, not just Phi: run `coreset build --algorithm "
         "sparsevi` instead");
   }
+  inputs.options.algorithm = phi_algorithm(algorithm);
   inputs.options.step_rule = parse_step_rule(args.step_rule);
   check_writable_destination(args.out_path, "--out");
   check_writable_destination(args.report_path, "--report");
@@ -144,8 +145,8 @@ std::function<int()> add_solve_command(CLI::App& app) {
   command->add_option("--report", args->report_path, "write a JSON report here");
   return [args] {
     const DeviceChoice choice = choose_device(args->device);  // before any file is touched
-    return choice.precision == "float" ? run_solve<float>(*args, choice)
-                                       : run_solve<double>(*args, choice);
+    return choice.precision == Precision::float32 ? run_solve<float>(*args, choice)
+                                                  : run_solve<double>(*args, choice);
   };
 }
 

@@ -21,7 +21,7 @@ SolveResult solve_on_cpu(MatrixView<T> phi, const T* y, const SolverOptions& opt
 }
 
 template <class T>
-void refit_on_cpu(MatrixView<T> phi, const T* y, const SolverOptions& options,
+void refit_on_cpu(MatrixView<T> phi, const T* y, const SolverSettings& options,
                   SolveResult& result) {
   result.objective_before_refit = result.objective;
   if (!options.refit) {
@@ -59,9 +59,9 @@ template SolveResult solve_on_cpu<float>(MatrixView<float>, const float*, const 
                                          int);
 template SolveResult solve_on_cpu<double>(MatrixView<double>, const double*, const SolverOptions&,
                                           int);
-template void refit_on_cpu<float>(MatrixView<float>, const float*, const SolverOptions&,
+template void refit_on_cpu<float>(MatrixView<float>, const float*, const SolverSettings&,
                                   SolveResult&);
-template void refit_on_cpu<double>(MatrixView<double>, const double*, const SolverOptions&,
+template void refit_on_cpu<double>(MatrixView<double>, const double*, const SolverSettings&,
                                    SolveResult&);
 template index_t find_non_finite<float>(MatrixView<float>, int);
 template index_t find_non_finite<double>(MatrixView<double>, int);

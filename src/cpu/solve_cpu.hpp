@@ -13,7 +13,8 @@ SolveResult solve_on_cpu(MatrixView<T> phi, const T* y, const SolverOptions& opt
 /// The refit of solvers/refit.hpp for a result computed outside run_algorithm (sparsevi, which
 /// runs in the pipeline): sets objective_before_refit, then refits when options.refit.
 template <class T>
-void refit_on_cpu(MatrixView<T> phi, const T* y, const SolverOptions& options, SolveResult& result);
+void refit_on_cpu(MatrixView<T> phi, const T* y, const SolverSettings& options,
+                  SolveResult& result);
 
 /// Index of the first non-finite entry in column-major order, or -1 when all are finite.
 template <class T>

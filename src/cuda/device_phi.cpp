@@ -71,7 +71,7 @@ SolveResult DevicePhi<T>::solve(const SolverOptions& options) const {
 }
 
 template <class T>
-void DevicePhi<T>::refit(const SolverOptions& options, SolveResult& result) const {
+void DevicePhi<T>::refit(const SolverSettings& options, SolveResult& result) const {
   result.objective_before_refit = result.objective;
   if (!options.refit) {
     return;

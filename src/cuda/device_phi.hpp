@@ -37,7 +37,7 @@ class DevicePhi {
   SolveResult solve(const SolverOptions& options) const;
   /// cpu::refit_on_cpu's contract for a result computed elsewhere (SparseVI): sets
   /// objective_before_refit, then refits on the support when options.refit.
-  void refit(const SolverOptions& options, SolveResult& result) const;
+  void refit(const SolverSettings& options, SolveResult& result) const;
   /// f(w) = ||y - Phi w||^2 for y = Phi 1, accumulated in double on the device (the same value
   /// as coreset::objective to rounding). InvalidArgument for an index outside Phi's columns or
   /// mismatched sizes; repeated indices add up, as in coreset::objective.

@@ -287,14 +287,14 @@ void validate_rbf(const RbfOptions& rbf, index_t dims) {
 // engine for all scales in order); the near-constant basis sits at the covariate means, as the
 // paper says ([CODE] draws it from the data, spec A15). That basis is ~1 everywhere, so it plays
 // the intercept's role and no constant column is appended.
-void set_rbf_design(Model& model, const Dataset& data, const RbfOptions& rbf) {
+void set_rbf_design(Model& model, const Dataset& data, const RbfOptions& rbf, std::uint64_t seed) {
   const index_t n = data.rows();
   const index_t dims = data.dims();
   const Eigen::Map<const Eigen::MatrixXd> x(data.covariates.data(), n, dims);
 
   std::vector<Eigen::RowVectorXd> centres;
   std::vector<double> scales;
-  std::mt19937_64 engine(rbf.seed);
+  std::mt19937_64 engine(seed);
   std::vector<index_t> rows(static_cast<std::size_t>(n));
   const index_t per_scale = std::min(n, rbf.centers_per_scale);
   for (const double scale : rbf.scales) {
@@ -416,7 +416,7 @@ void validate_options(const ModelOptions& options) {
 
 }  // namespace
 
-Model make_model(const Dataset& data, const ModelOptions& options) {
+Model make_model(const Dataset& data, const ModelOptions& options, std::uint64_t seed) {
   validate_options(options);
   validate_dataset(data);
   const index_t n = data.rows();
@@ -447,7 +447,7 @@ Model make_model(const Dataset& data, const ModelOptions& options) {
       model.link = Link::gaussian;
       if (options.rbf.enabled) {
         validate_rbf(options.rbf, data.dims());
-        set_rbf_design(model, data, options.rbf);
+        set_rbf_design(model, data, options.rbf, seed);
       } else {
         set_covariate_design(model, data, options.intercept);
       }

@@ -3,6 +3,7 @@
 // its gradient and Hessian, and the weighted log joint of spec 4.1.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 #include "support/eigen.hpp"
@@ -39,7 +40,8 @@ struct Model {
 /// Checks the dataset against the model's domain and builds the design. Out-of-domain values
 /// (a label not in {-1, 1} / {0, 1}, a negative or fractional count, a missing response) throw
 /// InputError naming data.source, the line and the column; bad options throw InvalidArgument.
-Model make_model(const Dataset& data, const ModelOptions& options);
+/// `seed` is the job's seed (BuildOptions::seed): it draws the RBF centres, and nothing else.
+Model make_model(const Dataset& data, const ModelOptions& options, std::uint64_t seed);
 
 /// L_n(theta); with non-null outputs also its gradient (d) and Hessian (d x d).
 double log_likelihood(const Model& model, index_t n, const Eigen::VectorXd& theta,

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -80,7 +81,8 @@ struct Prepared {
 
 Prepared prepare(const Dataset& data, const BuildOptions& options) {
   validate(options);
-  Prepared prepared{models::make_model(data, options.model), Pihat::automatic, {}, {}, {}};
+  Prepared prepared{
+      models::make_model(data, options.model, options.seed), Pihat::automatic, {}, {}, {}};
   const models::Model& model = prepared.model;
   prepared.pihat = resolve_pihat(options.pihat, model.kind);
 
@@ -188,11 +190,11 @@ double objective_on(const cuda::DevicePhi<T>& phi, const Coreset& coreset) {
   return phi.objective(coreset);
 }
 template <class T>
-void refit_on(const Matrix<T>& phi, const SolverOptions& solver, SolveResult& result) {
+void refit_on(const Matrix<T>& phi, const SolverSettings& solver, SolveResult& result) {
   cpu::refit_on_cpu(phi.view(), static_cast<const T*>(nullptr), solver, result);
 }
 template <class T>
-void refit_on(const cuda::DevicePhi<T>& phi, const SolverOptions& solver, SolveResult& result) {
+void refit_on(const cuda::DevicePhi<T>& phi, const SolverSettings& solver, SolveResult& result) {
   phi.refit(solver, result);
 }
 template <class T>
@@ -219,7 +221,7 @@ SolveResult solve_on(const pipeline::ExecutionContext& context, const cuda::Devi
 template <class Phi>
 std::vector<SolveResult> solve_sparsevi(const pipeline::ExecutionContext& context,
                                         const models::Model& model, const Phi& phi,
-                                        const SolverOptions& solver,
+                                        const BuildSolverOptions& solver, std::uint64_t seed,
                                         const std::vector<index_t>& ks) {
   const auto start = Clock::now();
   support::stage_started(solver.progress, Stage::solve, ks.back());
@@ -243,11 +245,11 @@ std::vector<SolveResult> solve_sparsevi(const pipeline::ExecutionContext& contex
     result.relative_error = target > 0.0 ? std::sqrt(result.objective / target) : 0.0;
     snapshot_seconds[p] = seconds_since(start);
   };
-  SolverOptions longest = solver;
+  BuildSolverOptions longest = solver;
   longest.k = ks.back();
   longest.threads = context.threads();
   const pipeline::SparseViRun run =
-      pipeline::run_sparsevi(model, longest, [&](int m, const Coreset& coreset) {
+      pipeline::run_sparsevi(model, longest, seed, [&](int m, const Coreset& coreset) {
         history.push_back(objective_on(phi, coreset));
         for (; next < ks.size() && ks[next] == m; ++next) {
           take(next, coreset, m, StopReason::budget);
@@ -264,6 +266,16 @@ std::vector<SolveResult> solve_sparsevi(const pipeline::ExecutionContext& contex
   return results;
 }
 
+// The run of a Phi algorithm: the build's settings, its algorithm as solve() names it, and the
+// job's seed as the solver's (BuildOptions::seed).
+SolverOptions phi_solver_options(const BuildSolverOptions& solver, std::uint64_t seed) {
+  SolverOptions options;
+  static_cast<SolverSettings&>(options) = solver;
+  options.algorithm = phi_algorithm(solver.algorithm);
+  options.seed = seed;
+  return options;
+}
+
 }  // namespace
 
 struct PreparedProblem::Impl {
@@ -271,7 +283,7 @@ struct PreparedProblem::Impl {
   // bad option is reported before a missing GPU, as it always was.
   Impl(Prepared&& prepared_, const BuildOptions& options)
       : prepared(std::move(prepared_)),
-        context(options.solver.device, options.solver.threads, options.single_precision,
+        context(options.solver.device, options.solver.threads, options.precision,
                 options.solver.progress) {}
 
   Prepared prepared;
@@ -280,6 +292,7 @@ struct PreparedProblem::Impl {
   std::string source;  // for the messages: the dataset's file
   posterior::Gaussian full;
   std::vector<double> full_mean;
+  std::uint64_t seed = 0;  // BuildOptions::seed, the job's
   // Phi (S x n) where the solves run, in the precision it was built in: one of the four.
   Matrix<double> phi_double;
   Matrix<float> phi_float;
@@ -289,10 +302,11 @@ struct PreparedProblem::Impl {
   // `use(phi)` with Phi where and in the precision it was built.
   template <class Use>
   decltype(auto) with_phi(Use&& use) const {
+    const bool single = context.precision() == Precision::float32;
     if (context.on_gpu()) {
-      return context.single_precision() ? use(*device_phi_float) : use(*device_phi_double);
+      return single ? use(*device_phi_float) : use(*device_phi_double);
     }
-    return context.single_precision() ? use(phi_float) : use(phi_double);
+    return single ? use(phi_float) : use(phi_double);
   }
 };
 
@@ -308,17 +322,19 @@ PreparedProblem::PreparedProblem(const Dataset& data, const BuildOptions& option
   support::throw_if_stopped(progress);
   support::stage_started(progress, Stage::projection, prepared.model.rows());
   auto start = Clock::now();
+  impl.seed = options.seed;
   // Phi is built where the solves will run, and stays there: on the GPU it is one GEMM and one
   // fused pass into device memory that every solve of this problem reads in place.
+  const bool single = context.precision() == Precision::float32;
   if (context.on_gpu()) {
-    if (context.single_precision()) {
+    if (single) {
       impl.device_phi_float = std::make_unique<cuda::DevicePhi<float>>(
           context.gpu_session(), prepared.model, prepared.samples);
     } else {
       impl.device_phi_double = std::make_unique<cuda::DevicePhi<double>>(
           context.gpu_session(), prepared.model, prepared.samples);
     }
-  } else if (context.single_precision()) {
+  } else if (single) {
     impl.phi_float =
         cpu::projection<float>(prepared.model, prepared.samples, context.threads(), progress);
   } else {
@@ -358,19 +374,27 @@ const std::vector<double>& PreparedProblem::full_posterior_mean() const noexcept
 const StageSeconds& PreparedProblem::seconds() const noexcept {
   return impl_->prepared.seconds;
 }
+Precision PreparedProblem::precision() const noexcept {
+  return impl_->context.precision();
+}
+std::uint64_t PreparedProblem::seed() const noexcept {
+  return impl_->seed;
+}
 
-SolveResult PreparedProblem::solve(const SolverOptions& solver) const {
+SolveResult PreparedProblem::solve(const BuildSolverOptions& solver) const {
   check_budget(impl_->source, rows(), solver.k);
   // The solve runs where this problem's Phi is (its context's device); solver.device is not
   // asked again. Its threads and progress are the solve's own.
   const pipeline::ExecutionContext context = impl_->context.for_solve(solver);
-  if (solver.algorithm == Algorithm::sparsevi) {
+  if (!runs_on_phi(solver.algorithm)) {
     return impl_->with_phi([&](const auto& phi) {
       return std::move(
-          solve_sparsevi(context, impl_->prepared.model, phi, solver, {solver.k}).front());
+          solve_sparsevi(context, impl_->prepared.model, phi, solver, impl_->seed, {solver.k})
+              .front());
     });
   }
-  return impl_->with_phi([&](const auto& phi) { return solve_on(context, phi, solver); });
+  const SolverOptions options = phi_solver_options(solver, impl_->seed);
+  return impl_->with_phi([&](const auto& phi) { return solve_on(context, phi, options); });
 }
 
 Quality PreparedProblem::evaluate(const Coreset& coreset) const {
@@ -386,7 +410,7 @@ Quality PreparedProblem::evaluate(const Coreset& coreset) const {
   return quality;
 }
 
-CoresetRun PreparedProblem::solve_and_evaluate(const SolverOptions& solver) const {
+CoresetRun PreparedProblem::solve_and_evaluate(const BuildSolverOptions& solver) const {
   CoresetRun run;
   auto start = Clock::now();
   run.solve = solve(solver);
@@ -410,17 +434,17 @@ SparseViOptions effective_sparsevi_options(const SparseViOptions& options, Model
   return effective;
 }
 
-std::vector<CoresetRun> PreparedProblem::solve_and_evaluate_budgets(const SolverOptions& solver,
-                                                                    std::vector<index_t> ks) const {
+std::vector<CoresetRun> PreparedProblem::solve_and_evaluate_budgets(
+    const BuildSolverOptions& solver, std::vector<index_t> ks) const {
   std::sort(ks.begin(), ks.end());
   ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
   std::vector<CoresetRun> runs(ks.size());
   if (ks.empty()) {
     return runs;
   }
-  if (solver.algorithm != Algorithm::sparsevi) {
+  if (runs_on_phi(solver.algorithm)) {
     for (std::size_t p = 0; p < ks.size(); ++p) {
-      SolverOptions one = solver;
+      BuildSolverOptions one = solver;
       one.k = ks[p];
       runs[p] = solve_and_evaluate(one);
     }
@@ -434,7 +458,7 @@ std::vector<CoresetRun> PreparedProblem::solve_and_evaluate_budgets(const Solver
   }
   const pipeline::ExecutionContext context = impl_->context.for_solve(solver);
   std::vector<SolveResult> results = impl_->with_phi([&](const auto& phi) {
-    return solve_sparsevi(context, impl_->prepared.model, phi, solver, ks);
+    return solve_sparsevi(context, impl_->prepared.model, phi, solver, impl_->seed, ks);
   });
   for (std::size_t p = 0; p < ks.size(); ++p) {
     CoresetRun& run = runs[p];
@@ -451,7 +475,7 @@ std::vector<CoresetRun> PreparedProblem::solve_and_evaluate_budgets(const Solver
 
 BuildResult build_coreset(const Dataset& data, const BuildOptions& options) {
   check_budget(dataset_name(data), data.rows(), options.solver.k);  // before the costly stages
-  if (options.solver.algorithm == Algorithm::sparsevi) {
+  if (options.solver.algorithm == BuildAlgorithm::sparsevi) {
     pipeline::resolve_sparsevi_settings(options.solver.sparsevi, options.model.kind);  // validates
   }
   const PreparedProblem problem(data, options);

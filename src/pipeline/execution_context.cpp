@@ -19,11 +19,11 @@ int resolve_threads(int requested) {
   return requested > 0 ? requested : omp_get_max_threads();
 }
 
-ExecutionContext::ExecutionContext(Device requested, int threads, bool single_precision,
+ExecutionContext::ExecutionContext(Device requested, int threads, Precision precision,
                                    ProgressObserver* progress)
     : requested_threads_(threads),
       threads_(resolve_threads(threads)),
-      single_precision_(single_precision),
+      precision_(precision),
       progress_(progress),
       resolution_(++resolved) {
   if (requested == Device::cpu) {
@@ -47,7 +47,7 @@ const std::shared_ptr<cuda::GpuSession>& ExecutionContext::gpu_session() const {
   return session_;
 }
 
-ExecutionContext ExecutionContext::for_solve(const SolverOptions& solver) const {
+ExecutionContext ExecutionContext::for_solve(const SolverSettings& solver) const {
   ExecutionContext solve = *this;
   if (solver.threads != requested_threads_) {
     solve.requested_threads_ = solver.threads;

@@ -26,15 +26,14 @@ class ExecutionContext {
   /// the reason) and `threads`, and opens the GPU session on a GPU (no device call yet: the
   /// session's resources are made at first use). Throws DeviceError for Device::gpu without a
   /// usable GPU, saying why.
-  ExecutionContext(Device requested, int threads, bool single_precision,
-                   ProgressObserver* progress);
+  ExecutionContext(Device requested, int threads, Precision precision, ProgressObserver* progress);
 
   Device device() const noexcept { return device_; }  ///< cpu or gpu, never automatic
   bool on_gpu() const noexcept { return device_ == Device::gpu; }
   /// Why the job is not on the GPU when it asked for automatic (empty otherwise).
   const std::string& why_not_gpu() const noexcept { return why_not_gpu_; }
   int threads() const noexcept { return threads_; }  ///< >= 1
-  bool single_precision() const noexcept { return single_precision_; }
+  Precision precision() const noexcept { return precision_; }
   ProgressObserver* progress() const noexcept { return progress_; }
   /// The job's GPU session (on_gpu() only; std::logic_error otherwise). Shared: a device Phi
   /// keeps it alive.
@@ -43,7 +42,7 @@ class ExecutionContext {
   /// The context of one solve of this job: the same device and GPU session (never resolved
   /// again), with the solve's own thread count and progress observer (a PreparedProblem's
   /// solves may each ask for their own, e.g. one thread each when run side by side).
-  ExecutionContext for_solve(const SolverOptions& solver) const;
+  ExecutionContext for_solve(const SolverSettings& solver) const;
 
   /// Which resolution this context came from: for_solve() keeps it, a new job gets a new one.
   std::uint64_t resolution() const noexcept { return resolution_; }
@@ -55,7 +54,7 @@ class ExecutionContext {
   std::string why_not_gpu_;
   int requested_threads_ = 0;
   int threads_ = 1;
-  bool single_precision_ = false;
+  Precision precision_ = Precision::float64;
   ProgressObserver* progress_ = nullptr;
   std::shared_ptr<cuda::GpuSession> session_;
   std::uint64_t resolution_ = 0;

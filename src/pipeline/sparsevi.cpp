@@ -256,8 +256,8 @@ std::vector<double> residual_covariances(const Matrix<double>& phi, const Corese
   return c;
 }
 
-SparseViRun run_sparsevi(const models::Model& model, const SolverOptions& options,
-                         const SelectionObserver& observer) {
+SparseViRun run_sparsevi(const models::Model& model, const BuildSolverOptions& options,
+                         std::uint64_t seed, const SelectionObserver& observer) {
   if (options.k < 1) {
     throw InvalidArgument("k must be at least 1 (got " + std::to_string(options.k) + ")");
   }
@@ -271,7 +271,7 @@ SparseViRun run_sparsevi(const models::Model& model, const SolverOptions& option
   const SparseViSettings settings = resolve_sparsevi_settings(options.sparsevi, model.kind);
   const int threads = resolve_threads(options.threads);
   const SerialEigenScope serial;
-  Estimator estimator(model, settings, options.seed, threads);
+  Estimator estimator(model, settings, seed, threads);
 
   State state;
   SparseViRun run;

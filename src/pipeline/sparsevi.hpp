@@ -16,9 +16,10 @@
 // logistic and poisson ([CODE]; spec 2.12, 4.5, A16); at w = 0 both are the prior.
 //
 // Determinism: the draws of selection m, step t come from their own seed, derived from
-// SolverOptions::seed, m and t (sparsevi_seed); the projection is bitwise independent of its
-// thread count, every other reduction runs in a fixed order, and Eigen's own parallelism is
-// switched off for the run, so the coreset depends only on the options, never on `threads`.
+// the job's seed (BuildOptions::seed), m and t (sparsevi_seed); the projection is bitwise
+// independent of its thread count, every other reduction runs in a fixed order, and Eigen's own
+// parallelism is switched off for the run, so the coreset depends only on the options, never on
+// `threads`.
 //
 // Cost per selection: (T + 1) x (a coreset posterior over |I| <= k points, S draws, one
 // projection of all n points, O(nSd)), so O(k T n S d) in all; [SVI] and [IHT] call it much
@@ -29,6 +30,7 @@
 #include <functional>
 #include <vector>
 
+#include "coreset/build.hpp"
 #include "coreset/matrix.hpp"
 #include "coreset/model.hpp"
 #include "coreset/solver.hpp"
@@ -69,11 +71,12 @@ struct SparseViRun {
   StopReason stop_reason = StopReason::budget;  ///< budget, or stationary (nothing to select)
 };
 
-/// Runs SparseVI with options.k selections and options.sparsevi on `model`. It stops early
+/// Runs SparseVI with options.k selections and options.sparsevi on `model`, its draws derived
+/// from `seed` (the job's, BuildOptions::seed) by sparsevi_seed. It stops early
 /// (StopReason::stationary) only when no column can be scored positively (e.g. all potentials
 /// constant under pi_w). Throws InvalidArgument for bad options, NumericalError when a coreset
 /// posterior cannot be formed (a Laplace fit that fails, a non-finite log-likelihood).
-SparseViRun run_sparsevi(const models::Model& model, const SolverOptions& options,
-                         const SelectionObserver& observer = {});
+SparseViRun run_sparsevi(const models::Model& model, const BuildSolverOptions& options,
+                         std::uint64_t seed, const SelectionObserver& observer = {});
 
 }  // namespace coreset::pipeline

@@ -71,7 +71,7 @@ class IhtDriver {
   /// Runs to convergence or the cap; returns w and the trace. Timing is the caller's.
   SolveResult run() {
     SolveResult result;
-    result.algorithm = options_.algorithm;
+    result.algorithm = to_build_algorithm(options_.algorithm);
     result.step_rule = options_.step_rule;
     result.k = k_;
     double objective = be_.read(be_.dot(y_, y_));  // f(w_0) = f(0) = ||y||^2

@@ -1,7 +1,6 @@
 // From SolverOptions::algorithm to the code that runs it, written once for every backend.
 #pragma once
 
-#include "coreset/error.hpp"
 #include "coreset/solver.hpp"
 #include "solvers/backend.hpp"
 #include "solvers/baselines/frank_wolfe.hpp"
@@ -28,11 +27,6 @@ SolveResult run_chosen_algorithm(Backend& backend, const typename Backend::Sampl
       return run_importance_sampling(backend, y, options);
     case Algorithm::uniform:
       return run_uniform(backend, y, options);
-    case Algorithm::sparsevi:
-      // It samples its own coreset posteriors, so a bare Phi is not enough (pipeline/sparsevi.hpp).
-      throw InvalidArgument(
-          "sparsevi needs the model and the data, not just Phi: run it with `coreset build "
-          "--algorithm sparsevi` (library: build_coreset or PreparedProblem::solve)");
     case Algorithm::iht:
     case Algorithm::aiht:
     case Algorithm::aiht2:

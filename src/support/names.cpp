@@ -7,6 +7,7 @@
 #include "coreset/build.hpp"
 #include "coreset/error.hpp"
 #include "coreset/solver.hpp"
+#include "coreset/types.hpp"
 
 namespace coreset {
 namespace {
@@ -14,16 +15,22 @@ namespace {
 template <class Enum, std::size_t N>
 using NameTable = std::array<std::pair<Enum, const char*>, N>;
 
-constexpr NameTable<Algorithm, 8> kAlgorithms{{
-    {Algorithm::iht, "iht"},
-    {Algorithm::aiht, "a-iht"},
-    {Algorithm::aiht2, "a-iht-2"},
-    {Algorithm::giga, "giga"},
-    {Algorithm::frank_wolfe, "fw"},
-    {Algorithm::importance_sampling, "is"},
-    {Algorithm::uniform, "uniform"},
-    {Algorithm::sparsevi, "sparsevi"},
+// The build path's names are solve()'s plus sparsevi, so an Algorithm and its BuildAlgorithm
+// always print alike (the static_assert below keeps the two tables in step).
+constexpr NameTable<BuildAlgorithm, 8> kBuildAlgorithms{{
+    {BuildAlgorithm::iht, "iht"},
+    {BuildAlgorithm::aiht, "a-iht"},
+    {BuildAlgorithm::aiht2, "a-iht-2"},
+    {BuildAlgorithm::giga, "giga"},
+    {BuildAlgorithm::frank_wolfe, "fw"},
+    {BuildAlgorithm::importance_sampling, "is"},
+    {BuildAlgorithm::uniform, "uniform"},
+    {BuildAlgorithm::sparsevi, "sparsevi"},
 }};
+constexpr std::size_t kPhiAlgorithmCount = kBuildAlgorithms.size() - 1;  // all but sparsevi
+static_assert(kBuildAlgorithms.back().first == BuildAlgorithm::sparsevi);
+static_assert(static_cast<std::size_t>(BuildAlgorithm::sparsevi) == kPhiAlgorithmCount,
+              "the Algorithm values are the BuildAlgorithm values before sparsevi");
 constexpr NameTable<StepRule, 3> kStepRules{{
     {StepRule::exact, "exact"},
     {StepRule::reference, "reference"},
@@ -45,6 +52,11 @@ constexpr NameTable<Device, 3> kDevices{{
     {Device::cpu, "cpu"},
     {Device::gpu, "gpu"},
     {Device::automatic, "auto"},
+}};
+
+constexpr NameTable<Precision, 2> kPrecisions{{
+    {Precision::float64, "double"},
+    {Precision::float32, "float"},
 }};
 
 constexpr NameTable<Pihat, 4> kPihats{{
@@ -80,8 +92,28 @@ Enum parse(const NameTable<Enum, N>& table, const std::string& text, const char*
 
 }  // namespace
 
+std::string to_string(BuildAlgorithm algorithm) {
+  return name_of(kBuildAlgorithms, algorithm);
+}
 std::string to_string(Algorithm algorithm) {
-  return name_of(kAlgorithms, algorithm);
+  return to_string(to_build_algorithm(algorithm));
+}
+BuildAlgorithm parse_build_algorithm(const std::string& name) {
+  return parse(kBuildAlgorithms, name, "algorithm");
+}
+Algorithm parse_algorithm(const std::string& name) {
+  if (name == to_string(BuildAlgorithm::sparsevi)) {
+    return phi_algorithm(BuildAlgorithm::sparsevi);  // throws, saying where it runs
+  }
+  return phi_algorithm(parse_build_algorithm(name));  // unknown names list solve()'s and sparsevi
+}
+Algorithm phi_algorithm(BuildAlgorithm algorithm) {
+  if (!runs_on_phi(algorithm)) {
+    throw InvalidArgument(
+        "sparsevi needs the model and the data, not just Phi: it runs on the build path only "
+        "(build_coreset or PreparedProblem; `coreset build --algorithm sparsevi`)");
+  }
+  return static_cast<Algorithm>(static_cast<int>(algorithm));
 }
 std::string to_string(StepRule rule) {
   return name_of(kStepRules, rule);
@@ -95,16 +127,20 @@ std::string to_string(SparseViOptimizer optimizer) {
 SparseViOptimizer parse_sparsevi_optimizer(const std::string& name) {
   return parse(kSparseViOptimizers, name, "sparsevi optimizer");
 }
-Algorithm parse_algorithm(const std::string& name) {
-  return parse(kAlgorithms, name, "algorithm");
-}
 StepRule parse_step_rule(const std::string& name) {
   return parse(kStepRules, name, "step rule");
 }
+std::vector<BuildAlgorithm> all_build_algorithms() {
+  std::vector<BuildAlgorithm> algorithms;
+  for (const auto& entry : kBuildAlgorithms) {
+    algorithms.push_back(entry.first);
+  }
+  return algorithms;
+}
 std::vector<Algorithm> all_algorithms() {
   std::vector<Algorithm> algorithms;
-  for (const auto& entry : kAlgorithms) {
-    algorithms.push_back(entry.first);
+  for (std::size_t p = 0; p < kPhiAlgorithmCount; ++p) {
+    algorithms.push_back(phi_algorithm(kBuildAlgorithms[p].first));
   }
   return algorithms;
 }
@@ -119,6 +155,12 @@ std::string to_string(Pihat pihat) {
 }
 Pihat parse_pihat(const std::string& name) {
   return parse(kPihats, name, "pi-hat");
+}
+std::string to_string(Precision precision) {
+  return name_of(kPrecisions, precision);
+}
+Precision parse_precision(const std::string& name) {
+  return parse(kPrecisions, name, "precision");
 }
 
 }  // namespace coreset

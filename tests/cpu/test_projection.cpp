@@ -61,10 +61,10 @@ std::vector<NamedModel> every_model(index_t n = kRows) {
   }
   ModelOptions options;
   options.kind = ModelKind::logistic;
-  models.push_back({"logistic", make_model(logistic, options)});
+  models.push_back({"logistic", make_model(logistic, options, 0)});
 
   options.kind = ModelKind::poisson;
-  models.push_back({"poisson", make_model(dataset(2, true), options)});
+  models.push_back({"poisson", make_model(dataset(2, true), options, 0)});
 
   options.kind = ModelKind::gaussian;
   options.noise_covariance = Matrix<double>(3, 3);
@@ -74,17 +74,17 @@ std::vector<NamedModel> every_model(index_t n = kRows) {
       options.noise_covariance(r, c) = sigma[r][c];
     }
   }
-  models.push_back({"gaussian", make_model(dataset(3, false), options)});
+  models.push_back({"gaussian", make_model(dataset(3, false), options, 0)});
 
   options = ModelOptions();
   options.kind = ModelKind::linear;
   options.noise_sd = 0.7;
-  models.push_back({"linear", make_model(dataset(2, false), options)});
+  models.push_back({"linear", make_model(dataset(2, false), options, 0)});
 
   options.rbf.enabled = true;
   options.rbf.scales = {0.5, 1.0};
   options.rbf.centers_per_scale = 5;
-  models.push_back({"linear rbf", make_model(dataset(2, false), options)});
+  models.push_back({"linear rbf", make_model(dataset(2, false), options, 0)});
   return models;
 }
 

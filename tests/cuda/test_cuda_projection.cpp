@@ -59,7 +59,7 @@ TEST_P(GpuProjection, MatchesTheCpuProjection) {
   for (const index_t rows : {1, 300, 4099}) {
     ModelOptions options;
     options.kind = kind;
-    const models::Model model = models::make_model(random_dataset(rows, 3, kind, 5), options);
+    const models::Model model = models::make_model(random_dataset(rows, 3, kind, 5), options, 0);
     for (const index_t s : {2, 33, 257}) {
       std::mt19937_64 generator(static_cast<std::uint64_t>(s));
       std::normal_distribution<double> normal(0.0, 0.7);
@@ -106,7 +106,7 @@ TEST(GpuProjectionErrors, NamesTheFirstNonFiniteLogLikelihood) {
   ModelOptions options;
   options.kind = ModelKind::linear;
   const models::Model model =
-      models::make_model(random_dataset(50, 2, ModelKind::linear, 1), options);
+      models::make_model(random_dataset(50, 2, ModelKind::linear, 1), options, 0);
   Eigen::MatrixXd samples = Eigen::MatrixXd::Constant(4, model.dim(), 1e200);
   try {
     cuda::projection_on_gpu<double>(session, model, samples);

@@ -24,7 +24,7 @@ BuildOptions gpu_options() {
   options.model.kind = ModelKind::logistic;
   options.samples = kSamples;
   options.seed = 2;
-  options.single_precision = true;
+  options.precision = Precision::float32;
   options.solver.k = kBudget;
   options.solver.device = Device::gpu;
   options.solver.refit = true;  // the refit reads the support's columns: part of the bound
@@ -38,7 +38,7 @@ std::size_t phi_bytes() {
 // What one solve needs on the host, in bytes: the refit's S x k columns (in double) and y
 // (S floats), the coreset (k indices and weights) and its count, three scalars per iteration
 // plus a handful (||y||^2, the duplicate search's count), with 4 KiB for the odd flag.
-std::size_t solve_bound(const SolverOptions& solver) {
+std::size_t solve_bound(const SolverSettings& solver) {
   const auto s = static_cast<std::size_t>(kSamples);
   const auto k = static_cast<std::size_t>(solver.k);
   const auto iterations = static_cast<std::size_t>(solver.max_iterations);
@@ -73,8 +73,9 @@ TEST(GpuTransfers, APreparedProblemSolvesManyTimesOnOneDevicePhi) {
   const PreparedProblem problem(data, options);
   const cuda::TransferBytes before = cuda::transferred_bytes();
   std::size_t bound = 0;
-  for (const Algorithm algorithm : {Algorithm::aiht2, Algorithm::iht, Algorithm::giga}) {
-    SolverOptions solver = options.solver;
+  for (const BuildAlgorithm algorithm :
+       {BuildAlgorithm::aiht2, BuildAlgorithm::iht, BuildAlgorithm::giga}) {
+    BuildSolverOptions solver = options.solver;
     solver.algorithm = algorithm;
     const CoresetRun run = problem.solve_and_evaluate(solver);
     EXPECT_EQ(run.solve.device, Device::gpu);
@@ -94,7 +95,7 @@ TEST(GpuTransfers, ConcurrentSolvesOnOneProblemAgreeWithSequentialOnes) {
   CORESET_REQUIRE_GPU();
   const Dataset data = synthetic_logistic_dataset(4000, 3);
   const PreparedProblem problem(data, gpu_options());
-  SolverOptions solver = gpu_options().solver;
+  const BuildSolverOptions solver = gpu_options().solver;
   const SolveResult alone = problem.solve(solver);
   std::vector<SolveResult> results(4);
   std::vector<std::thread> threads;

@@ -65,7 +65,7 @@ ModelOptions options_for(ModelKind kind) {
 // The InputError that building `data` under `options` throws (a test failure if none).
 InputError input_error(const Dataset& data, const ModelOptions& options) {
   try {
-    make_model(data, options);
+    make_model(data, options, 0);
   } catch (const InputError& error) {
     return error;
   }
@@ -75,7 +75,7 @@ InputError input_error(const Dataset& data, const ModelOptions& options) {
 
 std::string invalid_argument(const Dataset& data, const ModelOptions& options) {
   try {
-    make_model(data, options);
+    make_model(data, options, 0);
   } catch (const InvalidArgument& error) {
     return error.what();
   }
@@ -102,7 +102,7 @@ Eigen::Map<const Eigen::MatrixXd> covariates_of(const Dataset& data) {
 
 TEST(ModelLogistic, DesignIsCovariatesThenIntercept) {
   const Dataset data = two_covariates({1, -1, 1});
-  const Model model = make_model(data, options_for(ModelKind::logistic));
+  const Model model = make_model(data, options_for(ModelKind::logistic), 0);
   ASSERT_EQ(model.rows(), 3);
   ASSERT_EQ(model.dim(), 3);
   EXPECT_EQ(model.design.leftCols(2), covariates_of(data));
@@ -118,7 +118,7 @@ TEST(ModelLogistic, DesignIsCovariatesThenIntercept) {
 TEST(ModelLogistic, InterceptCanBeLeftOut) {
   ModelOptions options = options_for(ModelKind::logistic);
   options.intercept = false;
-  const Model model = make_model(two_covariates({1, -1}), options);
+  const Model model = make_model(two_covariates({1, -1}), options, 0);
   EXPECT_EQ(model.dim(), 2);
   EXPECT_EQ(model.parameter_names, (std::vector<std::string>{"c1", "c2"}));
 }
@@ -126,14 +126,14 @@ TEST(ModelLogistic, InterceptCanBeLeftOut) {
 TEST(ModelLogistic, UnnamedCovariatesAreNumbered) {
   Dataset data = two_covariates({1, -1});
   data.covariate_names.clear();
-  const Model model = make_model(data, options_for(ModelKind::logistic));
+  const Model model = make_model(data, options_for(ModelKind::logistic), 0);
   EXPECT_EQ(model.parameter_names, (std::vector<std::string>{"x1", "x2", "intercept"}));
 }
 
 TEST(ModelLogistic, ZeroOneLabelsMapToMinusOneOne) {
-  const Model model = make_model(two_covariates({0, 1, 1, 0}), options_for(ModelKind::logistic));
+  const Model model = make_model(two_covariates({0, 1, 1, 0}), options_for(ModelKind::logistic), 0);
   EXPECT_EQ(model.response, Eigen::Vector4d(-1, 1, 1, -1));
-  const Model ones = make_model(two_covariates({1, 1}), options_for(ModelKind::logistic));
+  const Model ones = make_model(two_covariates({1, 1}), options_for(ModelKind::logistic), 0);
   EXPECT_EQ(ones.response, Eigen::Vector2d(1, 1));
 }
 
@@ -179,7 +179,7 @@ TEST(ModelLogistic, MissingResponseNamesTheFile) {
 // ---- poisson
 
 TEST(ModelPoisson, CountsKeepTheirValuesAndLogFactorialIsInTheOffset) {
-  const Model model = make_model(two_covariates({0, 2, 5}), options_for(ModelKind::poisson));
+  const Model model = make_model(two_covariates({0, 2, 5}), options_for(ModelKind::poisson), 0);
   EXPECT_EQ(model.link, Link::poisson);
   EXPECT_EQ(model.dim(), 3);
   EXPECT_EQ(model.response, Eigen::Vector3d(0, 2, 5));
@@ -236,7 +236,7 @@ TEST(ModelGaussian, IsotropicNoiseGivesTheGaussianLogDensity) {
   const Dataset data = hand_dataset({{1, 2, 3}, {-1, 0.5, 2}, {0, 0, 0}}, {});
   ModelOptions options = options_for(ModelKind::gaussian);
   options.noise_sd = 2.0;
-  const Model model = make_model(data, options);
+  const Model model = make_model(data, options, 0);
   EXPECT_EQ(model.link, Link::identity);
   ASSERT_EQ(model.dim(), 3);  // no intercept: the parameter is the mean
   EXPECT_EQ(model.parameter_names, (std::vector<std::string>{"c1", "c2", "c3"}));
@@ -260,7 +260,7 @@ TEST(ModelGaussian, FullNoiseCovarianceGivesTheGaussianLogDensity) {
   options.noise_covariance(0, 1) = 0.5;
   options.noise_covariance(1, 0) = 0.5;
   options.noise_covariance(1, 1) = 1.0;
-  const Model model = make_model(data, options);
+  const Model model = make_model(data, options, 0);
   Eigen::Matrix2d sigma;
   sigma << 2.0, 0.5, 0.5, 1.0;
   EXPECT_TRUE(model.shared_quadratic.isApprox(sigma.inverse(), 1e-14));
@@ -298,7 +298,7 @@ TEST(ModelLinear, PlainDesignWithGaussianNoise) {
   const Dataset data = two_covariates({0.25, -3, 8});
   ModelOptions options = options_for(ModelKind::linear);
   options.noise_sd = 0.5;
-  const Model model = make_model(data, options);
+  const Model model = make_model(data, options, 0);
   EXPECT_EQ(model.link, Link::gaussian);
   EXPECT_EQ(model.dim(), 3);
   EXPECT_EQ(model.design.col(2), Eigen::VectorXd::Ones(3));
@@ -355,8 +355,7 @@ TEST(ModelLinear, RadialBasisFeaturesFollowSpec35) {
   const Dataset data = unit_square(400, 1);
   ModelOptions options = options_for(ModelKind::linear);
   options.rbf.enabled = true;
-  options.rbf.seed = 42;
-  const Model model = make_model(data, options);
+  const Model model = make_model(data, options, 42);
   ASSERT_EQ(model.dim(), 6 * 50 + 1);
   EXPECT_EQ(model.parameter_names.front(), "rbf1");
   EXPECT_EQ(model.parameter_names.back(), "rbf301");
@@ -398,23 +397,21 @@ TEST(ModelLinear, RadialBasisCentresDependOnlyOnTheSeed) {
   const Dataset data = unit_square(400, 2);
   ModelOptions options = options_for(ModelKind::linear);
   options.rbf.enabled = true;
-  options.rbf.seed = 7;
-  const Model first = make_model(data, options);
-  const Model again = make_model(data, options);
+  const Model first = make_model(data, options, 7);
+  const Model again = make_model(data, options, 7);
   EXPECT_EQ(first.design, again.design);
-  options.rbf.seed = 8;
-  const Model other = make_model(data, options);
+  const Model other = make_model(data, options, 8);
   EXPECT_NE(first.design, other.design);
 }
 
 TEST(ModelLinear, RadialBasisUsesEveryRowWhenThereAreFewerThanTheCentreCount) {
   ModelOptions options = options_for(ModelKind::linear);
   options.rbf.enabled = true;
-  const Model model = make_model(unit_square(20, 3), options);
+  const Model model = make_model(unit_square(20, 3), options, 0);
   EXPECT_EQ(model.dim(), 6 * 20 + 1);
   options.rbf.near_constant_basis = false;
   options.rbf.scales = {0.5};
-  EXPECT_EQ(make_model(unit_square(20, 3), options).dim(), 20);
+  EXPECT_EQ(make_model(unit_square(20, 3), options, 0).dim(), 20);
 }
 
 TEST(ModelLinear, BadRadialBasisOptionsAreInvalidArguments) {
@@ -437,7 +434,7 @@ TEST(ModelLinear, BadRadialBasisOptionsAreInvalidArguments) {
 TEST(ModelPrior, IsotropicPriorFromPriorSd) {
   ModelOptions options = options_for(ModelKind::logistic);
   options.prior_sd = 2.0;
-  const Model model = make_model(two_covariates({1, -1}), options);
+  const Model model = make_model(two_covariates({1, -1}), options, 0);
   EXPECT_TRUE(model.prior_precision.isApprox(Eigen::MatrixXd::Identity(3, 3) / 4.0, 1e-15));
   EXPECT_NEAR(model.prior_log_normalizer, -1.5 * kLog2Pi - 3.0 * std::log(2.0), 1e-14);
 }
@@ -448,7 +445,7 @@ TEST(ModelPrior, FullPriorCovarianceIsInverted) {
   covariance << 2.0, 0.3, 0.0, 0.3, 1.0, -0.2, 0.0, -0.2, 0.5;
   options.prior_covariance = Matrix<double>(3, 3);
   Eigen::Map<Eigen::Matrix3d>(options.prior_covariance.data()) = covariance;
-  const Model model = make_model(two_covariates({1, -1}), options);
+  const Model model = make_model(two_covariates({1, -1}), options, 0);
   EXPECT_TRUE(model.prior_precision.isApprox(covariance.inverse(), 1e-14));
   EXPECT_NEAR(model.prior_log_normalizer, -1.5 * kLog2Pi - 0.5 * std::log(covariance.determinant()),
               1e-14);
@@ -500,7 +497,7 @@ TEST(ModelValidation, ModelWithoutParametersIsRejected) {
   EXPECT_NE(invalid_argument(data, options).find("no parameters"), std::string::npos);
   // With the intercept the same data is a valid one-parameter model.
   options.intercept = true;
-  EXPECT_EQ(make_model(data, options).dim(), 1);
+  EXPECT_EQ(make_model(data, options, 0).dim(), 1);
 }
 
 // ---- names
@@ -624,7 +621,7 @@ TEST(ModelRandom, NormalGeneratorHasStandardNormalMoments) {
 
 TEST(ModelSynthetic, BuildsALogisticModel) {
   const Model model =
-      make_model(synthetic_logistic_dataset(50, 1), options_for(ModelKind::logistic));
+      make_model(synthetic_logistic_dataset(50, 1), options_for(ModelKind::logistic), 0);
   EXPECT_EQ(model.dim(), 3);
   EXPECT_EQ(model.parameter_names, (std::vector<std::string>{"x1", "x2", "intercept"}));
 }

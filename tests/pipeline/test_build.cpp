@@ -130,7 +130,7 @@ TEST(Build, SinglePrecisionGivesTheSameQualityToFloatAccuracy) {
   const Dataset data = synthetic_logistic_dataset(1500, 6);
   BuildOptions options = small_options(ModelKind::logistic, 25);
   const BuildResult in_double = build_coreset(data, options);
-  options.single_precision = true;
+  options.precision = Precision::float32;
   const BuildResult in_float = build_coreset(data, options);
   // Not converged within 300 iterations, so the float trajectory drifts from the double one
   // (seen: 0.26 vs 0.19); a broken float path would be near 1.
@@ -209,19 +209,18 @@ TEST(Build, PreparedProblemGivesTheSameCoresetsAndQualityAsBuild) {
     for (const Dataset* data : {&logistic, &gaussian}) {
       BuildOptions options =
           small_options(data == &logistic ? ModelKind::logistic : ModelKind::gaussian, 10);
-      options.single_precision = single;
+      options.precision = single ? Precision::float32 : Precision::float64;
       const PreparedProblem problem(*data, options);
       EXPECT_EQ(problem.rows(), data->rows());
       EXPECT_EQ(problem.samples(), 200);
       EXPECT_GT(problem.seconds().projection, 0.0);
       EXPECT_EQ(problem.seconds().solve, 0.0);
-      for (const Algorithm algorithm : {Algorithm::aiht2, Algorithm::iht}) {
+      for (const BuildAlgorithm algorithm : {BuildAlgorithm::aiht2, BuildAlgorithm::iht}) {
         for (const index_t k : {index_t{3}, index_t{25}}) {
           SCOPED_TRACE(to_string(algorithm) + " k=" + std::to_string(k) +
                        (single ? " float" : " double") + " " + to_string(options.model.kind));
           options.solver.algorithm = algorithm;
           options.solver.k = k;
-          options.solver.seed = 11;
           const BuildResult built = build_coreset(*data, options);
           expect_same_run(problem.solve_and_evaluate(options.solver), built);
           EXPECT_EQ(problem.parameters(), built.parameters);
@@ -245,7 +244,7 @@ TEST(Build, PreparedProblemGivesTheSameCoresetsAndQualityAsBuild) {
 TEST(Build, PreparedProblemRefusesABudgetAboveTheRowsAndRowsOutsideTheData) {
   const Dataset data = synthetic_logistic_dataset(100, 10);
   PreparedProblem problem(data, small_options(ModelKind::logistic, 10));
-  SolverOptions solver;
+  BuildSolverOptions solver;
   solver.k = 101;
   EXPECT_THROW(problem.solve(solver), InputError);
   solver.k = 100;

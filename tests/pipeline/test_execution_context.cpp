@@ -45,7 +45,7 @@ TEST(ExecutionContext, AutomaticWithoutAGpuResolvesToTheCpuAndKeepsTheReason) {
   if (gpu_usable(&why)) {
     GTEST_SKIP() << "a GPU is usable here";
   }
-  const ExecutionContext context(Device::automatic, 0, false, nullptr);
+  const ExecutionContext context(Device::automatic, 0, Precision::float64, nullptr);
   EXPECT_EQ(context.device(), Device::cpu);
   EXPECT_FALSE(context.on_gpu());
   EXPECT_FALSE(context.why_not_gpu().empty());
@@ -54,10 +54,10 @@ TEST(ExecutionContext, AutomaticWithoutAGpuResolvesToTheCpuAndKeepsTheReason) {
 }
 
 TEST(ExecutionContext, TheCpuIsTakenAsAskedWithNoReason) {
-  const ExecutionContext context(Device::cpu, 1, true, nullptr);
+  const ExecutionContext context(Device::cpu, 1, Precision::float32, nullptr);
   EXPECT_EQ(context.device(), Device::cpu);
   EXPECT_TRUE(context.why_not_gpu().empty());
-  EXPECT_TRUE(context.single_precision());
+  EXPECT_EQ(context.precision(), Precision::float32);
 }
 
 TEST(ExecutionContext, GpuWithoutAGpuIsADeviceErrorThatSaysWhy) {
@@ -66,7 +66,7 @@ TEST(ExecutionContext, GpuWithoutAGpuIsADeviceErrorThatSaysWhy) {
     GTEST_SKIP() << "a GPU is usable here";
   }
   try {
-    const ExecutionContext context(Device::gpu, 0, false, nullptr);
+    const ExecutionContext context(Device::gpu, 0, Precision::float64, nullptr);
     FAIL() << "a context on a missing GPU was made";
   } catch (const DeviceError& error) {
     EXPECT_NE(std::string(error.what()).find(why), std::string::npos) << error.what();
@@ -78,8 +78,8 @@ TEST(ExecutionContext, ThreadsResolveOnceZeroToEveryCoreAndNToN) {
   omp_set_num_threads(3);
   EXPECT_EQ(pipeline::resolve_threads(0), 3);
   EXPECT_EQ(pipeline::resolve_threads(5), 5);
-  const ExecutionContext every_core(Device::cpu, 0, false, nullptr);
-  const ExecutionContext two(Device::cpu, 2, false, nullptr);
+  const ExecutionContext every_core(Device::cpu, 0, Precision::float64, nullptr);
+  const ExecutionContext two(Device::cpu, 2, Precision::float64, nullptr);
   EXPECT_EQ(every_core.threads(), 3);
   EXPECT_EQ(two.threads(), 2);
   // Resolved at construction: a later change of the OpenMP default does not reach the job.
@@ -90,7 +90,7 @@ TEST(ExecutionContext, ThreadsResolveOnceZeroToEveryCoreAndNToN) {
 }
 
 TEST(ExecutionContext, ASolveKeepsTheJobsResolutionWithItsOwnThreadsAndProgress) {
-  const ExecutionContext job(Device::cpu, 4, false, nullptr);
+  const ExecutionContext job(Device::cpu, 4, Precision::float64, nullptr);
   SolverOptions solver;
   solver.threads = 1;
   ProgressObserver observer;
@@ -111,8 +111,9 @@ TEST(ExecutionContext, APreparedProblemResolvesOnceForAllItsSolvesAndEvaluations
   const std::uint64_t before = ExecutionContext::resolutions();
   const PreparedProblem problem(data, options);
   EXPECT_EQ(ExecutionContext::resolutions(), before + 1);
-  SolverOptions solver = options.solver;
-  for (const Algorithm algorithm : {Algorithm::aiht2, Algorithm::giga, Algorithm::sparsevi}) {
+  BuildSolverOptions solver = options.solver;
+  for (const BuildAlgorithm algorithm :
+       {BuildAlgorithm::aiht2, BuildAlgorithm::giga, BuildAlgorithm::sparsevi}) {
     solver.algorithm = algorithm;
     solver.threads = 1;
     solver.sparsevi.steps = 5;
@@ -152,7 +153,7 @@ TEST(ExecutionContext, APreparedProblemSolvesAsSolveDoesOnItsPhi) {
   BuildOptions options = small_options(8);
   options.solver.threads = 2;
   const PreparedProblem problem(data, options);
-  SolverOptions one = options.solver;
+  BuildSolverOptions one = options.solver;
   one.threads = 1;
   const SolveResult a = problem.solve(one);
   const SolveResult b = problem.solve(options.solver);

@@ -126,7 +126,7 @@ TEST(Progress, AStopRequestEndsEverySolver) {
 TEST(Progress, AStopRequestEndsSparseVi) {
   const Dataset data = synthetic_logistic_dataset(300, 4);
   BuildOptions options = logistic_options();
-  options.solver.algorithm = Algorithm::sparsevi;
+  options.solver.algorithm = BuildAlgorithm::sparsevi;
   options.solver.sparsevi.steps = 50;
   Recorder recorder(Stage::solve, 1);
   options.solver.progress = &recorder;

@@ -40,10 +40,9 @@ BuildOptions sparsevi_options(ModelKind kind, index_t k, std::uint64_t seed) {
   BuildOptions options;
   options.model.kind = kind;
   options.samples = 100;  // the build's Phi: only the reported objective uses it
-  options.seed = seed;
-  options.solver.algorithm = Algorithm::sparsevi;
+  options.seed = seed;    // the job's: pi-hat's draws and SparseVI's
+  options.solver.algorithm = BuildAlgorithm::sparsevi;
   options.solver.k = k;
-  options.solver.seed = seed;
   options.solver.threads = 1;
   return options;
 }
@@ -82,7 +81,7 @@ TEST(SparseVi, MonteCarloGradientMatchesTheClosedFormGradientOfTheReverseKl) {
   const Dataset data = gaussian_data(40, 3, 1);
   ModelOptions model_options;
   model_options.kind = ModelKind::gaussian;
-  const models::Model model = models::make_model(data, model_options);
+  const models::Model model = models::make_model(data, model_options, 0);
   Coreset w;
   w.indices = {2, 5, 11, 30};
   w.weights = {4.0, 9.0, 0.5, 2.0};
@@ -151,7 +150,7 @@ TEST(SparseVi, LowersTheReverseKlBelowItsStartAndBelowUniformCoresets) {
     const BuildOptions options = sparsevi_options(ModelKind::gaussian, kBudget, seed);
     const PreparedProblem problem(data, options);
     const CoresetRun run = problem.solve_and_evaluate(options.solver);
-    SolverOptions first = options.solver;
+    BuildSolverOptions first = options.solver;
     first.k = 1;  // the same draws as the first selection of the run above
     const double after_first = problem.solve_and_evaluate(first).quality.reverse_kl;
     const double start = problem.evaluate(Coreset{}).reverse_kl;
@@ -185,7 +184,7 @@ TEST(SparseVi, ReportsANonNegativeCoresetOfAtMostKPointsWithTheBuildsObjective) 
     options.solver.sparsevi.steps = 30;
     const BuildResult result = build_coreset(data, options);
     const SolveResult& solve = result.solve;
-    EXPECT_EQ(solve.algorithm, Algorithm::sparsevi);
+    EXPECT_EQ(solve.algorithm, BuildAlgorithm::sparsevi);
     EXPECT_EQ(solve.k, k);
     EXPECT_EQ(solve.iterations, k);  // one per selection
     EXPECT_EQ(solve.stop_reason, StopReason::budget);
@@ -231,16 +230,18 @@ TEST(SparseVi, IsDeterministicForASeedAndIndependentOfTheThreadCount) {
     EXPECT_EQ(first.coreset.weights, again.coreset.weights);
     EXPECT_EQ(first.objective_history, again.objective_history);
 
-    SolverOptions two_threads = options.solver;
+    BuildSolverOptions two_threads = options.solver;
     two_threads.threads = 2;
     const SolveResult parallel = problem.solve(two_threads);
     EXPECT_EQ(first.coreset.indices, parallel.coreset.indices);
     EXPECT_EQ(first.coreset.weights, parallel.coreset.weights);
     EXPECT_EQ(first.objective_history, parallel.objective_history);
 
-    SolverOptions other_seed = options.solver;
+    // SparseVI's draws follow the job's seed (BuildOptions::seed), the problem's.
+    BuildOptions other_seed = options;
     other_seed.seed = 6;
-    EXPECT_NE(problem.solve(other_seed).coreset.weights, first.coreset.weights);
+    const PreparedProblem other(*data, other_seed);
+    EXPECT_NE(other.solve(options.solver).coreset.weights, first.coreset.weights);
   }
 }
 
@@ -266,7 +267,7 @@ TEST(SparseVi, SnapshotsOfOneRunToTheLargestKEqualRunsToEachKAlone) {
       for (std::size_t p = 0; p < path.size(); ++p) {
         const index_t k = std::vector<index_t>{1, 3, 6}[p];
         SCOPED_TRACE("k = " + std::to_string(k));
-        SolverOptions alone = options.solver;
+        BuildSolverOptions alone = options.solver;
         alone.k = k;
         const CoresetRun single = problem.solve_and_evaluate(alone);
         const SolveResult& snapshot = path[p].solve;
@@ -370,28 +371,41 @@ TEST(SparseVi, PlainSgdAlsoRunsAndKeepsTheWeightsNonNegative) {
   EXPECT_TRUE(std::isfinite(result.quality.reverse_kl));
 }
 
-TEST(SparseVi, IsNamedAndListedButRefusedOnABarePhi) {
-  EXPECT_EQ(to_string(Algorithm::sparsevi), "sparsevi");
-  EXPECT_EQ(parse_algorithm("sparsevi"), Algorithm::sparsevi);
-  EXPECT_FALSE(is_iht_family(Algorithm::sparsevi));
-  const std::vector<Algorithm> all = all_algorithms();
-  EXPECT_NE(std::find(all.begin(), all.end(), Algorithm::sparsevi), all.end());
-
-  Matrix<double> phi(4, 6);
-  for (index_t j = 0; j < 6; ++j) {
-    for (index_t i = 0; i < 4; ++i) {
-      phi(i, j) = std::sin(static_cast<double>(1 + i + 4 * j));
-    }
-  }
-  SolverOptions options;
-  options.algorithm = Algorithm::sparsevi;
-  options.k = 2;
+// solve() cannot be asked for SparseVI (its Algorithm has no such value: tests/api); the build
+// path names and lists it, and the name alone is refused as a solve() algorithm, saying where
+// it runs.
+TEST(SparseVi, IsNamedAndListedOnTheBuildPathOnly) {
+  EXPECT_EQ(to_string(BuildAlgorithm::sparsevi), "sparsevi");
+  EXPECT_EQ(parse_build_algorithm("sparsevi"), BuildAlgorithm::sparsevi);
+  EXPECT_FALSE(is_iht_family(BuildAlgorithm::sparsevi));
+  EXPECT_FALSE(runs_on_phi(BuildAlgorithm::sparsevi));
+  const std::vector<BuildAlgorithm> all = all_build_algorithms();
+  EXPECT_NE(std::find(all.begin(), all.end(), BuildAlgorithm::sparsevi), all.end());
   try {
-    solve(phi.view(), nullptr, options);
+    parse_algorithm("sparsevi");
     FAIL() << "expected InvalidArgument";
   } catch (const InvalidArgument& error) {
-    EXPECT_NE(std::string(error.what()).find("coreset build"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("build path"), std::string::npos) << error.what();
   }
+  EXPECT_THROW(phi_algorithm(BuildAlgorithm::sparsevi), InvalidArgument);
+}
+
+// The job's one seed drives SparseVI's draws: the problem's run is exactly run_sparsevi with
+// BuildOptions::seed, on the model whose (here: no) RBF centres also came from it.
+TEST(SparseVi, DrawsFollowTheJobSeed) {
+  const Dataset data = gaussian_data(200, 3, 8);
+  BuildOptions options = sparsevi_options(ModelKind::gaussian, 3, 21);
+  options.solver.sparsevi.steps = 5;
+  options.solver.sparsevi.samples = 20;
+  const PreparedProblem problem(data, options);
+  EXPECT_EQ(problem.seed(), 21u);
+  const SolveResult built = problem.solve(options.solver);
+  const models::Model model = models::make_model(data, options.model, options.seed);
+  const pipeline::SparseViRun direct = pipeline::run_sparsevi(model, options.solver, 21);
+  EXPECT_EQ(built.coreset.indices, direct.coreset.indices);
+  EXPECT_EQ(built.coreset.weights, direct.coreset.weights);
+  const pipeline::SparseViRun other = pipeline::run_sparsevi(model, options.solver, 22);
+  EXPECT_NE(other.coreset.weights, direct.coreset.weights);
 }
 
 }  // namespace

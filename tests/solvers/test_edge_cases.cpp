@@ -300,7 +300,7 @@ TEST(EdgeCases, ThePipelineHandlesDuplicateAndUninformativeRows) {
   for (const Algorithm algorithm : kEveryAlgorithm) {
     for (const bool refit : {false, true}) {
       const std::string what = label(algorithm, 16, refit);
-      options.solver.algorithm = algorithm;
+      options.solver.algorithm = to_build_algorithm(algorithm);
       options.solver.refit = refit;
       const BuildResult result = build_coreset(data, options);
       const Coreset& c = result.solve.coreset;

@@ -64,7 +64,7 @@ inline GreedySteps greedy_steps(index_t k, index_t n) {
 /// The result before any step: the options recorded, the empty coreset, `stationary`.
 inline SolveResult start_baseline_result(const SolverOptions& options) {
   SolveResult result;
-  result.algorithm = options.algorithm;
+  result.algorithm = to_build_algorithm(options.algorithm);
   result.step_rule = options.step_rule;
   result.k = options.k;
   result.converged = true;  // every baseline ends by construction, never at an iteration cap

@@ -1,0 +1,114 @@
+// The public API as a program linked to libcoreset.so sees it: what the types let a caller say
+// (solve() cannot be asked for SparseVI), the names of the enums, and exceptions that cross the
+// library boundary (their typeinfo must be exported, include/coreset/export.hpp).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "coreset/coreset.hpp"
+
+namespace coreset {
+namespace {
+
+// Whether T has a member `sparsevi` (the detection idiom).
+template <class T, class = void>
+struct HasSparseVi : std::false_type {};
+template <class T>
+struct HasSparseVi<T, std::void_t<decltype(std::declval<T&>().sparsevi)>> : std::true_type {};
+
+// What solve() takes cannot name SparseVI: its algorithm type has no such value (a
+// BuildAlgorithm does not convert to it), and its options carry no SparseVI settings.
+static_assert(std::is_same_v<decltype(SolverOptions::algorithm), Algorithm>);
+static_assert(!std::is_convertible_v<BuildAlgorithm, Algorithm>);
+static_assert(!HasSparseVi<SolverOptions>::value);
+static_assert(HasSparseVi<BuildSolverOptions>::value);
+static_assert(std::is_same_v<decltype(BuildOptions::solver), BuildSolverOptions>);
+// Every Algorithm is a BuildAlgorithm of the same value, and the build path has no seed but the
+// job's.
+static_assert(to_build_algorithm(Algorithm::uniform) == BuildAlgorithm::uniform);
+static_assert(runs_on_phi(to_build_algorithm(Algorithm::iht)));
+static_assert(!runs_on_phi(BuildAlgorithm::sparsevi));
+static_assert(std::is_same_v<decltype(BuildOptions::seed), std::uint64_t>);
+static_assert(std::is_same_v<decltype(BuildOptions::precision), Precision>);
+
+TEST(PublicApi, SolveAlgorithmsAreTheBuildAlgorithmsWithoutSparseVi) {
+  const std::vector<Algorithm> phi = all_algorithms();
+  const std::vector<BuildAlgorithm> build = all_build_algorithms();
+  ASSERT_EQ(build.size(), phi.size() + 1);
+  EXPECT_EQ(build.back(), BuildAlgorithm::sparsevi);
+  for (std::size_t p = 0; p < phi.size(); ++p) {
+    EXPECT_EQ(to_build_algorithm(phi[p]), build[p]);
+    EXPECT_EQ(phi_algorithm(build[p]), phi[p]);
+    // The same names on both paths, and each parses back to its own value.
+    EXPECT_EQ(to_string(phi[p]), to_string(build[p]));
+    EXPECT_EQ(parse_algorithm(to_string(phi[p])), phi[p]);
+    EXPECT_EQ(parse_build_algorithm(to_string(build[p])), build[p]);
+    EXPECT_NE(to_string(phi[p]), "sparsevi");
+  }
+  EXPECT_EQ(to_string(BuildAlgorithm::sparsevi), "sparsevi");
+  EXPECT_THROW(parse_algorithm("sparsevi"), InvalidArgument);
+  EXPECT_THROW(phi_algorithm(BuildAlgorithm::sparsevi), InvalidArgument);
+}
+
+TEST(PublicApi, PrecisionRoundTripsItsNames) {
+  for (const Precision precision : {Precision::float64, Precision::float32}) {
+    EXPECT_EQ(parse_precision(to_string(precision)), precision);
+  }
+  EXPECT_EQ(to_string(Precision::float64), "double");  // the command's --precision values
+  EXPECT_EQ(to_string(Precision::float32), "float");
+  EXPECT_EQ(BuildOptions().precision, Precision::float64);
+  // "auto" is the command's, resolved before the library sees it.
+  try {
+    parse_precision("auto");
+    FAIL() << "expected InvalidArgument";
+  } catch (const InvalidArgument& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("double"), std::string::npos) << message;
+    EXPECT_NE(message.find("float"), std::string::npos) << message;
+  }
+}
+
+// Thrown inside libcoreset.so, caught here by base class: needs the exported typeinfo.
+TEST(PublicApi, ExceptionsAreCaughtAcrossTheLibraryBoundary) {
+  try {
+    io::read_dataset_csv("/nonexistent/coreset-public-api.csv");
+    FAIL() << "expected InputError";
+  } catch (const Error& error) {
+    EXPECT_NE(dynamic_cast<const InputError*>(&error), nullptr) << error.what();
+  }
+  try {
+    parse_model("no-such-model");
+    FAIL() << "expected InvalidArgument";
+  } catch (const Error& error) {
+    EXPECT_NE(dynamic_cast<const InvalidArgument*>(&error), nullptr) << error.what();
+  }
+}
+
+// A float build holds Phi in float: one coreset scored on both problems' Phi differs by the
+// rounding of float entries only (the same samples, seed and model), and not at all when both
+// are double. Through the shared library, so the exported PreparedProblem suffices for this.
+TEST(PublicApi, AFloatBuildHoldsPhiInFloat) {
+  const Dataset data = synthetic_logistic_dataset(300, 3);
+  BuildOptions options;
+  options.samples = 50;
+  options.solver.k = 10;
+  const PreparedProblem in_double(data, options);
+  EXPECT_EQ(in_double.precision(), Precision::float64);
+  const PreparedProblem again(data, options);
+  options.precision = Precision::float32;
+  const PreparedProblem in_float(data, options);
+  EXPECT_EQ(in_float.precision(), Precision::float32);
+
+  const Coreset coreset = in_double.solve(options.solver).coreset;
+  const double exact = in_double.evaluate(coreset).relative_projection_error;
+  EXPECT_EQ(again.evaluate(coreset).relative_projection_error, exact);
+  const double rounded = in_float.evaluate(coreset).relative_projection_error;
+  EXPECT_NE(rounded, exact);
+  EXPECT_NEAR(rounded, exact, 1e-5 * (1.0 + exact));
+}
+
+}  // namespace
+}  // namespace coreset
