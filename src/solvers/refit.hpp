@@ -3,8 +3,8 @@
 //
 //     minimise ||y - Phi_T v||^2  subject to  v >= 0,   T = supp(w),
 //
-// solved exactly (solvers/nnls.hpp, Lawson-Hanson started from w) on the host. w itself is feasible,
-// so the optimum can only lower f; points whose optimal weight is 0 leave the coreset.
+// solved exactly (solvers/nnls.hpp, Lawson-Hanson started from w) on the host. w itself is
+// feasible, so the optimum can only lower f; points whose optimal weight is 0 leave the coreset.
 //
 // Of the backend (solvers/backend.hpp) it needs only columns_to_host and to_host(y).
 #pragma once
