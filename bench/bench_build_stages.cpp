@@ -37,6 +37,7 @@
 #include <new>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <utility>
@@ -55,6 +56,7 @@
 #include "cpu/simd/log_sigmoid.hpp"
 #include "models/link.hpp"
 #include "models/model.hpp"
+#include "models/row_sums.hpp"
 #include "posterior/posterior.hpp"
 #include "support/random.hpp"
 
@@ -422,6 +424,10 @@ struct Record {
   double generate_seconds = 0.0;
   Measurement model_setup;
   Measurement laplace;
+  // One pass over the design in the Laplace fit's own row blocks (models/row_sums.hpp): the
+  // linear predictors z_n . theta, the least any Newton step must do. The fit's floor is one
+  // such pass per Newton iteration.
+  Measurement design_pass;
   int laplace_iterations = 0;
   double laplace_gradient_norm = 0.0;
   std::vector<double> laplace_mean;
@@ -562,6 +568,20 @@ Record run_size(index_t n, const Config& config, int team) {
   });
   r.laplace_iterations = fit.iterations;
   r.laplace_gradient_norm = fit.gradient_norm;
+  r.design_pass = measure("one pass over the design", stage_plan, config, [&] {
+    const Eigen::VectorXd theta = fit.posterior.mean;
+    const auto t = Clock::now();
+    const coreset::models::RowSums sums = coreset::models::sum_over_rows(
+        model.design, false, false,
+        [&](index_t first, index_t rows, Eigen::VectorXd&, Eigen::VectorXd&) {
+          return (model.design.middleRows(first, rows) * theta).sum();
+        });
+    const double elapsed = seconds_since(t);
+    if (!std::isfinite(sums.value)) {
+      throw std::runtime_error("the pass over the design gave a non-finite sum");
+    }
+    return elapsed;
+  });
   r.laplace_mean.assign(fit.posterior.mean.data(),
                         fit.posterior.mean.data() + fit.posterior.mean.size());
 
@@ -693,6 +713,9 @@ nlohmann::json to_json(const Record& r, const Config& config) {
       {"model_setup", to_json(r.model_setup)},
       {"laplace",
        {{"timing", to_json(r.laplace)},
+        {"design_pass", to_json(r.design_pass)},
+        {"floor_seconds", r.laplace_iterations * r.design_pass.median},
+        {"vs_floor", r.laplace.median / (r.laplace_iterations * r.design_pass.median)},
         {"newton_iterations", r.laplace_iterations},
         {"gradient_norm", r.laplace_gradient_norm},
         {"mean", r.laplace_mean}}},
@@ -783,6 +806,13 @@ void print_tables(const std::vector<Record>& records) {
                 mark(r.sampling), r.projection.median, mark(r.projection), r.solve.median,
                 mark(r.solve), r.solve_result.iterations,
                 coreset::to_string(r.solve_result.stop_reason).c_str(), e2e);
+  }
+  std::printf("\nLaplace vs floor = one pass over the design per Newton iteration (goal <= 2)\n");
+  std::printf("%9s %11s %11s %7s %9s\n", "n", "laplace", "pass", "iters", "ratio");
+  for (const Record& r : records) {
+    std::printf("%9lld %11.4f %11.5f %7d %9.2f\n", static_cast<long long>(r.n), r.laplace.median,
+                r.design_pass.median, r.laplace_iterations,
+                r.laplace.median / (r.laplace_iterations * r.design_pass.median));
   }
   std::printf(
       "\nProjection vs floor = product + one write of Phi (goal <= %.1f), like for like, in "
