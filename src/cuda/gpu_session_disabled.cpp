@@ -58,7 +58,7 @@ SolveResult DevicePhi<T>::solve(const SolverOptions&) const {
   no_cuda("a solve on a device Phi");
 }
 template <class T>
-void DevicePhi<T>::refit(const SolverOptions&, SolveResult&) const {
+void DevicePhi<T>::refit(const SolverSettings&, SolveResult&) const {
   no_cuda("a refit on a device Phi");
 }
 template <class T>
