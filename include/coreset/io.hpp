@@ -60,7 +60,7 @@ std::vector<T> read_vector(const std::string& path);
 /// The rows of each chunk are parsed on `threads` threads (0: every core, as OpenMP counts them,
 /// or OMP_NUM_THREADS; InvalidArgument when negative). The result, and the error for a bad file
 /// (the first in file order), are the same for every thread count; the text held at once is
-/// about max(4 MiB, 2 MiB per thread).
+/// about 4 MiB per thread.
 Dataset read_dataset_csv(const std::string& path, const std::string& response = "",
                          bool has_response = true, char delimiter = 0, int threads = 0);
 

@@ -27,7 +27,7 @@ inline void check_delimiter(char delimiter) {
 namespace detail {
 
 /// Bytes of text per thread in one block of the parallel CSV reader.
-inline constexpr std::size_t kParallelBytesPerThread = std::size_t{2} << 20;
+inline constexpr std::size_t kParallelBytesPerThread = std::size_t{4} << 20;
 
 /// The thread count for `threads`: itself when > 0; 0: OpenMP's (every core, or
 /// OMP_NUM_THREADS). InvalidArgument when negative.
