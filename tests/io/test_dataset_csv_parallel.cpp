@@ -200,6 +200,28 @@ TEST(DatasetCsvParallel, RowsLandInOrderAcrossBlocksAndThreads) {
   }
 }
 
+TEST(DatasetCsvParallel, AFileThatShrinksAfterItsLinesWereCountedFailsAsInTheSerialReader) {
+  std::string text = "a,b\n";
+  for (int i = 0; i < 200; ++i) {
+    text += std::to_string(i) + ",1\n";
+  }
+  test::TempDir dir;
+  const std::string path = dir.write("shrinks.csv", text);
+  const auto read_after_truncation = [&](int threads) {
+    test::write_bytes(path, text);
+    return outcome([&] {
+      detail::LineReader lines(path, 64);  // counts 201 lines
+      std::filesystem::resize_file(path, text.find('\n', text.size() / 2) + 1);
+      return detail::read_dataset_csv(lines, "", true, 0, threads, 100);
+    });
+  };
+  const std::string serial = read_after_truncation(0);
+  EXPECT_TRUE(test::contains(serial, "were counted (was it changed while being read?)"));
+  for (int threads = 1; threads <= 3; ++threads) {
+    EXPECT_EQ(read_after_truncation(threads), serial) << threads;
+  }
+}
+
 TEST(DatasetCsvParallel, NegativeThreadCountIsRefused) {
   test::TempDir dir;
   const std::string path = dir.write("d.csv", "a,y\n1,2\n");
