@@ -19,7 +19,13 @@
 // A second reference, taken after the memory figures: std::from_chars alone over the whole text
 // held in memory (every cell, no I/O, no checks), i.e. the cost of the number conversions the
 // reader cannot avoid. reader / from_chars says what the reader adds to them.
+//
+// The reader parses on every thread. Both the reader and the from_chars reference are measured
+// on 1 thread and on --threads (default: every core); the reference on T threads runs T
+// from_chars loops over T shares of the text cut at line ends. MB/s per thread and the ratio
+// at the same thread count say how well the reader scales against the conversions alone.
 #include <fcntl.h>
+#include <omp.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -34,6 +40,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bench_machine.hpp"
@@ -60,6 +67,7 @@ struct Config {
   std::string dir = "/tmp";
   std::string json_path;
   std::string commit = "unknown";
+  int threads = 0;  // the parallel measurement's thread count; 0: every core
 };
 
 // Writes the CSV; returns its size in bytes and sets `rows`.
@@ -123,6 +131,35 @@ std::int64_t scan_newlines(const std::string& path, std::vector<char>& buffer) {
   return count;
 }
 
+// std::from_chars over every cell of `text` (past its header line) on `threads` threads, each
+// over one share cut at a line end; returns the sum of the values (so nothing is optimised out).
+double convert_all(std::string_view text, int threads) {
+  const std::size_t body = text.find('\n') + 1;
+  std::vector<std::size_t> cuts(static_cast<std::size_t>(threads) + 1, text.size());
+  cuts[0] = body;
+  for (int t = 1; t < threads; ++t) {
+    const std::size_t target = body + (text.size() - body) / static_cast<std::size_t>(threads) *
+                                          static_cast<std::size_t>(t);
+    const std::size_t newline = text.find('\n', std::max(target, cuts[t - 1]));
+    cuts[static_cast<std::size_t>(t)] =
+        newline == std::string_view::npos ? text.size() : newline + 1;
+  }
+  double total = 0;
+#pragma omp parallel for num_threads(threads) reduction(+ : total) schedule(static, 1)
+  for (int t = 0; t < threads; ++t) {
+    const char* p = text.data() + cuts[static_cast<std::size_t>(t)];
+    const char* const end = text.data() + cuts[static_cast<std::size_t>(t) + 1];
+    double sum = 0;
+    while (p < end) {
+      double value = 0;
+      p = std::from_chars(p, end, value).ptr + 1;  // every cell ends in ',' or '\n'
+      sum += value;
+    }
+    total += sum;
+  }
+  return total;
+}
+
 double max_rss_mib() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
@@ -149,7 +186,9 @@ Timing timed(Action&& action) {
 
 int main(int argc, char** argv) {
   Config config;
-  CLI::App app("bench_parse: dataset CSV reading speed against a newline scan of the same file");
+  CLI::App app(
+      "bench_parse: dataset CSV reading speed, on 1 thread and on all, against a newline scan of "
+      "the same file and std::from_chars alone");
   app.add_option("--megabytes", config.megabytes, "size of the generated CSV (1 MB = 1e6 bytes)")
       ->check(CLI::PositiveNumber);
   app.add_option("--columns", config.columns, "covariates per row")->check(CLI::PositiveNumber);
@@ -159,6 +198,9 @@ int main(int argc, char** argv) {
   app.add_option("--dir", config.dir, "folder for the generated file (deleted at the end)");
   app.add_option("--json", config.json_path, "write the results as JSON to this file");
   app.add_option("--commit", config.commit, "git commit being measured (recorded in the JSON)");
+  app.add_option("--threads", config.threads,
+                 "threads of the parallel measurement (0: every core); 1 thread is always measured")
+      ->check(CLI::NonNegativeNumber);
   CLI11_PARSE(app, argc, argv);
 
   const std::string path =
@@ -179,19 +221,30 @@ int main(int argc, char** argv) {
   }
   const double rss_before = max_rss_mib();
 
+  const int all_threads = config.threads > 0 ? config.threads : std::max(1, omp_get_max_threads());
+  std::vector<int> thread_counts = {1};
+  if (all_threads > 1) {
+    thread_counts.push_back(all_threads);
+  }
   std::vector<Timing> floor;
-  std::vector<Timing> parse;
+  std::vector<Timing> parse;  // on every thread (all_threads)
+  std::vector<Timing> parse_one;
   for (int r = 0; r < config.repeats; ++r) {
     floor.push_back(timed([&] { scan_newlines(path, buffer); }));
-    parse.push_back(timed([&] {
-      const coreset::Dataset data = coreset::io::read_dataset_csv(path);
-      if (data.rows() != rows || data.dims() != config.columns) {
-        std::fprintf(stderr, "read %lld x %lld, expected %lld x %d\n",
-                     static_cast<long long>(data.rows()), static_cast<long long>(data.dims()),
-                     static_cast<long long>(rows), config.columns);
-        std::exit(1);
-      }
-    }));
+    for (const int threads : thread_counts) {
+      (threads == all_threads ? parse : parse_one).push_back(timed([&] {
+        const coreset::Dataset data = coreset::io::read_dataset_csv(path, "", true, 0, threads);
+        if (data.rows() != rows || data.dims() != config.columns) {
+          std::fprintf(stderr, "read %lld x %lld, expected %lld x %d\n",
+                       static_cast<long long>(data.rows()), static_cast<long long>(data.dims()),
+                       static_cast<long long>(rows), config.columns);
+          std::exit(1);
+        }
+      }));
+    }
+  }
+  if (all_threads == 1) {
+    parse_one = parse;
   }
   const double rss_after = max_rss_mib();
 
@@ -210,20 +263,18 @@ int main(int argc, char** argv) {
     ::close(fd);
   }
   std::filesystem::remove(path);
-  std::vector<Timing> conversions;
+  std::vector<Timing> conversions;  // on all_threads
+  std::vector<Timing> conversions_one;
   double checksum = 0;
   for (int r = 0; r < config.repeats; ++r) {
-    conversions.push_back(timed([&] {
-      const char* p = text.data() + text.find('\n') + 1;  // past the header
-      const char* const end = text.data() + text.size();
-      double sum = 0;
-      while (p < end) {
-        double value = 0;
-        p = std::from_chars(p, end, value).ptr + 1;  // every cell ends in ',' or '\n'
-        sum += value;
-      }
-      checksum = sum;
-    }));
+    for (const int threads : thread_counts) {
+      (threads == all_threads ? conversions : conversions_one).push_back(timed([&] {
+        checksum = convert_all(text, threads);
+      }));
+    }
+  }
+  if (all_threads == 1) {
+    conversions_one = conversions;
   }
 
   auto seconds = [](const std::vector<Timing>& timings) {
@@ -236,6 +287,8 @@ int main(int argc, char** argv) {
   const double floor_seconds = seconds(floor);
   const double parse_seconds = seconds(parse);
   const double conversion_seconds = seconds(conversions);
+  const double parse_one_seconds = seconds(parse_one);
+  const double conversion_one_seconds = seconds(conversions_one);
   const double numbers_mib =
       static_cast<double>(rows) * (config.columns + 1) * sizeof(double) / (1024.0 * 1024.0);
 
@@ -249,12 +302,22 @@ int main(int argc, char** argv) {
     std::printf("%-28s %10.3f %10.1f  %s\n", name, median_seconds, mb / median_seconds,
                 shares.c_str());
   };
+  const std::string all_label = std::to_string(all_threads) + " threads";
   row("floor: read + memchr '\\n'", floor, floor_seconds);
-  row("read_dataset_csv", parse, parse_seconds);
-  row("reference: from_chars only", conversions, conversion_seconds);
-  std::printf("ratio read_dataset_csv / floor: %.2f\n", parse_seconds / floor_seconds);
-  std::printf("ratio read_dataset_csv / from_chars only: %.2f (checksum %g)\n",
-              parse_seconds / conversion_seconds, checksum);
+  row("read_dataset_csv, 1 thread", parse_one, parse_one_seconds);
+  row(("read_dataset_csv, " + all_label).c_str(), parse, parse_seconds);
+  row("from_chars only, 1 thread", conversions_one, conversion_one_seconds);
+  row(("from_chars only, " + all_label).c_str(), conversions, conversion_seconds);
+  std::printf("ratio read_dataset_csv (%d threads) / floor: %.2f\n", all_threads,
+              parse_seconds / floor_seconds);
+  std::printf("%-10s %14s %20s %24s\n", "threads", "reader MB/s/thr", "from_chars MB/s/thr",
+              "reader / from_chars");
+  std::printf("%-10d %14.1f %20.1f %24.2f\n", 1, mb / parse_one_seconds,
+              mb / conversion_one_seconds, parse_one_seconds / conversion_one_seconds);
+  std::printf("%-10d %14.1f %20.1f %24.2f\n", all_threads, mb / parse_seconds / all_threads,
+              mb / conversion_seconds / all_threads, parse_seconds / conversion_seconds);
+  std::printf("speed-up of the reader, %d threads over 1: %.2f (checksum %g)\n", all_threads,
+              parse_one_seconds / parse_seconds, checksum);
   std::printf(
       "peak RSS: %.0f MiB before the reads, %.0f MiB after (the numbers: %.0f MiB; the "
       "text: %.0f MiB)\n",
@@ -274,23 +337,46 @@ int main(int argc, char** argv) {
     out["commit"] = config.commit;
     out["version"] = coreset::version();
     out["cxx_flags"] = CORESET_BENCH_CXX_FLAGS;
-    out["machine"] = machine_json(1);
+    out["machine"] = machine_json(all_threads);
     out["file"] = {
         {"bytes", bytes}, {"rows", rows}, {"covariates", config.columns}, {"seed", config.seed}};
     out["floor"] = {{"what", "read(2) in 4 MiB chunks + memchr for every newline, page cache warm"},
                     {"median_seconds", floor_seconds},
                     {"megabytes_per_second", mb / floor_seconds},
                     {"repeats", timings_json(floor)}};
-    out["read_dataset_csv"] = {{"median_seconds", parse_seconds},
+    out["read_dataset_csv"] = {{"threads", all_threads},
+                               {"median_seconds", parse_seconds},
                                {"megabytes_per_second", mb / parse_seconds},
                                {"repeats", timings_json(parse)}};
     out["from_chars_only"] = {
         {"what", "std::from_chars over every cell of the text held in memory, no I/O or checks"},
+        {"threads", all_threads},
         {"median_seconds", conversion_seconds},
         {"megabytes_per_second", mb / conversion_seconds},
         {"repeats", timings_json(conversions)}};
     out["ratio_to_floor"] = parse_seconds / floor_seconds;
     out["ratio_to_from_chars_only"] = parse_seconds / conversion_seconds;
+    // Per thread count: the reader and the reference on the same number of threads.
+    nlohmann::json per_thread = nlohmann::json::array();
+    for (const int threads : thread_counts) {
+      const bool all = threads == all_threads;
+      const double reader = all ? parse_seconds : parse_one_seconds;
+      const double reference = all ? conversion_seconds : conversion_one_seconds;
+      per_thread.push_back({{"threads", threads},
+                            {"read_dataset_csv",
+                             {{"median_seconds", reader},
+                              {"megabytes_per_second", mb / reader},
+                              {"megabytes_per_second_per_thread", mb / reader / threads},
+                              {"repeats", timings_json(all ? parse : parse_one)}}},
+                            {"from_chars_only",
+                             {{"median_seconds", reference},
+                              {"megabytes_per_second", mb / reference},
+                              {"megabytes_per_second_per_thread", mb / reference / threads},
+                              {"repeats", timings_json(all ? conversions : conversions_one)}}},
+                            {"ratio_to_from_chars_only", reader / reference}});
+    }
+    out["per_thread_count"] = per_thread;
+    out["speedup_all_threads_over_one"] = parse_one_seconds / parse_seconds;
     out["peak_rss_mib"] = {{"before_reads", rss_before},
                            {"after_reads", rss_after},
                            {"numbers", numbers_mib},

@@ -1,4 +1,5 @@
-// libFuzzer target: the .npy reader, as a matrix and as a vector, in both element types.
+// libFuzzer target: the .npy reader, as a matrix and as a vector, in both element types, and as
+// a dataset (the response last or first, or none) on one thread and on three.
 #include <cstddef>
 #include <cstdint>
 
@@ -20,6 +21,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   fuzz::outcome([&] {
     io::detail::MemorySource source("fuzz.npy", bytes);
     io::detail::read_npy_vector<double>(source);
+  });
+  for (const index_t response : {index_t{-1}, index_t{0}}) {
+    for (const int threads : {1, 3}) {
+      fuzz::outcome([&] {
+        io::detail::MemorySource source("fuzz.npy", bytes);
+        io::detail::read_dataset_npy(source, bytes, response, true, threads);
+      });
+    }
+  }
+  fuzz::outcome([&] {
+    io::detail::MemorySource source("fuzz.npy", bytes);
+    io::detail::read_dataset_npy(source, bytes, -1, false, 2);
   });
   return 0;
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "coreset/dataset.hpp"
 #include "coreset/error.hpp"
 
 namespace coreset::fuzz {
@@ -60,6 +61,18 @@ class MemoryFile {
   int fd_ = -1;
   std::string path_;
 };
+
+/// A dataset's shape, response column and every number's bytes: equal means bit-identical.
+inline std::string fingerprint(const Dataset& data) {
+  std::string text = std::to_string(data.rows()) + "x" + std::to_string(data.dims()) + "/" +
+                     std::to_string(data.response_column) + "/" +
+                     std::to_string(data.first_data_line) + ":";
+  text.append(reinterpret_cast<const char*>(data.covariates.data()),
+              static_cast<std::size_t>(data.rows() * data.dims()) * sizeof(double));
+  text.append(reinterpret_cast<const char*>(data.response.data()),
+              data.response.size() * sizeof(double));
+  return text;
+}
 
 /// The message with the file name replaced, so that outcomes from a file and from memory compare.
 inline std::string without_name(std::string message, const std::string& name) {

@@ -28,8 +28,9 @@ struct CORESET_API Dataset {
   std::vector<std::string> covariate_names;
   std::string response_name;  ///< for reports; may be empty
   /// Where the rows came from, so later validation can name the file, line and column:
-  /// row i was on line `first_data_line + i` (0: not from a file); the response was in
-  /// 1-based column `response_column` (0: none).
+  /// row i was on line `first_data_line + i` (0: not from a text file); the response was in
+  /// 1-based column `response_column` (0: none). With first_data_line 0 and a response column
+  /// (a .npy file), errors name the 0-based row and column instead.
   std::string source;
   index_t first_data_line = 0;
   index_t response_column = 0;

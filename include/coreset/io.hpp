@@ -57,8 +57,28 @@ CORESET_API std::vector<T> read_vector(const std::string& path);
 /// ambiguous delimiter, a header with a duplicate or empty name, an unknown response name, a
 /// ragged row, a bad quote, a non-numeric cell, NaN or Inf. Whether the values suit a model
 /// (labels, counts) is checked later, by build_coreset.
+///
+/// The rows of each chunk are parsed on `threads` threads (0: every core, as OpenMP counts them,
+/// or OMP_NUM_THREADS; InvalidArgument when negative). The result, and the error for a bad file
+/// (the first in file order), are the same for every thread count; the text held at once is
+/// about 4 MiB per thread.
 CORESET_API Dataset read_dataset_csv(const std::string& path, const std::string& response = "",
-                                     bool has_response = true, char delimiter = 0);
+                                     bool has_response = true, char delimiter = 0, int threads = 0);
+
+/// Reads a dataset from a NumPy .npy file: a 2-D array of shape (N, D + 1) (with `has_response`
+/// false: (N, D)), float64 or float32 (int32 and int64 are converted too; either byte order; C
+/// or Fortran order; format versions 1-3), one row per datapoint. The response is column
+/// `response_column` (0-based; -1: the last), the other columns are the covariates "x1" ..
+/// "xD" in order; the response is named "y". The file is memory-mapped and converted on
+/// `threads` threads (0: every core); it must not shrink while being read. The values are those
+/// the CSV reader returns for the same numbers written with 17 significant digits. Throws
+/// InputError for a file that is not a 2-D .npy array (messages as read_matrix), no rows, too
+/// few columns, a response column past the last, and a value that is not finite (naming its
+/// 0-based row and column, the first in row-major order); InvalidArgument for a response column
+/// below -1 or one given with `has_response` false. Later errors for responses outside a
+/// model's domain name the 0-based row and the response column (Dataset::first_data_line is 0).
+CORESET_API Dataset read_dataset_npy(const std::string& path, index_t response_column = -1,
+                                     bool has_response = true, int threads = 0);
 
 /// Reads a dataset from LIBSVM / svmlight sparse text: one datapoint per line,
 /// "LABEL [qid:Q] INDEX:VALUE INDEX:VALUE ... [# comment]", tokens separated by spaces or tabs,
@@ -75,28 +95,32 @@ CORESET_API Dataset read_dataset_libsvm(const std::string& path, bool has_respon
 
 /// How read_dataset reads a file.
 enum class DataFormat {
-  automatic,  ///< by extension: .svm, .libsvm, .svmlight (any case) are LIBSVM, all else CSV
+  automatic,  ///< by extension (any case): .svm, .libsvm, .svmlight are LIBSVM, .npy is .npy,
+              ///< all else CSV
   csv,
   libsvm,
+  npy,
 };
 
-/// Options of read_dataset; each applies to one format and is ignored by the other.
+/// Options of read_dataset; each applies to the formats it names.
 struct CORESET_API DatasetReadOptions {
   DataFormat format = DataFormat::automatic;
-  std::string response;      ///< CSV: the response column's name (empty: the last column)
-  bool has_response = true;  ///< false: no response (every CSV column, no LIBSVM label)
+  /// CSV: the response column's name; .npy: its 0-based index; empty: the last column.
+  std::string response;
+  bool has_response = true;  ///< false: no response (every column, no LIBSVM label)
   char delimiter = 0;        ///< CSV: ',', ';' or '\t'; 0: detected from the header
   index_t features = 0;      ///< LIBSVM: D; 0: the largest index in the file
+  int threads = 0;           ///< CSV and .npy: threads converting the numbers; 0: every core
 };
 
 /// The format read_dataset uses for `path` under `format` (automatic: by extension).
 CORESET_API DataFormat dataset_format(const std::string& path,
                                       DataFormat format = DataFormat::automatic);
 
-/// Reads a dataset as read_dataset_csv or read_dataset_libsvm, chosen by dataset_format. Throws
-/// as they do; InputError for a ".npy" name under DataFormat::automatic (not a dataset format);
-/// InvalidArgument when a CSV-only option (a response name, a delimiter) is given for LIBSVM or a
-/// LIBSVM-only one (features) for CSV.
+/// Reads a dataset as read_dataset_csv, read_dataset_libsvm or read_dataset_npy, chosen by
+/// dataset_format. Throws as they do; InvalidArgument when an option is given for a format it
+/// does not apply to (a response for LIBSVM, a delimiter for LIBSVM or .npy, features for CSV or
+/// .npy) or a .npy response that is not a non-negative integer.
 CORESET_API Dataset read_dataset(const std::string& path, const DatasetReadOptions& options = {});
 
 /// Writes a .npy file (format 1.0, little-endian) of the given 1-D or 2-D shape, holding the

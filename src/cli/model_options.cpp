@@ -42,18 +42,20 @@ char parse_delimiter(const std::string& text) {
 
 void add_model_options(CLI::App* command, ModelArguments& args) {
   command->add_option("--data", args.data_path,
-                      "dataset: CSV with a header row (delimiter ',', ';' or tab, detected), or "
-                      "LIBSVM/svmlight sparse text when FILE ends in .svm, .libsvm or .svmlight "
-                      "(or with --format libsvm); default: the built-in synthetic logistic data "
+                      "dataset: CSV with a header row (delimiter ',', ';' or tab, detected), "
+                      "LIBSVM/svmlight sparse text when FILE ends in .svm, .libsvm or .svmlight, "
+                      "or a 2-D NumPy array (N, D + 1) of float64/float32 when it ends in .npy "
+                      "(or as --format says); default: the built-in synthetic logistic data "
                       "(N = 10,000, spec 3.6)");
   command
       ->add_option("--format", args.format,
-                   "format of --data: auto (LIBSVM for .svm/.libsvm/.svmlight, else CSV), csv "
-                   "or libsvm")
-      ->check(CLI::IsMember({"auto", "csv", "libsvm"}))
+                   "format of --data: auto (LIBSVM for .svm/.libsvm/.svmlight, .npy for .npy, "
+                   "else CSV), csv, libsvm or npy")
+      ->check(CLI::IsMember({"auto", "csv", "libsvm", "npy"}))
       ->capture_default_str();
   command->add_option("--response", args.response,
-                      "CSV: response column name (default: the last); LIBSVM: the label");
+                      "CSV: response column name; .npy: its 0-based column index (default: the "
+                      "last column); LIBSVM: the label");
   command->add_option("--delimiter", args.delimiter,
                       "CSV: ',', ';' or tab (also 'comma', 'semicolon'); default: detected from "
                       "the header line");
@@ -108,11 +110,13 @@ Dataset load_dataset(const ModelArguments& args, BuildInputs& inputs) {
     io::DatasetReadOptions read;
     read.format = args.format == "csv"      ? io::DataFormat::csv
                   : args.format == "libsvm" ? io::DataFormat::libsvm
+                  : args.format == "npy"    ? io::DataFormat::npy
                                             : io::DataFormat::automatic;
     read.response = args.response;
     read.has_response = kind != ModelKind::gaussian;
     read.delimiter = parse_delimiter(args.delimiter);
     read.features = args.features;
+    read.threads = args.threads;
     data = io::read_dataset(args.data_path, read);
     inputs.data_description = args.data_path;
   }

@@ -13,8 +13,8 @@ namespace coreset::cli {
 
 struct ModelArguments {
   std::string data_path;        // empty: the built-in synthetic logistic dataset
-  std::string response;         // empty: the last column
-  std::string format = "auto";  // auto (by extension), csv or libsvm
+  std::string response;         // CSV: a name; .npy: a 0-based index; empty: the last
+  std::string format = "auto";  // auto (by extension), csv, libsvm or npy
   std::string delimiter;        // CSV: "," ";" "tab" (or a tab); empty: detected
   index_t features = 0;         // LIBSVM: D; 0: the largest index
   std::string model;

@@ -50,8 +50,21 @@ class LineReader {
   index_t line_number() const noexcept { return line_number_; }
   /// Bytes of text in all (the byte-order mark excluded).
   std::int64_t byte_count() const noexcept { return byte_count_; }
+  /// The size of the chunks a file is read in.
+  std::size_t chunk_bytes() const noexcept { return chunk_bytes_; }
   /// Starts again from the first line.
   void rewind();
+
+  /// For parsing many lines at once: the lines after the last one returned, as one run of text
+  /// holding whole lines (each ending in '\n' except perhaps the file's last; "\r" not removed),
+  /// of at most about `max_bytes` (more when one line is longer), and in `lines_left` how many
+  /// lines remain to be read in all (the run may hold more: trailing blank lines, or lines
+  /// appended since the count). Returns false when no lines remain. The caller parses at most
+  /// `lines_left` lines of the run, then calls advance() with the number it parsed; the view
+  /// stays valid until the next call of next() or next_block(). Throws as next() does.
+  bool next_block(std::string_view& block, index_t& lines_left, std::size_t max_bytes);
+  /// Counts `lines` more lines as read (after next_block).
+  void advance(index_t lines) noexcept { line_number_ += lines; }
 
  private:
   void count_lines_in_memory();

@@ -1,7 +1,9 @@
 // Reading a dataset from CSV with a header row: the header names the columns (and fixes the
 // delimiter), every other line is one datapoint. Rows are parsed with the CSV matrix reader's
 // machinery (csv_parse.hpp) a band at a time and scattered straight into the covariate matrix and
-// the response vector: the text is read in chunks, so only the numbers are ever held whole.
+// the response vector: the text is read in chunks, so only the numbers are ever held whole. The
+// rows of each chunk are parsed on every thread (parallel_rows.hpp), with the serial reader's
+// results and errors.
 #include <algorithm>
 #include <cstddef>
 #include <string>
@@ -14,6 +16,7 @@
 #include "coreset/error.hpp"
 #include "coreset/io.hpp"
 #include "io/csv_parse.hpp"
+#include "io/parallel_rows.hpp"
 #include "io/readers.hpp"
 #include "support/transpose.hpp"
 
@@ -91,7 +94,7 @@ std::size_t response_index(const std::string& path, const std::vector<std::strin
 namespace detail {
 
 Dataset read_dataset_csv(LineReader& lines, const std::string& response, bool has_response,
-                         char delimiter) {
+                         char delimiter, int threads, std::size_t block_bytes) {
   const std::string& path = lines.name();
   std::string_view line;
   if (!lines.next(line)) {
@@ -129,29 +132,41 @@ Dataset read_dataset_csv(LineReader& lines, const std::string& response, bool ha
   }
   double* const covariates = data.covariates.data();
   double* const labels = data.response.data();
-  parse_rows<double>(lines, line, cols, delimiter, "the header",
-                     [&](const double* band, index_t band_rows, index_t first_row) {
-                       // Columns before the response, then those after it, shifted left by one.
-                       support::transpose_into(band, cols, band_rows, std::min(skip, dims),
-                                               covariates + first_row, rows);
-                       if (skip < cols) {
-                         support::transpose_into(band + skip + 1, cols, band_rows, cols - skip - 1,
-                                                 covariates + skip * rows + first_row, rows);
-                         for (index_t i = 0; i < band_rows; ++i) {
-                           labels[first_row + i] = band[i * cols + skip];
-                         }
-                       }
-                     });
+  // Writes only the band's rows: safe from several threads at once for disjoint bands.
+  const auto store = [&](const double* band, index_t band_rows, index_t first_row) {
+    // Columns before the response, then those after it, shifted left by one.
+    support::transpose_into(band, cols, band_rows, std::min(skip, dims), covariates + first_row,
+                            rows);
+    if (skip < cols) {
+      support::transpose_into(band + skip + 1, cols, band_rows, cols - skip - 1,
+                              covariates + skip * rows + first_row, rows);
+      for (index_t i = 0; i < band_rows; ++i) {
+        labels[first_row + i] = band[i * cols + skip];
+      }
+    }
+  };
+  if (threads == 0) {
+    parse_rows<double>(lines, line, cols, delimiter, "the header", store);
+  } else {
+    parse_rows_parallel<double>(lines, line, cols, delimiter, "the header", threads,
+                                block_bytes == 0 ? lines.chunk_bytes() : block_bytes, store);
+  }
   return data;
 }
 
 }  // namespace detail
 
 Dataset read_dataset_csv(const std::string& path, const std::string& response, bool has_response,
-                         char delimiter) {
+                         char delimiter, int threads) {
   check_delimiter(delimiter);
-  detail::LineReader lines(path);
-  return detail::read_dataset_csv(lines, response, has_response, delimiter);
+  threads = detail::resolve_threads(threads);
+  // A chunk of a few MiB per thread keeps every thread busy on one block, while still holding
+  // only a bounded part of the text.
+  const std::size_t chunk =
+      std::max(detail::LineReader::kDefaultChunkBytes,
+               static_cast<std::size_t>(threads) * detail::kParallelBytesPerThread);
+  detail::LineReader lines(path, chunk);
+  return detail::read_dataset_csv(lines, response, has_response, delimiter, threads);
 }
 
 }  // namespace coreset::io

@@ -170,6 +170,37 @@ bool LineReader::refill() {
   return got > 0;
 }
 
+bool LineReader::next_block(std::string_view& block, index_t& lines_left, std::size_t max_bytes) {
+  if (line_number_ >= line_count_) {
+    return false;
+  }
+  while (true) {
+    const std::string_view unread = window_.substr(position_);
+    // The last newline within max_bytes, or else the first one after (a longer line).
+    std::size_t end = unread.substr(0, std::max<std::size_t>(max_bytes, 1)).rfind('\n');
+    if (end == std::string_view::npos && unread.size() > max_bytes) {
+      end = unread.find('\n', max_bytes);
+    }
+    if (end != std::string_view::npos) {
+      block = unread.substr(0, end + 1);
+      break;
+    }
+    if (!refill()) {
+      // No newline in the rest of the file: it is the last line.
+      block = window_.substr(position_);
+      if (block.empty()) {
+        throw InputError(name_, "the file ended after " + std::to_string(line_number_) +
+                                    " lines, but " + std::to_string(line_count_) +
+                                    " were counted (was it changed while being read?)");
+      }
+      break;
+    }
+  }
+  position_ += block.size();
+  lines_left = line_count_ - line_number_;
+  return true;
+}
+
 bool LineReader::next(std::string_view& line) {
   if (line_number_ >= line_count_) {
     return false;

@@ -40,19 +40,8 @@ const char* const kExpectedDtypes =
     " (expected float32 or float64: '<f4', '<f8', '>f4' or '>f8'; int32 and int64 ('<i4', '<i8', "
     "'>i4', '>i8') are converted too; '=' and '|' mean this machine's byte order)";
 
-struct Dtype {
-  char kind = 'f';    // 'f' floating point, 'i' signed integer
-  int size = 8;       // bytes per element
-  bool swap = false;  // stored in the byte order opposite to this machine's
-  std::string descr;
-};
-
-struct Header {
-  Dtype dtype;
-  bool fortran_order = false;
-  std::vector<index_t> shape;
-  std::int64_t data_offset = 0;
-};
+using Dtype = NpyDtype;
+using Header = NpyHeader;
 
 std::string escape(std::string_view text, std::size_t limit) {
   static constexpr char kHex[] = "0123456789abcdef";
@@ -722,6 +711,26 @@ std::string npy_preamble(const char* descr, bool fortran_order, const std::vecto
 }
 
 }  // namespace
+
+NpyHeader read_npy_header(ByteSource& file) {
+  NpyHeader header = read_header(file);
+  check_data_size(file, header);
+  return header;
+}
+
+std::string npy_shape_text(const std::vector<index_t>& shape) {
+  return format_shape(shape);
+}
+
+index_t decode_npy_checked(const NpyDtype& dtype, const unsigned char* bytes, index_t count,
+                           double* out) {
+  decode(dtype, bytes, count, out);
+  return dtype.kind == 'f' ? first_nonfinite(out, count) : -1;
+}
+
+void throw_npy_nonfinite(const std::string& path, double value, const std::string& where) {
+  throw_bad_value<double>(path, value, where);
+}
 
 template <class T>
 Matrix<T> read_npy_matrix(ByteSource& file) {

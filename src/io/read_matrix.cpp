@@ -1,7 +1,10 @@
 // The public readers' choice of format: by extension.
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <string>
+#include <string_view>
+#include <system_error>
 #include <vector>
 
 #include "coreset/error.hpp"
@@ -25,6 +28,21 @@ bool has_extension(const std::string& path, const std::string& wanted) {
 
 bool has_npy_extension(const std::string& path) {
   return has_extension(path, ".npy");
+}
+
+// The .npy response column from its text: a 0-based index, or empty for the last (-1).
+index_t npy_response_column(const std::string& path, const std::string& response) {
+  const std::string_view text = detail::trim(response);
+  if (text.empty()) {
+    return -1;
+  }
+  index_t column = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), column);
+  if (error != std::errc() || end != text.data() + text.size() || column < 0) {
+    throw InvalidArgument("the response of a .npy dataset is a 0-based column index, got '" +
+                          std::string(text) + "': " + path);
+  }
+  return column;
 }
 
 }  // namespace
@@ -61,17 +79,24 @@ DataFormat dataset_format(const std::string& path, DataFormat format) {
       return DataFormat::libsvm;
     }
   }
-  return DataFormat::csv;
+  return has_npy_extension(path) ? DataFormat::npy : DataFormat::csv;
 }
 
 Dataset read_dataset(const std::string& path, const DatasetReadOptions& options) {
   check_delimiter(options.delimiter);
-  if (options.format == DataFormat::automatic && has_npy_extension(path)) {
-    throw InputError(path,
-                     "a dataset is read from CSV or LIBSVM, not .npy (.npy is accepted for "
-                     "matrices: --phi, --loglik, --y, --pihat samples, covariances)");
+  const DataFormat format = dataset_format(path, options.format);
+  if (format == DataFormat::npy) {
+    if (options.delimiter != 0) {
+      throw InvalidArgument("a delimiter applies to CSV only, not to the .npy file " + path);
+    }
+    if (options.features != 0) {
+      throw InvalidArgument("the number of features applies to LIBSVM only, not to the .npy file " +
+                            path);
+    }
+    return read_dataset_npy(path, npy_response_column(path, options.response), options.has_response,
+                            options.threads);
   }
-  if (dataset_format(path, options.format) == DataFormat::libsvm) {
+  if (format == DataFormat::libsvm) {
     if (!detail::trim(options.response).empty()) {
       throw InvalidArgument(
           "a response column name applies to CSV only (a LIBSVM file's "
@@ -87,7 +112,8 @@ Dataset read_dataset(const std::string& path, const DatasetReadOptions& options)
     throw InvalidArgument("the number of features applies to LIBSVM only, not to the CSV file " +
                           path);
   }
-  return read_dataset_csv(path, options.response, options.has_response, options.delimiter);
+  return read_dataset_csv(path, options.response, options.has_response, options.delimiter,
+                          options.threads);
 }
 
 }  // namespace coreset::io

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "coreset/dataset.hpp"
@@ -25,14 +26,28 @@ inline void check_delimiter(char delimiter) {
 
 namespace detail {
 
+/// Bytes of text per thread in one block of the parallel CSV reader.
+inline constexpr std::size_t kParallelBytesPerThread = std::size_t{4} << 20;
+
+/// The thread count for `threads`: itself when > 0; 0: OpenMP's (every core, or
+/// OMP_NUM_THREADS). InvalidArgument when negative.
+int resolve_threads(int threads);
+
+/// With `threads` 0, line by line on the calling thread (the reference); with `threads` >= 1,
+/// on that many threads a block of `block_bytes` (0: the reader's chunk) at a time, with the
+/// same result and the same first error.
 Dataset read_dataset_csv(LineReader& lines, const std::string& response, bool has_response,
-                         char delimiter);
+                         char delimiter, int threads = 0, std::size_t block_bytes = 0);
 Dataset read_dataset_libsvm(LineReader& lines, bool has_response, index_t features);
 /// As above, refusing (InputError) a dense covariate matrix of more than `memory_limit` bytes
 /// (the one-argument form: the machine's physical memory).
 Dataset read_dataset_libsvm(LineReader& lines, bool has_response, index_t features,
                             std::int64_t memory_limit);
 Coreset read_coreset_csv(LineReader& lines);
+
+/// The .npy dataset in `bytes` (the whole file, as mapped), whose header `file` reads.
+Dataset read_dataset_npy(ByteSource& file, std::string_view bytes, index_t response_column,
+                         bool has_response, int threads);
 
 template <class T>
 Matrix<T> read_npy_matrix(ByteSource& source);

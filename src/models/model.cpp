@@ -89,6 +89,11 @@ index_t line_of(const Dataset& data, index_t row) {
 }
 
 [[noreturn]] void response_error(const Dataset& data, index_t row, const std::string& message) {
+  if (data.first_data_line == 0 && data.response_column > 0) {
+    // A file without lines (.npy): name the row and column as its reader does, 0-based.
+    throw InputError(data.source, message + " at row " + std::to_string(row) + ", column " +
+                                      std::to_string(data.response_column - 1) + " (0-based)");
+  }
   throw InputError(data.source, message, line_of(data, row), data.response_column);
 }
 

@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -128,6 +130,68 @@ TEST_F(Cli, BadFilesInEveryFormatFailAtFileLineColumn) {
     EXPECT_FALSE(fs::exists(path("out.csv"))) << c.name;
     EXPECT_FALSE(fs::exists(path("out.json"))) << c.name;
     fs::remove(path(c.file));
+  }
+}
+
+TEST_F(Cli, NpyDatasetGivesTheCoresetOfTheSameNumbersAsCsv) {
+  // Random covariates written as CSV with 17 digits and as .npy: byte-identical coresets.
+  const int rows = 300;
+  std::mt19937_64 random(11);
+  std::normal_distribution<double> normal;
+  std::vector<double> table(rows * 3);  // row-major: x1, x2, y
+  std::string csv = "a,b,label\n";
+  char cell[40];
+  for (int i = 0; i < rows; ++i) {
+    table[i * 3] = normal(random);
+    table[i * 3 + 1] = normal(random) * 1e-3;
+    table[i * 3 + 2] = table[i * 3] + normal(random) > 0 ? 1.0 : 0.0;
+    for (int j = 0; j < 3; ++j) {
+      std::snprintf(cell, sizeof cell, "%.17g", table[i * 3 + j]);
+      csv += std::string(cell) + (j == 2 ? "\n" : ",");
+    }
+  }
+  { std::ofstream(path("d.csv")) << csv; }
+  io::write_npy(path("d.npy"), table.data(), {rows, 3}, false);
+  // The label first, in Fortran order: --response 0.
+  std::vector<double> fortran(rows * 3);
+  for (int i = 0; i < rows; ++i) {
+    fortran[i] = table[i * 3 + 2];
+    fortran[rows + i] = table[i * 3];
+    fortran[2 * rows + i] = table[i * 3 + 1];
+  }
+  io::write_npy(path("first.NPY"), fortran.data(), {rows, 3}, true);
+  const std::string common = " --model logistic -k 15 --samples 80 --seed 3 --out ";
+  const CommandResult from_csv = run("build --data " + path("d.csv") + common + path("a.csv"));
+  const CommandResult from_npy = run("build --data " + path("d.npy") + common + path("b.csv"));
+  const CommandResult first = run("build --data " + path("first.NPY") + " --response 0" + common +
+                                  path("c.csv") + " --threads 2");
+  ASSERT_EQ(from_csv.exit_code, 0) << from_csv.err;
+  ASSERT_EQ(from_npy.exit_code, 0) << from_npy.err;
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_FALSE(test::slurp(path("a.csv")).empty());
+  EXPECT_EQ(test::slurp(path("a.csv")), test::slurp(path("b.csv")));
+  EXPECT_EQ(test::slurp(path("a.csv")), test::slurp(path("c.csv")));
+
+  // --format npy forces it; a label outside the domain names the row and column.
+  table[7 * 3 + 2] = 2.0;
+  io::write_npy(path("bad.dat"), table.data(), {rows, 3}, false);
+  const CommandResult bad = run("build --data " + path("bad.dat") + " --format npy" + common +
+                                path("bad.csv") + " --report " + path("bad.json"));
+  EXPECT_EQ(bad.exit_code, 3) << bad.err;
+  EXPECT_NE(bad.err.find("bad.dat: label 2 is outside the logistic model's domain {-1, 1} or "
+                         "{0, 1} at row 7, column 2 (0-based)"),
+            std::string::npos)
+      << bad.err;
+  EXPECT_FALSE(fs::exists(path("bad.csv")));
+  EXPECT_FALSE(fs::exists(path("bad.json")));
+  const CommandResult named =
+      run("build --data " + path("d.npy") + " --response label" + common + path("n.csv"));
+  EXPECT_EQ(named.exit_code, 2) << named.err;
+  EXPECT_NE(named.err.find("0-based column index"), std::string::npos) << named.err;
+
+  const CommandResult help = run("build --help");
+  for (const char* text : {".npy", "0-based column index", "npy"}) {
+    EXPECT_NE(help.out.find(text), std::string::npos) << text;
   }
 }
 

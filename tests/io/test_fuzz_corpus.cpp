@@ -96,6 +96,17 @@ TEST(FuzzCorpus, Npy) {
       detail::MemorySource source("fuzz.npy", bytes);
       detail::read_npy_vector<float>(source);
     });
+    // As a dataset (what fuzz_npy also does): the response last or first, or none.
+    for (const index_t response : {index_t{-1}, index_t{0}}) {
+      expect_clean(file, [&] {
+        detail::MemorySource source("fuzz.npy", bytes);
+        detail::read_dataset_npy(source, bytes, response, true, 2);
+      });
+    }
+    expect_clean(file, [&] {
+      detail::MemorySource source("fuzz.npy", bytes);
+      detail::read_dataset_npy(source, bytes, -1, false, 2);
+    });
   }
 }
 

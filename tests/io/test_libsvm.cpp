@@ -145,9 +145,12 @@ TEST_F(LibsvmTest, ReadDatasetChoosesTheFormat) {
   // Read as CSV by default: one column named "1 1:2" and no data rows.
   EXPECT_THROW(read_dataset(txt), InputError);
 
+  // .npy (any case) is read as a .npy dataset: a bare magic string is a truncated header.
+  EXPECT_EQ(dataset_format("x.NPY"), DataFormat::npy);
+  EXPECT_EQ(dataset_format("x.npy", DataFormat::csv), DataFormat::csv);
   const std::string npy = write("\x93NUMPY", "data.npy");
-  EXPECT_TRUE(contains(expect_input_error([&] { read_dataset(npy); }).what(),
-                       "a dataset is read from CSV or LIBSVM, not .npy"));
+  EXPECT_TRUE(
+      contains(expect_input_error([&] { read_dataset(npy); }).what(), "truncated .npy header"));
 
   DatasetReadOptions named;
   named.response = "y";

@@ -1,0 +1,82 @@
+// The non-template parts of the parallel row parser: cutting a block at line ends, counting lines.
+#include "io/parallel_rows.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#include "coreset/error.hpp"
+#include "io/readers.hpp"
+
+namespace coreset::io::detail {
+
+void split_at_line_ends(std::string_view block, std::vector<RowPiece>& pieces) {
+  const std::size_t count = pieces.size();
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    std::size_t end = block.size();
+    if (i + 1 < count) {
+      // Just past the first newline at or after the even share's end.
+      const std::size_t target = std::max(start, block.size() / count * (i + 1));
+      const std::size_t newline = block.find('\n', target);
+      end = newline == std::string_view::npos ? block.size() : newline + 1;
+    }
+    pieces[i].text = block.substr(start, end - start);
+    start = end;
+  }
+}
+
+index_t count_lines(std::string_view text) {
+  index_t count = 0;
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  while (p < end) {
+    const void* found = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
+    if (found == nullptr) {
+      return count + 1;  // a last line without a newline
+    }
+    ++count;
+    p = static_cast<const char*>(found) + 1;
+  }
+  return count;
+}
+
+void for_each_piece(int threads, int pieces, const std::function<void(int, int)>& work) {
+  std::atomic<int> next{0};
+  const auto drain = [&](int worker) {
+    for (int piece = next++; piece < pieces; piece = next++) {
+      work(piece, worker);
+    }
+  };
+  std::vector<std::thread> helpers;
+  helpers.reserve(static_cast<std::size_t>(std::max(threads - 1, 0)));
+  for (int worker = 1; worker < std::min(threads, pieces); ++worker) {
+    try {
+      helpers.emplace_back(drain, worker);
+    } catch (const std::system_error&) {
+      break;  // no more threads to be had: those running and the caller do the rest
+    }
+  }
+  drain(0);
+  for (std::thread& helper : helpers) {
+    helper.join();
+  }
+}
+
+int resolve_threads(int threads) {
+  if (threads < 0) {
+    throw InvalidArgument("the number of reader threads must be >= 0 (0: every core), got " +
+                          std::to_string(threads));
+  }
+  return threads > 0 ? threads : std::max(1, omp_get_max_threads());
+}
+
+}  // namespace coreset::io::detail

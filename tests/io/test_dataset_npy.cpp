@@ -1,0 +1,212 @@
+// Datasets from .npy: the same numbers as the CSV reader gives for the same values written with
+// 17 digits, in every layout and dtype; errors that name the row and column; the .npy header
+// errors of the matrix reader, word for word.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "coreset/error.hpp"
+#include "coreset/io.hpp"
+#include "dataset_compare.hpp"
+#include "io_test_util.hpp"
+
+namespace coreset::io {
+namespace {
+
+namespace fs = std::filesystem;
+using test::contains;
+using test::expect_input_error;
+using test::fingerprint;
+
+// An N x C table, row-major, of seeded values of assorted magnitudes.
+std::vector<double> random_table(index_t rows, index_t cols, std::uint64_t seed) {
+  std::mt19937_64 random(seed);
+  std::normal_distribution<double> normal;
+  std::vector<double> values(static_cast<std::size_t>(rows * cols));
+  for (double& value : values) {
+    value = normal(random) * std::pow(10.0, static_cast<double>(random() % 9) - 4.0);
+  }
+  return values;
+}
+
+std::string as_csv(const std::vector<double>& table, index_t cols) {
+  std::string text;
+  for (index_t c = 0; c < cols; ++c) {
+    text += (c ? "," : "") + std::string("c") + std::to_string(c);
+  }
+  text += "\n";
+  char cell[40];
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    std::snprintf(cell, sizeof cell, "%.17g", table[i]);
+    text += cell;
+    text += (i + 1) % static_cast<std::size_t>(cols) == 0 ? "\n" : ",";
+  }
+  return text;
+}
+
+template <class T>
+void write_table(const std::string& path, const std::vector<double>& table, index_t rows,
+                 index_t cols, bool fortran) {
+  std::vector<T> data(table.size());
+  for (index_t r = 0; r < rows; ++r) {
+    for (index_t c = 0; c < cols; ++c) {
+      const double value = table[static_cast<std::size_t>(r * cols + c)];
+      data[static_cast<std::size_t>(fortran ? c * rows + r : r * cols + c)] = static_cast<T>(value);
+    }
+  }
+  write_npy(path, data.data(), {rows, cols}, fortran);
+}
+
+// The dataset fields that .npy and CSV must share: the numbers and the response's column.
+std::string numbers(Dataset data) {
+  data.source.clear();
+  data.covariate_names.clear();
+  data.response_name.clear();
+  data.first_data_line = 0;
+  return fingerprint(data);
+}
+
+class DatasetNpyTest : public ::testing::Test {
+ protected:
+  test::TempDir dir_;
+};
+
+TEST_F(DatasetNpyTest, SameNumbersAsTheCsvInEveryLayoutDtypeAndResponseColumn) {
+  const index_t rows = 1000;
+  const index_t cols = 5;
+  std::vector<double> table = random_table(rows, cols, 7);
+  std::vector<double> single(table.size());  // the values float32 can hold
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    single[i] = static_cast<float>(table[i]);
+  }
+  for (const bool fortran : {false, true}) {
+    for (const bool as_float : {false, true}) {
+      const std::vector<double>& values = as_float ? single : table;
+      const std::string csv = dir_.write("d.csv", as_csv(values, cols));
+      const std::string npy = dir_.file("d.npy");
+      as_float ? write_table<float>(npy, values, rows, cols, fortran)
+               : write_table<double>(npy, values, rows, cols, fortran);
+      for (const index_t response : {index_t{-1}, index_t{0}, index_t{2}}) {
+        const std::string name = response < 0 ? "" : "c" + std::to_string(response);
+        for (int threads = 1; threads <= 3; ++threads) {
+          const Dataset from_npy = read_dataset_npy(npy, response, true, threads);
+          EXPECT_EQ(numbers(from_npy), numbers(read_dataset_csv(csv, name)))
+              << "fortran " << fortran << " float " << as_float << " response " << response;
+          EXPECT_EQ(from_npy.covariate_names, (std::vector<std::string>{"x1", "x2", "x3", "x4"}));
+          EXPECT_EQ(from_npy.first_data_line, 0);
+          EXPECT_EQ(from_npy.response_column, (response < 0 ? cols - 1 : response) + 1);
+        }
+      }
+      const Dataset all = read_dataset_npy(npy, -1, false);
+      EXPECT_EQ(numbers(all), numbers(read_dataset_csv(csv, "", false)));
+      EXPECT_TRUE(all.response.empty());
+      EXPECT_EQ(all.dims(), cols);
+    }
+  }
+}
+
+TEST_F(DatasetNpyTest, ReadDatasetPicksNpyByExtensionAndTakesTheResponseAsAnIndex) {
+  const std::vector<double> table = random_table(20, 3, 1);
+  const std::string upper = dir_.file("D.NPY");
+  write_table<double>(upper, table, 20, 3, false);
+  DatasetReadOptions options;
+  options.response = "0";
+  const Dataset data = read_dataset(upper, options);
+  EXPECT_EQ(data.response[5], table[15]);
+  EXPECT_EQ(data.covariates(5, 1), table[17]);
+
+  const std::string other = dir_.file("data.bin");
+  write_table<double>(other, table, 20, 3, false);
+  options.format = DataFormat::npy;
+  EXPECT_EQ(numbers(read_dataset(other, options)), numbers(data));
+  options.response = "y";
+  EXPECT_THROW(read_dataset(upper, options), InvalidArgument);
+  options.response = "-2";
+  EXPECT_THROW(read_dataset(upper, options), InvalidArgument);
+  options.response = "";
+  options.delimiter = ';';
+  EXPECT_THROW(read_dataset(upper, options), InvalidArgument);
+}
+
+TEST_F(DatasetNpyTest, NonFiniteValueNamesTheFirstInRowMajorOrder) {
+  std::vector<double> table = random_table(300, 3, 2);
+  table[250 * 3 + 0] = std::numeric_limits<double>::quiet_NaN();  // first in a Fortran file
+  table[40 * 3 + 2] = -std::numeric_limits<double>::infinity();   // first by row
+  for (const bool fortran : {false, true}) {
+    const std::string npy = dir_.file(fortran ? "f.npy" : "c.npy");
+    write_table<double>(npy, table, 300, 3, fortran);
+    for (int threads = 1; threads <= 4; ++threads) {
+      const InputError error =
+          expect_input_error([&] { read_dataset_npy(npy, -1, true, threads); });
+      EXPECT_EQ(std::string(error.what()),
+                npy +
+                    ": non-finite value -inf at row 40, column 2 (0-based) (every entry must "
+                    "be finite)");
+    }
+  }
+}
+
+TEST_F(DatasetNpyTest, ShapeAndResponseColumnErrors) {
+  const std::vector<double> values(12, 1.0);
+  const std::string vector = dir_.file("v.npy");
+  write_npy(vector, values.data(), {12}, false);
+  EXPECT_TRUE(contains(expect_input_error([&] { read_dataset_npy(vector); }).what(),
+                       "expected a 2-D array of shape (N, D + 1)"));
+  const std::string one_column = dir_.file("one.npy");
+  write_npy(one_column, values.data(), {12, 1}, false);
+  EXPECT_TRUE(contains(expect_input_error([&] { read_dataset_npy(one_column); }).what(),
+                       "at least 2 columns"));
+  EXPECT_EQ(read_dataset_npy(one_column, -1, false).dims(), 1);
+  const std::string empty = dir_.file("empty.npy");
+  write_npy(empty, values.data(), {0, 3}, false);
+  EXPECT_TRUE(
+      contains(expect_input_error([&] { read_dataset_npy(empty); }).what(), "no data rows"));
+  const std::string table = dir_.file("t.npy");
+  write_npy(table, values.data(), {4, 3}, false);
+  EXPECT_TRUE(contains(expect_input_error([&] { read_dataset_npy(table, 3); }).what(),
+                       "no column 3 for the response: the array has 3 columns"));
+  EXPECT_THROW(read_dataset_npy(table, -2), InvalidArgument);
+  EXPECT_THROW(read_dataset_npy(table, 0, false), InvalidArgument);
+  EXPECT_TRUE(
+      contains(expect_input_error([&] { read_dataset_npy(dir_.file("missing.npy")); }).what(),
+               "cannot open file"));
+  EXPECT_TRUE(contains(expect_input_error([&] { read_dataset_npy(dir_.path().string()); }).what(),
+                       "cannot open file"));
+}
+
+TEST_F(DatasetNpyTest, MalformedFilesGetTheMatrixReadersHeaderErrors) {
+  int files = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(CORESET_TEST_DATA_DIR) / "malformed")) {
+    if (entry.path().extension() != ".npy") {
+      continue;
+    }
+    ++files;
+    const std::string path = entry.path().string();
+    const InputError dataset_error = expect_input_error([&] { read_dataset_npy(path); });
+    std::string matrix_message;
+    try {
+      read_matrix<double>(path);
+    } catch (const InputError& error) {
+      matrix_message = error.what();
+    }
+    // Header, dtype and size errors come from the one parser; shape and value errors are
+    // worded for a dataset.
+    const std::string message = dataset_error.what();
+    if (matrix_message.find("header") != std::string::npos ||
+        matrix_message.find("magic") != std::string::npos ||
+        matrix_message.find("dtype") != std::string::npos ||
+        matrix_message.find("bytes") != std::string::npos) {
+      EXPECT_EQ(message, matrix_message) << path;
+    }
+  }
+  EXPECT_GE(files, 10);
+}
+
+}  // namespace
+}  // namespace coreset::io
