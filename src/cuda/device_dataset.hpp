@@ -23,7 +23,8 @@ class DeviceDataset final : public models::RowSumsProvider {
   /// Uploads model's design, response and offset on the session's GPU (DeviceError when they do
   /// not fit) and keeps its link. `chunk_blocks` (0: sized for about 256 MiB of scratch) is how
   /// many kernels::kLinkSumRows-row blocks one pass of link_sums handles; tests lower it to
-  /// cross chunk boundaries with small data. The result does not depend on it.
+  /// cross chunk boundaries with small data. It changes the result by round-off at most (cuBLAS
+  /// may pick another kernel for another batch count); for one value, calls repeat bitwise.
   DeviceDataset(std::shared_ptr<GpuSession> session, const models::Model& model,
                 index_t chunk_blocks = 0);
   ~DeviceDataset() override;
