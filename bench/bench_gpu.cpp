@@ -8,7 +8,9 @@
 // per-solve cost (upload-free here: Phi is generated on the device; the duplicate search; the
 // first iteration) cancels. Medians of `--repeats` runs after one warm-up. Then the CPU backend
 // on the same Phi at n = 1e6 for the speed-up, and optionally (--end-to-end) build_coreset on
-// synthetic logistic data, N = 1e7, d = 20, S = 500, k = 1000, with the solve on the GPU.
+// the GPU on synthetic logistic data, d = 20, k = 1000, at each N of --end-to-end-sizes (S = 500;
+// S = 100 from N = 1e8), every stage beside its floor (bench_gpu_end_to_end.cpp). The JSON's
+// end_to_end is the N = 1e7 case (else the last one run), end_to_end_cases all of them.
 //
 // Writes one JSON document (--json) with the device, driver and runtime versions.
 #include <cuda_runtime_api.h>
@@ -24,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_gpu_end_to_end.hpp"
 #include "bench_gpu_fill.hpp"
 #include "bench_machine.hpp"
 #include "coreset/build.hpp"
@@ -48,6 +51,7 @@ struct Config {
   int repeats = 5;
   int iterations = 20;
   bool end_to_end = false;
+  std::vector<double> end_to_end_sizes{1e6, 1e7};
   bool cpu_comparison = true;
   std::string json_path;
 };
@@ -215,49 +219,6 @@ Json cpu_comparison(coreset::cuda::Resources& res, const Config& config) {
           {"speedup", cpu_ms / gpu_ms}};
 }
 
-// build_coreset on N = 1e7 synthetic logistic rows with d = 20 covariates, solved on the GPU.
-Json end_to_end() {
-  const index_t rows = 10000000;
-  const index_t dims = 20;
-  coreset::Dataset data;
-  data.covariates = coreset::Matrix<double>::uninitialized(rows, dims);
-  data.response.resize(static_cast<std::size_t>(rows));
-  std::mt19937_64 generator(11);
-  std::normal_distribution<double> normal;
-  std::uniform_real_distribution<double> uniform;
-  for (index_t i = 0; i < rows; ++i) {
-    double z = 0.0;
-    for (index_t c = 0; c < dims; ++c) {
-      const double x = normal(generator);
-      data.covariates(i, c) = x;
-      z += (c % 2 == 0 ? 0.3 : -0.2) * x;
-    }
-    data.response[static_cast<std::size_t>(i)] =
-        uniform(generator) < 1.0 / (1.0 + std::exp(-z)) ? 1.0 : -1.0;
-  }
-  coreset::BuildOptions options;
-  options.model.kind = coreset::ModelKind::logistic;
-  options.samples = 500;
-  options.precision = coreset::Precision::float32;
-  options.solver.k = 1000;
-  options.solver.device = coreset::Device::gpu;
-  const auto start = Clock::now();
-  const coreset::BuildResult result = coreset::build_coreset(data, options);
-  const double total = std::chrono::duration<double>(Clock::now() - start).count();
-  return {{"N", rows},
-          {"d", dims},
-          {"S", 500},
-          {"k", 1000},
-          {"seconds_total", total},
-          {"seconds_pihat", result.seconds.pihat},
-          {"seconds_sampling", result.seconds.sampling},
-          {"seconds_projection_cpu", result.seconds.projection},
-          {"seconds_solve_gpu", result.seconds.solve},
-          {"seconds_evaluation", result.seconds.evaluation},
-          {"iterations", result.solve.iterations},
-          {"relative_error", result.solve.relative_error}};
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -268,7 +229,11 @@ int main(int argc, char** argv) {
   app.add_option("--budgets", config.budgets, "k values")->delimiter(',');
   app.add_option("--repeats", config.repeats, "timed repeats (median)");
   app.add_option("--iterations", config.iterations, "m in (T(1 + m) - T(1)) / m");
-  app.add_flag("--end-to-end", config.end_to_end, "also build_coreset at N = 1e7, d = 20");
+  app.add_flag("--end-to-end", config.end_to_end,
+               "also build_coreset on the GPU at each N of --end-to-end-sizes, d = 20, k = 1000");
+  app.add_option("--end-to-end-sizes", config.end_to_end_sizes,
+                 "N values of --end-to-end (S = 500, or 100 from N = 1e8)")
+      ->delimiter(',');
   app.add_flag("!--no-cpu", config.cpu_comparison, "skip the CPU comparison at n = 1e6");
   app.add_option("--json", config.json_path, "write the results here");
   CLI11_PARSE(app, argc, argv);
@@ -300,7 +265,18 @@ int main(int argc, char** argv) {
       report["cpu_comparison"] = cpu_comparison(res, config);
     }
     if (config.end_to_end) {
-      report["end_to_end"] = end_to_end();
+      Json runs = Json::array();
+      for (const double size : config.end_to_end_sizes) {
+        const auto n = static_cast<index_t>(size);
+        const index_t s = n >= 100000000 ? 100 : 500;
+        runs.push_back(coreset::bench::end_to_end(n, 20, s, 1000, bandwidth));
+        if (n == 10000000 || !report.contains("end_to_end")) {
+          report["end_to_end"] = runs.back();
+        } else if (report["end_to_end"]["N"] != 10000000) {
+          report["end_to_end"] = runs.back();
+        }
+      }
+      report["end_to_end_cases"] = runs;
     }
     const std::string text = report.dump(2) + "\n";
     std::fputs(text.c_str(), stdout);

@@ -4,7 +4,9 @@
 # whole suite, and bench_gpu, and writes into $OUT (default ./out):
 #   gpu_report.json   the benchmark's JSON plus the test outcome, commit, date, nvidia-smi
 #   configure.log build.log ctest_gpu.log ctest_all.log bench_gpu.log nvidia-smi.log
-# Extra arguments go to bench_gpu (e.g. --sizes 1e5,1e6 --end-to-end).
+# Extra arguments go to bench_gpu (e.g. --sizes 1e5,1e6); without any, bench_gpu runs everything
+# in this one call: the per-iteration cases, the CPU comparison and the end-to-end builds at
+# N = 1e6, 1e7 (S = 500) and 1e8 (S = 100), each stage beside its floor.
 # CUDA_ARCHITECTURES overrides the architectures (default 90-real;90-virtual).
 # Exit status: 0 when the tests passed and the benchmark ran, 1 otherwise.
 set -uo pipefail
@@ -53,8 +55,13 @@ if [[ $status -eq 0 ]]; then
 fi
 
 bench_json="$out/bench_gpu.json"
+bench_args=("$@")
+if [[ ${#bench_args[@]} -eq 0 ]]; then
+  bench_args=(--end-to-end --end-to-end-sizes 1e6,1e7,1e8)
+fi
 if [[ -x "$build/bench/bench_gpu" ]]; then
-  "$build/bench/bench_gpu" --json "$bench_json" "$@" > "$out/bench_gpu.log" 2>&1 || status=1
+  "$build/bench/bench_gpu" --json "$bench_json" "${bench_args[@]}" > "$out/bench_gpu.log" 2>&1 ||
+    status=1
 fi
 
 python3 - "$out" "$commit" "$gpu_tests" "$all_tests" "$bench_json" <<'PY'
@@ -74,6 +81,15 @@ except (OSError, ValueError) as error:
 with open(os.path.join(out, "gpu_report.json"), "w") as f:
     json.dump(report, f, indent=2)
     f.write("\n")
-print(json.dumps({k: report[k] for k in ("commit", "ctest_gpu", "ctest_all")}))
+summary = {k: report[k] for k in ("commit", "ctest_gpu", "ctest_all")}
+# Each end-to-end build against its floor, as measured (nothing when the bench did not run).
+for case in report["bench"].get("end_to_end_cases", []):
+    summary["end_to_end N=%g S=%d" % (case["N"], case["S"])] = {
+        "seconds_total": case["seconds_total"],
+        "floor_seconds": case["floor_seconds"],
+        "stages": {name: [stage["seconds"], stage["floor_seconds"]]
+                   for name, stage in case["stages"].items()},
+    }
+print(json.dumps(summary))
 PY
 exit $status

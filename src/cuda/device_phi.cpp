@@ -8,6 +8,7 @@
 
 #include "coreset/error.hpp"
 #include "cuda/cuda_backend.hpp"
+#include "cuda/device_data.hpp"
 #include "cuda/device_projection.hpp"
 #include "cuda/resources.hpp"
 #include "solvers/refit.hpp"
@@ -24,16 +25,17 @@ struct DevicePhi<T>::Impl {
 };
 
 template <class T>
-DevicePhi<T>::DevicePhi(std::shared_ptr<GpuSession> session, const models::Model& model,
+DevicePhi<T>::DevicePhi(const DeviceDataset& dataset, const models::Model& model,
                         const Eigen::MatrixXd& samples)
     : impl_(std::make_unique<Impl>()) {
   models::validate_projection_inputs(model, samples);  // before any device call
   Impl& impl = *impl_;
-  impl.session = std::move(session);
+  impl.session = dataset.session();
   const auto held = impl.session->lock();
   Resources& resources = impl.session->resources();
   impl.backend = std::make_unique<CudaBackend<T>>(
-      resources, project_on_device<T>(resources, model, samples), samples.rows(), model.rows());
+      resources, project_on_device<T>(resources, model, dataset.data(), samples), samples.rows(),
+      model.rows());
   CudaBackend<T>& backend = *impl.backend;
   impl.target = backend.make_sample_vector();
   backend.column_sums(impl.target);

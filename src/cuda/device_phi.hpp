@@ -12,6 +12,7 @@
 
 #include "coreset/solver.hpp"
 #include "coreset/types.hpp"
+#include "cuda/device_dataset.hpp"
 #include "cuda/gpu_session.hpp"
 #include "models/model.hpp"
 
@@ -20,9 +21,11 @@ namespace coreset::cuda {
 template <class T>
 class DevicePhi {
  public:
-  /// Projects on the session's GPU (as projection_on_gpu, whose errors it throws) and keeps
-  /// Phi (S x n) and y = Phi 1 there; reads ||y||^2 back (one scalar).
-  DevicePhi(std::shared_ptr<GpuSession> session, const models::Model& model,
+  /// Projects on the dataset's GPU session (as projection_on_gpu, whose errors it throws),
+  /// reading the design where `dataset` holds it (no upload), and keeps Phi (S x n) and
+  /// y = Phi 1 there; reads ||y||^2 back (one scalar). `model` is the dataset's (its link and
+  /// shared quadratic); the dataset may be released afterwards.
+  DevicePhi(const DeviceDataset& dataset, const models::Model& model,
             const Eigen::MatrixXd& samples);
   ~DevicePhi();
   DevicePhi(DevicePhi&&) noexcept;

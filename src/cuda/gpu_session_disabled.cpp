@@ -3,6 +3,7 @@
 #include <string>
 
 #include "coreset/error.hpp"
+#include "cuda/device_dataset.hpp"
 #include "cuda/device_phi.hpp"
 #include "cuda/gpu_session.hpp"
 
@@ -32,11 +33,36 @@ Resources& GpuSession::resources() {
   no_cuda("a GPU session");
 }
 
+struct DeviceData {};
+struct DeviceDataset::Impl {
+  std::shared_ptr<GpuSession> session;
+  DeviceData data;
+};
+DeviceDataset::DeviceDataset(std::shared_ptr<GpuSession>, const models::Model&, index_t) {
+  no_cuda("the device dataset");
+}
+DeviceDataset::~DeviceDataset() = default;
+index_t DeviceDataset::rows() const noexcept {
+  return 0;
+}
+index_t DeviceDataset::dim() const noexcept {
+  return 0;
+}
+models::RowSums DeviceDataset::link_sums(const Eigen::VectorXd&, bool, bool) const {
+  no_cuda("the device Laplace sums");
+}
+const std::shared_ptr<GpuSession>& DeviceDataset::session() const noexcept {
+  return impl_->session;
+}
+const DeviceData& DeviceDataset::data() const noexcept {
+  return impl_->data;
+}
+
 template <class T>
 struct DevicePhi<T>::Impl {};
 
 template <class T>
-DevicePhi<T>::DevicePhi(std::shared_ptr<GpuSession>, const models::Model&, const Eigen::MatrixXd&) {
+DevicePhi<T>::DevicePhi(const DeviceDataset&, const models::Model&, const Eigen::MatrixXd&) {
   no_cuda("the GPU projection");
 }
 template <class T>

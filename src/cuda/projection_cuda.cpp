@@ -33,18 +33,21 @@ void upload(cudaStream_t s, kernels::DeviceBuffer<U>& out, const U* host, index_
 
 template <class T>
 kernels::DeviceBuffer<T> project_on_device(Resources& res, const models::Model& model,
-                                           const Eigen::MatrixXd& samples) {
+                                           const DeviceData& data, const Eigen::MatrixXd& samples) {
   models::validate_projection_inputs(model, samples);
+  if (data.rows != model.rows() || data.dim != model.dim()) {
+    throw InvalidArgument("the device dataset is " + std::to_string(data.rows) + " x " +
+                          std::to_string(data.dim) + " but the model's design is " +
+                          std::to_string(model.rows()) + " x " + std::to_string(model.dim()));
+  }
   NvtxRange range("projection");
   const index_t s = samples.rows();
   const index_t n = model.rows();
   const index_t d = model.dim();
-  // Both per-block buffers, the GEMM's output (S x width) and the design block (width x d),
-  // stay within kBlockDoubles: a wide design with few samples must not make the block huge.
-  const index_t width_max =
-      std::max<index_t>(1, std::min(n, kBlockDoubles / std::max<index_t>(s, d)));
+  // The GEMM's output (S x width) stays within kBlockDoubles; the design is already resident.
+  const index_t width_max = std::max<index_t>(1, std::min(n, kBlockDoubles / s));
   const auto phi_bytes = static_cast<std::size_t>(s) * static_cast<std::size_t>(n) * sizeof(T);
-  check_fits(phi_bytes, static_cast<std::size_t>(width_max * (s + d) + n) * sizeof(double),
+  check_fits(phi_bytes, static_cast<std::size_t>(width_max * s + s * (d + 1)) * sizeof(double),
              "the projection Phi (" + std::to_string(s) + " x " + std::to_string(n) + ")");
 
   const cudaStream_t stream = res.stream();
@@ -55,11 +58,8 @@ kernels::DeviceBuffer<T> project_on_device(Resources& res, const models::Model& 
   }
   kernels::DeviceBuffer<double> samples_device;
   kernels::DeviceBuffer<double> quadratic_device;
-  kernels::DeviceBuffer<double> response_device;
   upload(stream, samples_device, samples.data(), s * d);
   upload(stream, quadratic_device, quadratic.data(), quadratic.size());
-  upload(stream, response_device, model.response.data(), n);
-  kernels::DeviceBuffer<double> design_block(width_max * d);
   kernels::DeviceBuffer<double> z(width_max * s);
   kernels::DeviceBuffer<T> phi(s * n);
   kernels::DeviceBuffer<unsigned long long> first_bad(1);
@@ -67,36 +67,17 @@ kernels::DeviceBuffer<T> project_on_device(Resources& res, const models::Model& 
 
   const double one = 1.0;
   const double zero = 0.0;
-  const auto pitch = static_cast<std::size_t>(n) * sizeof(double);
-  int device = 0;
-  int max_pitch = 0;  // 2^31 - 1 bytes on current GPUs
-  CORESET_CUDA_TRY(cudaGetDevice(&device));
-  CORESET_CUDA_TRY(cudaDeviceGetAttribute(&max_pitch, cudaDevAttrMaxPitch, device));
   for (index_t first = 0; first < n; first += width_max) {
     const index_t width = std::min(width_max, n - first);
-    // The block's rows of the (n x d, column-major) design: d strided runs of `width` doubles.
-    // One cudaMemcpy2DAsync while its source pitch (n doubles) is within the largest pitch a
-    // copy accepts (cudaDevAttrMaxPitch: n < 2^28 on current GPUs), else one copy per run.
-    if (pitch <= static_cast<std::size_t>(max_pitch)) {
-      kernels::copy_2d_to_device_async(
-          stream, design_block.data(), static_cast<std::size_t>(width) * sizeof(double),
-          model.design.data() + first, pitch, static_cast<std::size_t>(width) * sizeof(double),
-          static_cast<std::size_t>(d));
-    } else {
-      for (index_t c = 0; c < d; ++c) {
-        kernels::copy_to_device_async(stream, design_block.data() + c * width,
-                                      model.design.data() + c * n + first,
-                                      static_cast<std::size_t>(width) * sizeof(double));
-      }
-    }
-    // z (S x width) = samples (S x d) * block^T (d x width).
+    // z (S x width) = samples (S x d) * block^T (d x width); the block is rows first.. of the
+    // resident design (n x d, column-major), read in place with ld = n.
     CORESET_CUBLAS_TRY(cublasDgemm_64(res.cublas(), CUBLAS_OP_N, CUBLAS_OP_T, s, width, d, &one,
-                                      samples_device.data(), s, design_block.data(), width, &zero,
-                                      z.data(), s));
-    kernels::link_center<T>(stream, z.data(), s, first, width, response_device.data(),
+                                      samples_device.data(), s, data.design.data() + first, n,
+                                      &zero, z.data(), s));
+    kernels::link_center<T>(stream, z.data(), s, first, width, data.response.data(),
                             quadratic.size() > 0 ? quadratic_device.data() : nullptr, model.link,
                             model.noise_precision, phi.data(), first_bad.data());
-    // design_block is reused by the next block only after this one's GEMM: stream order.
+    // z is reused by the next block only after this one's link pass: stream order.
   }
   unsigned long long bad = 0;
   kernels::copy_to_host_async(stream, &bad, first_bad.data(), sizeof bad);
@@ -116,7 +97,8 @@ Matrix<T> projection_on_gpu(GpuSession& session, const models::Model& model,
   models::validate_projection_inputs(model, samples);  // before any device call
   const auto held = session.lock();
   Resources& res = session.resources();
-  const kernels::DeviceBuffer<T> phi = project_on_device<T>(res, model, samples);
+  const DeviceData data = upload_data(res, model);
+  const kernels::DeviceBuffer<T> phi = project_on_device<T>(res, model, data, samples);
   Matrix<T> out = Matrix<T>::uninitialized(samples.rows(), model.rows());
   kernels::copy_to_host_async(res.stream(), out.data(), phi.data(), phi.bytes());
   res.synchronize();
@@ -124,8 +106,10 @@ Matrix<T> projection_on_gpu(GpuSession& session, const models::Model& model,
 }
 
 template kernels::DeviceBuffer<float> project_on_device<float>(Resources&, const models::Model&,
+                                                               const DeviceData&,
                                                                const Eigen::MatrixXd&);
 template kernels::DeviceBuffer<double> project_on_device<double>(Resources&, const models::Model&,
+                                                                 const DeviceData&,
                                                                  const Eigen::MatrixXd&);
 template Matrix<float> projection_on_gpu<float>(GpuSession&, const models::Model&,
                                                 const Eigen::MatrixXd&);

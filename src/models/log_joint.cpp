@@ -13,6 +13,7 @@
 #include "models/link.hpp"
 #include "models/model.hpp"
 #include "models/row_sums.hpp"
+#include "models/row_sums_provider.hpp"
 
 namespace coreset::models {
 namespace {
@@ -130,7 +131,8 @@ double log_likelihood(const Model& model, index_t n, const Eigen::VectorXd& thet
 }
 
 double log_joint(const Model& model, const Coreset* weights, const Eigen::VectorXd& theta,
-                 Eigen::VectorXd* gradient, Eigen::MatrixXd* negative_hessian) {
+                 Eigen::VectorXd* gradient, Eigen::MatrixXd* negative_hessian,
+                 const RowSumsProvider* full_data) {
   validate_model(model, "log_joint");
   validate_theta(model, theta, "log_joint");
   const Eigen::Index d = model.dim();
@@ -146,7 +148,24 @@ double log_joint(const Model& model, const Coreset* weights, const Eigen::Vector
   }
 
   double total_weight = 0.0;
-  if (weights == nullptr) {
+  if (weights == nullptr && full_data != nullptr) {
+    if (full_data->rows() != model.rows() || full_data->dim() != d) {
+      throw InvalidArgument("log_joint: the sums provider holds " +
+                            shape(full_data->rows(), full_data->dim()) +
+                            " design rows and columns but the model has " + shape(model.rows(), d));
+    }
+    total_weight = static_cast<double>(model.rows());
+    // Added exactly as accumulate_link_terms adds the host sums, so that only the sums differ.
+    const RowSums sums =
+        full_data->link_sums(theta, gradient != nullptr, negative_hessian != nullptr);
+    value += sums.value;
+    if (gradient != nullptr) {
+      *gradient += sums.vector;
+    }
+    if (negative_hessian != nullptr) {
+      *negative_hessian += sums.matrix;
+    }
+  } else if (weights == nullptr) {
     total_weight = static_cast<double>(model.rows());
     const Eigen::VectorXd ones = Eigen::VectorXd::Ones(model.rows());
     value += accumulate_link_terms(model, model.design, model.response, model.offset, ones, theta,

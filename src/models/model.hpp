@@ -15,6 +15,8 @@
 
 namespace coreset::models {
 
+class RowSumsProvider;
+
 struct Model {
   ModelKind kind = ModelKind::logistic;
   Link link = Link::logistic;
@@ -49,9 +51,13 @@ double log_likelihood(const Model& model, index_t n, const Eigen::VectorXd& thet
 
 /// lj_w(theta) = log prior(theta) + sum_n w_n L_n(theta) (spec 4.1), with optional gradient and
 /// negative Hessian (symmetric positive definite for every model here). `weights` null: w = 1;
-/// otherwise only its indices are visited (O(k d^2) for a coreset).
+/// otherwise only its indices are visited (O(k d^2) for a coreset). `full_data` (null: the host
+/// reference, models/row_sums.hpp) computes the sums over datapoints when `weights` is null; it
+/// must be bound to this model's data (InvalidArgument when its shape differs). A coreset's
+/// weighted sums are always taken on the host: k rows are cheap there.
 double log_joint(const Model& model, const Coreset* weights, const Eigen::VectorXd& theta,
-                 Eigen::VectorXd* gradient = nullptr, Eigen::MatrixXd* negative_hessian = nullptr);
+                 Eigen::VectorXd* gradient = nullptr, Eigen::MatrixXd* negative_hessian = nullptr,
+                 const RowSumsProvider* full_data = nullptr);
 
 /// Throws InvalidArgument unless `samples` (S x d) has S >= 1 finite rows of the model's d
 /// parameters and the model's response and offset have a value per datapoint: the checks every

@@ -15,6 +15,7 @@
 #include "coreset/error.hpp"
 #include "cpu/projection.hpp"
 #include "cpu/solve_cpu.hpp"
+#include "cuda/device_dataset.hpp"
 #include "cuda/device_phi.hpp"
 #include "models/model.hpp"
 #include "pipeline/execution_context.hpp"
@@ -61,16 +62,21 @@ void validate(const BuildOptions& options) {
 
 // The posterior of the full data (weights null) or of a coreset: closed form when the model has
 // one, else the weighted Laplace approximation (spec 4.5).
-// `progress` sees the Newton steps (the caller announces the stage).
+// `progress` sees the Newton steps (the caller announces the stage). `full_data` (null: the host)
+// takes the full data's sums over datapoints, a GPU job's device copy of the dataset.
 posterior::Gaussian posterior_of(const models::Model& model, const Coreset* weights,
-                                 ProgressObserver* progress) {
+                                 ProgressObserver* progress,
+                                 const models::RowSumsProvider* full_data = nullptr) {
   posterior::LaplaceOptions laplace;
   laplace.progress = progress;
+  laplace.full_data = full_data;
   return conjugate(model.kind) ? posterior::exact_posterior(model, weights)
                                : posterior::laplace(model, weights, laplace).posterior;
 }
 
-// Everything before the solve: the model, pi-hat and the samples.
+// Everything before the solve: the model, pi-hat and the samples. prepare() checks the inputs
+// and builds the model; fit_pihat() fits pi-hat and draws the samples, once the job's context
+// is known (a GPU job's Laplace sums run on the device).
 struct Prepared {
   models::Model model;
   Pihat pihat = Pihat::automatic;
@@ -102,8 +108,16 @@ Prepared prepare(const Dataset& data, const BuildOptions& options) {
       throw InvalidArgument(message);
     }
     prepared.samples = Eigen::Map<const Eigen::MatrixXd>(draws.data(), draws.rows(), draws.cols());
-    return prepared;
   }
+  return prepared;
+}
+
+void fit_pihat(Prepared& prepared, const BuildOptions& options,
+               const models::RowSumsProvider* full_data) {
+  if (prepared.pihat == Pihat::samples) {
+    return;  // the user's draws, taken by prepare()
+  }
+  const models::Model& model = prepared.model;
   ProgressObserver* progress = options.solver.progress;
   auto start = Clock::now();
   if (prepared.pihat == Pihat::exact) {
@@ -112,6 +126,7 @@ Prepared prepare(const Dataset& data, const BuildOptions& options) {
     support::stage_started(progress, Stage::laplace, 0);
     posterior::LaplaceOptions laplace;
     laplace.progress = progress;
+    laplace.full_data = full_data;
     prepared.fitted = posterior::laplace(model, nullptr, laplace).posterior;
   }
   prepared.seconds.pihat = seconds_since(start);
@@ -121,7 +136,6 @@ Prepared prepare(const Dataset& data, const BuildOptions& options) {
   prepared.samples = posterior::draw_samples(*prepared.fitted, options.samples, options.seed);
   prepared.seconds.sampling = seconds_since(start);
   support::advanced(progress, 1);
-  return prepared;
 }
 
 // The posterior comparison of spec 4.3 and 4.4; `full` is the full-data posterior.
@@ -145,7 +159,8 @@ void compare_posteriors(const models::Model& model, const posterior::Gaussian& f
 }
 
 // The full-data posterior for the quality report: pi-hat itself when pi-hat was that posterior.
-posterior::Gaussian full_posterior(const Prepared& prepared, ProgressObserver* progress) {
+posterior::Gaussian full_posterior(const Prepared& prepared, ProgressObserver* progress,
+                                   const models::RowSumsProvider* full_data) {
   const bool fitted_is_full = prepared.fitted.has_value() &&
                               (prepared.pihat == Pihat::exact || prepared.pihat == Pihat::laplace);
   if (fitted_is_full) {
@@ -154,7 +169,7 @@ posterior::Gaussian full_posterior(const Prepared& prepared, ProgressObserver* p
   if (!conjugate(prepared.model.kind)) {
     support::stage_started(progress, Stage::laplace, 0);
   }
-  return posterior_of(prepared.model, nullptr, progress);
+  return posterior_of(prepared.model, nullptr, progress, full_data);
 }
 
 std::string dataset_name(const Dataset& data) {
@@ -279,8 +294,8 @@ SolverOptions phi_solver_options(const BuildSolverOptions& solver, std::uint64_t
 }  // namespace
 
 struct PreparedProblem::Impl {
-  // The context is resolved after the inputs are checked and pi-hat is fitted (prepare), so a
-  // bad option is reported before a missing GPU, as it always was.
+  // The context is resolved after the inputs are checked (prepare), so a bad option is
+  // reported before a missing GPU, as it always was; pi-hat is fitted in the context.
   Impl(Prepared&& prepared_, const BuildOptions& options)
       : prepared(std::move(prepared_)),
         context(options.solver.device, options.solver.threads, options.precision,
@@ -298,6 +313,9 @@ struct PreparedProblem::Impl {
   Matrix<float> phi_float;
   std::unique_ptr<cuda::DevicePhi<double>> device_phi_double;
   std::unique_ptr<cuda::DevicePhi<float>> device_phi_float;
+  // On a GPU, the job's one device copy of the dataset while a stage needs it: the Laplace fits'
+  // sums and the projection read it; released once the full-data posterior is known.
+  std::unique_ptr<cuda::DeviceDataset> device_data;
 
   // `use(phi)` with Phi where and in the precision it was built.
   template <class Use>
@@ -317,6 +335,16 @@ PreparedProblem::PreparedProblem(const Dataset& data, const BuildOptions& option
   const Prepared& prepared = impl.prepared;
   StageSeconds& seconds = impl.prepared.seconds;
   const pipeline::ExecutionContext& context = impl.context;
+  double upload_seconds = 0.0;
+  if (context.on_gpu()) {
+    // Uploaded once; the Laplace fit and the projection both read it in place. Its time is
+    // the projection's, as when the projection uploaded the design itself.
+    const auto upload_start = Clock::now();
+    impl.device_data =
+        std::make_unique<cuda::DeviceDataset>(context.gpu_session(), impl.prepared.model);
+    upload_seconds = seconds_since(upload_start);
+  }
+  fit_pihat(impl.prepared, options, impl.device_data.get());
 
   ProgressObserver* progress = context.progress();
   support::throw_if_stopped(progress);
@@ -329,10 +357,10 @@ PreparedProblem::PreparedProblem(const Dataset& data, const BuildOptions& option
   if (context.on_gpu()) {
     if (single) {
       impl.device_phi_float = std::make_unique<cuda::DevicePhi<float>>(
-          context.gpu_session(), prepared.model, prepared.samples);
+          *impl.device_data, prepared.model, prepared.samples);
     } else {
       impl.device_phi_double = std::make_unique<cuda::DevicePhi<double>>(
-          context.gpu_session(), prepared.model, prepared.samples);
+          *impl.device_data, prepared.model, prepared.samples);
     }
   } else if (single) {
     impl.phi_float =
@@ -341,10 +369,13 @@ PreparedProblem::PreparedProblem(const Dataset& data, const BuildOptions& option
     impl.phi_double =
         cpu::projection<double>(prepared.model, prepared.samples, context.threads(), progress);
   }
-  seconds.projection = seconds_since(start);
+  seconds.projection = upload_seconds + seconds_since(start);
 
   start = Clock::now();
-  impl.full = full_posterior(prepared, progress);
+  impl.full = full_posterior(prepared, progress, impl.device_data.get());
+  // Nothing of the job reads the dataset on the device any more (coreset posteriors are k rows,
+  // on the host): its n x d doubles go back to the solves.
+  impl.device_data.reset();
   impl.full_mean.assign(impl.full.mean.data(), impl.full.mean.data() + impl.full.mean.size());
   seconds.evaluation = seconds_since(start);
 }

@@ -52,11 +52,12 @@ struct Point {
 };
 
 /// Evaluates everything at `theta`. Returns why the point is unusable, or "" when it is fine.
-std::string evaluate(const models::Model& model, const Coreset* weights, Eigen::VectorXd theta,
+std::string evaluate(const models::Model& model, const Coreset* weights,
+                     const models::RowSumsProvider* full_data, Eigen::VectorXd theta,
                      Point& point) {
   point.theta = std::move(theta);
-  point.log_joint =
-      models::log_joint(model, weights, point.theta, &point.gradient, &point.negative_hessian);
+  point.log_joint = models::log_joint(model, weights, point.theta, &point.gradient,
+                                      &point.negative_hessian, full_data);
   if (!std::isfinite(point.log_joint) || !point.gradient.allFinite()) {
     return "the log joint or its gradient is not finite";
   }
@@ -90,10 +91,13 @@ LaplaceFit laplace(const models::Model& model, const Coreset* weights,
     throw InvalidArgument("Laplace: decrement_tolerance must be a finite number >= 0");
   }
 
+  // The sums over the data come from the provider, or from the host (its reference).
+  const models::RowSumsProvider* full_data = weights == nullptr ? options.full_data : nullptr;
   // The prior mean: with total weight 0 the gradient there is exactly 0, the decrement is 0, and
   // the loop returns the prior N(0, P0^{-1}) before taking any step.
   Point point;
-  const std::string start = evaluate(model, weights, Eigen::VectorXd::Zero(model.dim()), point);
+  const std::string start =
+      evaluate(model, weights, full_data, Eigen::VectorXd::Zero(model.dim()), point);
   if (!start.empty()) {
     throw NumericalError("Laplace: " + start + " at iteration 0 (theta = 0)");
   }
@@ -113,7 +117,8 @@ LaplaceFit laplace(const models::Model& model, const Coreset* weights,
       // from ||g|| to O(||g||^2) for the price of one evaluation; the tolerance alone only bounds
       // ||g|| by about sqrt(2 tolerance |lj| lambda_max(H)). The step is kept only if it really
       // shrinks the gradient. A decrement of exactly 0 (the prior) is returned untouched.
-      if (decrement > 0.0 && evaluate(model, weights, point.theta + step, candidate).empty() &&
+      if (decrement > 0.0 &&
+          evaluate(model, weights, full_data, point.theta + step, candidate).empty() &&
           candidate.gradient.norm() < point.gradient.norm()) {
         return finish(candidate, iteration + 1);
       }
@@ -132,7 +137,8 @@ LaplaceFit laplace(const models::Model& model, const Coreset* weights,
     double length = 1.0;
     bool accepted = false;
     for (int halving = 0; halving <= kMaxHalvings; ++halving, length *= 0.5) {
-      const double value = models::log_joint(model, weights, point.theta + length * step);
+      const double value = models::log_joint(model, weights, point.theta + length * step, nullptr,
+                                             nullptr, full_data);
       if (std::isfinite(value) && value >= point.log_joint + kArmijo * length * 2.0 * decrement) {
         accepted = true;
         break;
@@ -147,7 +153,8 @@ LaplaceFit laplace(const models::Model& model, const Coreset* weights,
                            format(point.gradient.norm()) + ", Newton decrement " +
                            format(decrement) + ")");
     }
-    const std::string problem = evaluate(model, weights, point.theta + length * step, candidate);
+    const std::string problem =
+        evaluate(model, weights, full_data, point.theta + length * step, candidate);
     if (!problem.empty()) {
       throw NumericalError("Laplace: " + problem + " at iteration " +
                            std::to_string(iteration + 1));

@@ -7,6 +7,7 @@
 
 #include "coreset/solver.hpp"
 #include "models/model.hpp"
+#include "models/row_sums_provider.hpp"
 
 namespace coreset::posterior {
 
@@ -24,6 +25,10 @@ struct LaplaceOptions {
   /// Polled before every Newton step (throws Cancelled) and told each step's number; the stage
   /// itself is announced by the caller. Null: none.
   ProgressObserver* progress = nullptr;
+  /// Where the sums over all datapoints come from when the weights are null (a GPU job's device
+  /// copy of the design, cuda/device_dataset.hpp); null: the host reference. Weighted fits
+  /// ignore it. Not owned.
+  const models::RowSumsProvider* full_data = nullptr;
 };
 
 struct LaplaceFit {

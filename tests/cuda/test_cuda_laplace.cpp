@@ -1,0 +1,152 @@
+// The Laplace fit of a GPU job takes its sums over datapoints from the job's device copy of the
+// dataset (cuda/device_dataset.hpp). Against the host reference (models/row_sums.hpp): the sums
+// at a point and the fitted mode and covariance on every model, to round-off, with row counts
+// that cross the device's row blocks and chunks; the sums are deterministic; and a GPU build
+// uploads the design once, for Laplace and the projection together. Label `gpu`.
+#include <gtest/gtest.h>
+
+#include <Eigen/Core>
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "coreset/build.hpp"
+#include "coreset/error.hpp"
+#include "cuda/device_dataset.hpp"
+#include "cuda/gpu_session.hpp"
+#include "cuda/gpu_test_support.hpp"
+#include "helpers/eigen_expect.hpp"
+#include "helpers/model_datasets.hpp"
+#include "kernels/link_sums_launch.hpp"
+#include "models/model.hpp"
+#include "posterior/posterior.hpp"
+
+namespace coreset {
+namespace {
+
+// Three full row blocks and a partial one; with one block per chunk, four chunks.
+constexpr index_t kRows = 3 * kernels::kLinkSumRows + 777;
+constexpr index_t kDims = 5;
+
+models::Model model_of(ModelKind kind, index_t rows = kRows) {
+  ModelOptions options;
+  options.kind = kind;
+  return models::make_model(test::model_dataset(kind, rows, kDims, 21), options, 21);
+}
+
+void expect_relative(const Eigen::MatrixXd& got, const Eigen::MatrixXd& expected, double tolerance,
+                     const std::string& what) {
+  test::expect_matrix_near(got, expected, tolerance, 0.0, what);
+}
+
+TEST(GpuLaplace, TheDeviceSumsAreTheHostSumsToRoundOff) {
+  CORESET_REQUIRE_GPU();
+  const auto session = std::make_shared<cuda::GpuSession>();
+  for (const ModelKind kind : test::all_model_kinds()) {
+    SCOPED_TRACE(to_string(kind));
+    const models::Model model = model_of(kind);
+    for (const index_t chunk_blocks : {index_t{0}, index_t{1}, index_t{3}}) {
+      SCOPED_TRACE("chunk_blocks " + std::to_string(chunk_blocks));
+      const cuda::DeviceDataset device(session, model, chunk_blocks);
+      ASSERT_EQ(device.rows(), model.rows());
+      ASSERT_EQ(device.dim(), model.dim());
+      const Eigen::VectorXd theta = Eigen::VectorXd::LinSpaced(model.dim(), -0.4, 0.3);
+      Eigen::VectorXd g_host;
+      Eigen::VectorXd g_device;
+      Eigen::MatrixXd h_host;
+      Eigen::MatrixXd h_device;
+      const double host = models::log_joint(model, nullptr, theta, &g_host, &h_host);
+      const double on_device =
+          models::log_joint(model, nullptr, theta, &g_device, &h_device, &device);
+      EXPECT_NEAR(on_device, host, 1e-12 * std::abs(host));
+      expect_relative(g_device, g_host, 1e-11, "gradient");
+      expect_relative(h_device, h_host, 1e-12, "negative Hessian");
+      // The value alone, and the gradient without the Hessian, read other partial slots.
+      EXPECT_NEAR(models::log_joint(model, nullptr, theta, nullptr, nullptr, &device), host,
+                  1e-12 * std::abs(host));
+      Eigen::VectorXd g_only;
+      models::log_joint(model, nullptr, theta, &g_only, nullptr, &device);
+      expect_relative(g_only, g_host, 1e-11, "gradient alone");
+    }
+  }
+}
+
+TEST(GpuLaplace, TheDeviceSumsAreDeterministic) {
+  CORESET_REQUIRE_GPU();
+  const auto session = std::make_shared<cuda::GpuSession>();
+  const models::Model model = model_of(ModelKind::poisson, 50000);
+  const cuda::DeviceDataset device(session, model);
+  const Eigen::VectorXd theta = Eigen::VectorXd::LinSpaced(model.dim(), 0.2, -0.1);
+  const models::RowSums first = device.link_sums(theta, true, true);
+  for (int repeat = 0; repeat < 3; ++repeat) {
+    const models::RowSums again = device.link_sums(theta, true, true);
+    EXPECT_EQ(again.value, first.value);
+    EXPECT_TRUE(again.vector == first.vector);
+    EXPECT_TRUE(again.matrix == first.matrix);
+  }
+}
+
+TEST(GpuLaplace, TheDeviceFitIsTheHostFitOnEveryModel) {
+  CORESET_REQUIRE_GPU();
+  const auto session = std::make_shared<cuda::GpuSession>();
+  for (const ModelKind kind : test::all_model_kinds()) {
+    SCOPED_TRACE(to_string(kind));
+    const models::Model model = model_of(kind);
+    const cuda::DeviceDataset device(session, model, 1);
+    posterior::LaplaceOptions options;
+    const posterior::LaplaceFit host = posterior::laplace(model, nullptr, options);
+    options.full_data = &device;
+    const posterior::LaplaceFit fit = posterior::laplace(model, nullptr, options);
+    expect_relative(fit.posterior.mean, host.posterior.mean, 1e-10, "mode");
+    expect_relative(fit.posterior.covariance, host.posterior.covariance, 1e-10, "covariance");
+  }
+}
+
+TEST(GpuLaplace, ADeviceDatasetOfAnotherModelIsRefused) {
+  CORESET_REQUIRE_GPU();
+  const auto session = std::make_shared<cuda::GpuSession>();
+  const models::Model model = model_of(ModelKind::logistic);
+  const cuda::DeviceDataset other(session, model_of(ModelKind::logistic, 1000));
+  posterior::LaplaceOptions options;
+  options.full_data = &other;
+  EXPECT_THROW(posterior::laplace(model, nullptr, options), InvalidArgument);
+}
+
+// A GPU build fits Laplace and projects Phi from one upload of the design: what goes up is the
+// dataset once (n x d design, responses, offsets), the samples and Laplace's iterates. Two
+// uploads of the design (Laplace's and the projection's) would exceed the bound by n x d.
+TEST(GpuLaplace, AGpuBuildUploadsTheDesignOnce) {
+  CORESET_REQUIRE_GPU();
+  const index_t rows = 200000;
+  const Dataset data = test::model_dataset(ModelKind::logistic, rows, kDims, 5);
+  BuildOptions options;
+  options.model.kind = ModelKind::logistic;
+  options.samples = 32;
+  options.seed = 5;
+  options.precision = Precision::float32;
+  options.solver.k = 20;
+  options.solver.device = Device::gpu;
+  const cuda::TransferBytes before = cuda::transferred_bytes();
+  const BuildResult result = build_coreset(data, options);
+  const cuda::TransferBytes after = cuda::transferred_bytes();
+  EXPECT_EQ(result.pihat, Pihat::laplace);
+  const auto n = static_cast<std::size_t>(rows);
+  const auto d = static_cast<std::size_t>(result.parameters);
+  const std::size_t design = 8 * n * d;
+  const std::size_t to_device = after.to_device - before.to_device;
+  EXPECT_GE(to_device, design + 16 * n);  // the dataset went up: Laplace ran on the device
+  EXPECT_LT(to_device, design + 16 * n + design / 4);
+
+  // And it fitted the host's posterior: the same pi-hat mean, to round-off.
+  BuildOptions on_cpu = options;
+  on_cpu.solver.device = Device::cpu;
+  const BuildResult reference = build_coreset(data, on_cpu);
+  ASSERT_EQ(result.full_posterior_mean.size(), reference.full_posterior_mean.size());
+  for (std::size_t i = 0; i < reference.full_posterior_mean.size(); ++i) {
+    EXPECT_NEAR(result.full_posterior_mean[i], reference.full_posterior_mean[i],
+                1e-10 * (1.0 + std::abs(reference.full_posterior_mean[i])));
+  }
+}
+
+}  // namespace
+}  // namespace coreset
