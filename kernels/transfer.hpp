@@ -6,7 +6,11 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstddef>
+
+#include "coreset/types.hpp"
+#include "kernels/device_buffer.hpp"
 
 namespace coreset::kernels {
 
@@ -26,5 +30,13 @@ void copy_to_host_async(cudaStream_t stream, void* host, const void* device, std
 void copy_2d_to_device_async(cudaStream_t stream, void* device, std::size_t device_pitch,
                              const void* host, std::size_t host_pitch, std::size_t width,
                              std::size_t height);
+
+/// `count` host values into `out`, resized to hold them (at least one element, so that an empty
+/// input still has a valid pointer), on `stream`.
+template <class U>
+void upload_async(cudaStream_t stream, DeviceBuffer<U>& out, const U* host, index_t count) {
+  out.resize_discard(std::max<index_t>(count, 1));
+  copy_to_device_async(stream, out.data(), host, static_cast<std::size_t>(count) * sizeof(U));
+}
 
 }  // namespace coreset::kernels

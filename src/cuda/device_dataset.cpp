@@ -21,13 +21,6 @@ namespace {
 // link_sums' scratch w (rows x (d + 1) doubles per pass): about 256 MiB, whatever d.
 constexpr index_t kChunkDoubles = index_t{1} << 25;
 
-template <class U>
-void upload(cudaStream_t stream, kernels::DeviceBuffer<U>& out, const U* host, index_t count) {
-  out.resize_discard(std::max<index_t>(count, 1));
-  kernels::copy_to_device_async(stream, out.data(), host,
-                                static_cast<std::size_t>(count) * sizeof(U));
-}
-
 }  // namespace
 
 DeviceData upload_data(Resources& resources, const models::Model& model,
@@ -46,9 +39,9 @@ DeviceData upload_data(Resources& resources, const models::Model& model,
   data.rows = n;
   data.dim = d;
   const cudaStream_t stream = resources.stream();
-  upload(stream, data.design, model.design.data(), n * d);
-  upload(stream, data.response, model.response.data(), n);
-  upload(stream, data.offset, model.offset.data(), n);
+  kernels::upload_async(stream, data.design, model.design.data(), n * d);
+  kernels::upload_async(stream, data.response, model.response.data(), n);
+  kernels::upload_async(stream, data.offset, model.offset.data(), n);
   resources.synchronize();
   return data;
 }

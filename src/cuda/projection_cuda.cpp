@@ -23,12 +23,6 @@ namespace {
 // The GEMM's output is S x width doubles per block: about 512 MiB, whatever S.
 constexpr index_t kBlockDoubles = index_t{1} << 26;
 
-template <class U>
-void upload(cudaStream_t s, kernels::DeviceBuffer<U>& out, const U* host, index_t count) {
-  out.resize_discard(std::max<index_t>(count, 1));
-  kernels::copy_to_device_async(s, out.data(), host, static_cast<std::size_t>(count) * sizeof(U));
-}
-
 }  // namespace
 
 template <class T>
@@ -58,8 +52,8 @@ kernels::DeviceBuffer<T> project_on_device(Resources& res, const models::Model& 
   }
   kernels::DeviceBuffer<double> samples_device;
   kernels::DeviceBuffer<double> quadratic_device;
-  upload(stream, samples_device, samples.data(), s * d);
-  upload(stream, quadratic_device, quadratic.data(), quadratic.size());
+  kernels::upload_async(stream, samples_device, samples.data(), s * d);
+  kernels::upload_async(stream, quadratic_device, quadratic.data(), quadratic.size());
   kernels::DeviceBuffer<double> z(width_max * s);
   kernels::DeviceBuffer<T> phi(s * n);
   kernels::DeviceBuffer<unsigned long long> first_bad(1);

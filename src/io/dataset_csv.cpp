@@ -134,16 +134,7 @@ Dataset read_dataset_csv(LineReader& lines, const std::string& response, bool ha
   double* const labels = data.response.data();
   // Writes only the band's rows: safe from several threads at once for disjoint bands.
   const auto store = [&](const double* band, index_t band_rows, index_t first_row) {
-    // Columns before the response, then those after it, shifted left by one.
-    support::transpose_into(band, cols, band_rows, std::min(skip, dims), covariates + first_row,
-                            rows);
-    if (skip < cols) {
-      support::transpose_into(band + skip + 1, cols, band_rows, cols - skip - 1,
-                              covariates + skip * rows + first_row, rows);
-      for (index_t i = 0; i < band_rows; ++i) {
-        labels[first_row + i] = band[i * cols + skip];
-      }
-    }
+    support::store_dataset_band(band, cols, band_rows, skip, first_row, rows, covariates, labels);
   };
   if (threads == 0) {
     parse_rows<double>(lines, line, cols, delimiter, "the header", store);

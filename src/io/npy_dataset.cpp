@@ -75,7 +75,6 @@ BadValue read_columns(const NpyHeader& header, const unsigned char* data, index_
 BadValue read_rows(const NpyHeader& header, const unsigned char* data, index_t rows, index_t cols,
                    index_t skip, int threads, Dataset& out) {
   const auto element = static_cast<index_t>(header.dtype.size);
-  const index_t dims = out.dims();
   const index_t band = std::clamp<index_t>(kBandElements / cols, 1, rows);
   const index_t bands = (rows + band - 1) / band;
   std::vector<BadValue> bad(static_cast<std::size_t>(bands));
@@ -96,15 +95,8 @@ BadValue read_rows(const NpyHeader& header, const unsigned char* data, index_t r
         continue;
       }
       const double* const values = staging.data();
-      support::transpose_into(values, cols, band_rows, std::min(skip, dims), covariates + first_row,
-                              rows);
-      if (skip < cols) {
-        support::transpose_into(values + skip + 1, cols, band_rows, cols - skip - 1,
-                                covariates + skip * rows + first_row, rows);
-        for (index_t i = 0; i < band_rows; ++i) {
-          labels[first_row + i] = values[i * cols + skip];
-        }
-      }
+      support::store_dataset_band(values, cols, band_rows, skip, first_row, rows, covariates,
+                                  labels);
     }
   }
   BadValue first;

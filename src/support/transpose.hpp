@@ -28,4 +28,22 @@ void transpose_into(const T* src, index_t src_ld, index_t rows, index_t cols, T*
   }
 }
 
+/// A row-major band of `band_rows` rows of `cols` values (a dataset's rows as read) into the
+/// column-major covariates (ld `rows`, from row `first_row`) with column `skip` taken out as the
+/// response: the columns before it, then those after it shifted left by one; skip >= cols means
+/// no response. Writes only the band's rows, so disjoint bands may be stored concurrently.
+template <class T>
+void store_dataset_band(const T* band, index_t cols, index_t band_rows, index_t skip,
+                        index_t first_row, index_t rows, T* covariates, T* response) {
+  const index_t dims = skip < cols ? cols - 1 : cols;
+  transpose_into(band, cols, band_rows, std::min(skip, dims), covariates + first_row, rows);
+  if (skip < cols) {
+    transpose_into(band + skip + 1, cols, band_rows, cols - skip - 1,
+                   covariates + skip * rows + first_row, rows);
+    for (index_t i = 0; i < band_rows; ++i) {
+      response[first_row + i] = band[i * cols + skip];
+    }
+  }
+}
+
 }  // namespace coreset::support
