@@ -5,7 +5,6 @@
 // The file is read twice, a chunk at a time (LineReader): the first pass checks every line and
 // finds the number of rows and the largest index, so the dense matrix is allocated once at its
 // final size; the second fills it.
-#include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
@@ -20,6 +19,7 @@
 #include "coreset/io.hpp"
 #include "io/csv_parse.hpp"
 #include "io/readers.hpp"
+#include "support/memory.hpp"
 
 namespace coreset::io {
 namespace detail {
@@ -119,16 +119,6 @@ index_t parse_line(const std::string& path, std::string_view line, index_t line_
   return previous;
 }
 
-// Bytes of physical memory, or the largest index_t when unknown.
-std::int64_t physical_memory() {
-  const long pages = ::sysconf(_SC_PHYS_PAGES);
-  const long page_size = ::sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || page_size <= 0) {
-    return std::numeric_limits<std::int64_t>::max();
-  }
-  return static_cast<std::int64_t>(pages) * page_size;
-}
-
 }  // namespace
 
 Dataset read_dataset_libsvm(LineReader& lines, bool has_response, index_t features,
@@ -213,7 +203,7 @@ Dataset read_dataset_libsvm(LineReader& lines, bool has_response, index_t featur
 }
 
 Dataset read_dataset_libsvm(LineReader& lines, bool has_response, index_t features) {
-  return read_dataset_libsvm(lines, has_response, features, physical_memory());
+  return read_dataset_libsvm(lines, has_response, features, support::physical_memory());
 }
 
 }  // namespace detail

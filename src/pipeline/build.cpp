@@ -22,6 +22,7 @@
 #include "pipeline/solve_in.hpp"
 #include "pipeline/sparsevi.hpp"
 #include "posterior/posterior.hpp"
+#include "support/memory.hpp"
 #include "support/progress.hpp"
 
 namespace coreset {
@@ -110,6 +111,27 @@ Prepared prepare(const Dataset& data, const BuildOptions& options) {
     prepared.samples = Eigen::Map<const Eigen::MatrixXd>(draws.data(), draws.rows(), draws.cols());
   }
   return prepared;
+}
+
+// The job's large host allocations, checked before the first of them (the samples, then Phi on
+// the CPU) so that a job that cannot fit says so, with the sizes, before it spends minutes on
+// pi-hat or is killed by the operating system while writing Phi. The GPU's memory is checked
+// by the device stages themselves (cuda::check_fits).
+void check_host_memory(const Prepared& prepared, const BuildOptions& options,
+                       const pipeline::ExecutionContext& context) {
+  const double s = prepared.pihat == Pihat::samples ? static_cast<double>(prepared.samples.rows())
+                                                    : static_cast<double>(options.samples);
+  const double n = static_cast<double>(prepared.model.rows());
+  const double d = static_cast<double>(prepared.model.dim());
+  const double phi_bytes = context.on_gpu()                            ? 0.0
+                           : context.precision() == Precision::float32 ? 4.0
+                                                                       : 8.0;
+  // S x d samples in double, then S x n of Phi in the job's precision, per element of S.
+  support::check_host_fits(
+      s, 8.0 * d + phi_bytes * n, support::physical_memory(),
+      context.on_gpu() ? "the S samples" : "Phi (S x n, with the S samples)",
+      "use fewer --samples" +
+          std::string(context.on_gpu() ? "" : ", --precision float or the GPU"));
 }
 
 void fit_pihat(Prepared& prepared, const BuildOptions& options,
@@ -335,6 +357,7 @@ PreparedProblem::PreparedProblem(const Dataset& data, const BuildOptions& option
   const Prepared& prepared = impl.prepared;
   StageSeconds& seconds = impl.prepared.seconds;
   const pipeline::ExecutionContext& context = impl.context;
+  check_host_memory(impl.prepared, options, context);
   double upload_seconds = 0.0;
   if (context.on_gpu()) {
     // Uploaded once; the Laplace fit and the projection both read it in place. Its time is
@@ -362,12 +385,14 @@ PreparedProblem::PreparedProblem(const Dataset& data, const BuildOptions& option
       impl.device_phi_double = std::make_unique<cuda::DevicePhi<double>>(
           *impl.device_data, prepared.model, prepared.samples);
     }
-  } else if (single) {
-    impl.phi_float =
-        cpu::projection<float>(prepared.model, prepared.samples, context.threads(), progress);
   } else {
-    impl.phi_double =
-        cpu::projection<double>(prepared.model, prepared.samples, context.threads(), progress);
+    if (single) {
+      impl.phi_float =
+          cpu::projection<float>(prepared.model, prepared.samples, context.threads(), progress);
+    } else {
+      impl.phi_double =
+          cpu::projection<double>(prepared.model, prepared.samples, context.threads(), progress);
+    }
   }
   seconds.projection = upload_seconds + seconds_since(start);
 

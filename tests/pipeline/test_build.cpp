@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <numeric>
 #include <string>
 #include <utility>
@@ -11,6 +13,7 @@
 #include "coreset/build.hpp"
 #include "coreset/error.hpp"
 #include "helpers/uniform_coreset.hpp"
+#include "support/memory.hpp"
 
 namespace coreset {
 namespace {
@@ -276,6 +279,42 @@ TEST(Build, LoglikMatrixIsCentredAndScaledPerDatapoint) {
   EXPECT_DOUBLE_EQ(phi(3, 0), 1.5);
   for (index_t j = 0; j < 4; ++j) {
     EXPECT_EQ(phi(j, 1), 0.0);
+  }
+}
+
+// Phi's size is checked against the machine's memory before it is written (issue 15, "memory up
+// front"): the message names what is needed and what there is.
+TEST(HostMemory, APhiLargerThanTheLimitIsRefusedWithBothSizes) {
+  const std::int64_t limit = std::int64_t{64} << 20;  // 64 MiB
+  EXPECT_NO_THROW(support::check_host_fits(1000.0 * 1000.0, 8.0, limit, "Phi", "advice"));
+  EXPECT_NO_THROW(support::check_host_fits(0.0, 8.0, limit, "Phi", "advice"));
+  try {
+    support::check_host_fits(500.0 * 1e6, 8.0, limit, "Phi (S x n)", "use fewer samples");
+    FAIL() << "a 3.7 GiB Phi passed a 64 MiB limit";
+  } catch (const InvalidArgument& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("Phi (S x n) needs 3814 MiB"), std::string::npos) << message;
+    EXPECT_NE(message.find("has 64 MiB"), std::string::npos) << message;
+    EXPECT_NE(message.find("use fewer samples"), std::string::npos) << message;
+  }
+  // S x n beyond 2^63 bytes is refused, not wrapped round to a small size.
+  EXPECT_THROW(support::check_host_fits(1e12 * 1e8, 8.0, std::numeric_limits<std::int64_t>::max(),
+                                        "Phi", "advice"),
+               InvalidArgument);
+}
+
+TEST(HostMemory, ABuildWhosePhiCannotFitTheMachineFailsBeforeTheProjection) {
+  // n = 10^4 rows at S = 10^9 samples is 80 TB of Phi in double: far past any machine here.
+  BuildOptions options;
+  options.samples = 1'000'000'000;
+  options.solver.device = Device::cpu;
+  try {
+    build_coreset(synthetic_logistic_dataset(10000, 0), options);
+    FAIL() << "an 80 TB Phi was not refused";
+  } catch (const InvalidArgument& error) {
+    EXPECT_NE(std::string(error.what()).find("Phi (S x n, with the S samples) needs"),
+              std::string::npos)
+        << error.what();
   }
 }
 
