@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -216,28 +217,37 @@ void check_rows(const Coreset& coreset, index_t rows) {
   }
 }
 
+// Phi on the host with its target y = Phi 1, summed once: the evaluations and SparseVI's trace
+// then cost O(|coreset| S) each instead of a pass over Phi.
+template <class T>
+struct HostPhi {
+  using Scalar = T;
+  Matrix<T> matrix;
+  std::vector<double> target;
+};
+
 // Phi where the job solves it: a host matrix on the CPU, a device buffer on the GPU. These three
 // are what the pipeline does with either besides solving.
 template <class T>
-double objective_on(const Matrix<T>& phi, const Coreset& coreset) {
-  return objective(phi.view(), nullptr, coreset);
+double objective_on(const HostPhi<T>& phi, const Coreset& coreset) {
+  return pipeline::objective_from(phi.matrix.view(), phi.target, coreset);
 }
 template <class T>
 double objective_on(const cuda::DevicePhi<T>& phi, const Coreset& coreset) {
   return phi.objective(coreset);
 }
 template <class T>
-void refit_on(const Matrix<T>& phi, const SolverSettings& solver, SolveResult& result) {
-  cpu::refit_on_cpu(phi.view(), static_cast<const T*>(nullptr), solver, result);
+void refit_on(const HostPhi<T>& phi, const SolverSettings& solver, SolveResult& result) {
+  cpu::refit_on_cpu(phi.matrix.view(), static_cast<const T*>(nullptr), solver, result);
 }
 template <class T>
 void refit_on(const cuda::DevicePhi<T>& phi, const SolverSettings& solver, SolveResult& result) {
   phi.refit(solver, result);
 }
 template <class T>
-SolveResult solve_on(const pipeline::ExecutionContext& context, const Matrix<T>& phi,
+SolveResult solve_on(const pipeline::ExecutionContext& context, const HostPhi<T>& phi,
                      const SolverOptions& solver) {
-  return pipeline::solve_in(context, phi.view(), static_cast<const T*>(nullptr), solver);
+  return pipeline::solve_in(context, phi.matrix.view(), static_cast<const T*>(nullptr), solver);
 }
 template <class T>
 SolveResult solve_on(const pipeline::ExecutionContext& context, const cuda::DevicePhi<T>& phi,
@@ -331,8 +341,8 @@ struct PreparedProblem::Impl {
   std::vector<double> full_mean;
   std::uint64_t seed = 0;  // BuildOptions::seed, the job's
   // Phi (S x n) where the solves run, in the precision it was built in: one of the four.
-  Matrix<double> phi_double;
-  Matrix<float> phi_float;
+  HostPhi<double> phi_double;
+  HostPhi<float> phi_float;
   std::unique_ptr<cuda::DevicePhi<double>> device_phi_double;
   std::unique_ptr<cuda::DevicePhi<float>> device_phi_float;
   // On a GPU, the job's one device copy of the dataset while a stage needs it: the Laplace fits'
@@ -386,12 +396,16 @@ PreparedProblem::PreparedProblem(const Dataset& data, const BuildOptions& option
           *impl.device_data, prepared.model, prepared.samples);
     }
   } else {
+    const auto project = [&](auto& phi) {
+      using T = typename std::decay_t<decltype(phi)>::Scalar;
+      phi.matrix =
+          cpu::projection<T>(prepared.model, prepared.samples, context.threads(), progress);
+      phi.target = pipeline::column_sums(phi.matrix.view());
+    };
     if (single) {
-      impl.phi_float =
-          cpu::projection<float>(prepared.model, prepared.samples, context.threads(), progress);
+      project(impl.phi_float);
     } else {
-      impl.phi_double =
-          cpu::projection<double>(prepared.model, prepared.samples, context.threads(), progress);
+      project(impl.phi_double);
     }
   }
   seconds.projection = upload_seconds + seconds_since(start);

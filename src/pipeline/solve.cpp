@@ -2,6 +2,7 @@
 #include <chrono>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "coreset/error.hpp"
 #include "coreset/solver.hpp"
@@ -103,22 +104,34 @@ SolveResult solve_any(MatrixView<T> phi, const T* y, const SolverOptions& option
 
 template <class T>
 double objective_any(MatrixView<T> phi, const T* y, const Coreset& coreset) {
-  if (coreset.indices.size() != coreset.weights.size()) {
-    throw InvalidArgument("coreset has " + std::to_string(coreset.indices.size()) +
-                          " indices but " + std::to_string(coreset.weights.size()) + " weights");
-  }
   if (phi.data == nullptr || phi.rows < 1 || phi.cols < 1 || phi.ld < phi.rows) {
     throw InvalidArgument("objective: Phi must be a non-empty matrix with ld >= rows");
   }
-  // Column by column, in Phi's storage order; y = Phi 1 when no target is given.
-  std::vector<double> residual(static_cast<std::size_t>(phi.rows), 0.0);
-  for (index_t j = 0; j < (y == nullptr ? phi.cols : 0); ++j) {
+  return pipeline::objective_from(
+      phi, y == nullptr ? pipeline::column_sums(phi) : std::vector<double>(y, y + phi.rows),
+      coreset);
+}
+
+}  // namespace
+
+template <class T>
+std::vector<double> pipeline::column_sums(MatrixView<T> phi) {
+  // Column by column, in Phi's storage order.
+  std::vector<double> sums(static_cast<std::size_t>(phi.rows), 0.0);
+  for (index_t j = 0; j < phi.cols; ++j) {
     for (index_t i = 0; i < phi.rows; ++i) {
-      residual[static_cast<std::size_t>(i)] += phi(i, j);
+      sums[static_cast<std::size_t>(i)] += phi(i, j);
     }
   }
-  for (index_t i = 0; i < (y == nullptr ? 0 : phi.rows); ++i) {
-    residual[static_cast<std::size_t>(i)] = y[i];
+  return sums;
+}
+
+template <class T>
+double pipeline::objective_from(MatrixView<T> phi, std::vector<double> residual,
+                                const Coreset& coreset) {
+  if (coreset.indices.size() != coreset.weights.size()) {
+    throw InvalidArgument("coreset has " + std::to_string(coreset.indices.size()) +
+                          " indices but " + std::to_string(coreset.weights.size()) + " weights");
   }
   for (std::size_t p = 0; p < coreset.indices.size(); ++p) {
     const index_t j = coreset.indices[p];
@@ -137,7 +150,12 @@ double objective_any(MatrixView<T> phi, const T* y, const Coreset& coreset) {
   return sum;
 }
 
-}  // namespace
+template std::vector<double> pipeline::column_sums<float>(MatrixView<float>);
+template std::vector<double> pipeline::column_sums<double>(MatrixView<double>);
+template double pipeline::objective_from<float>(MatrixView<float>, std::vector<double>,
+                                                const Coreset&);
+template double pipeline::objective_from<double>(MatrixView<double>, std::vector<double>,
+                                                 const Coreset&);
 
 template <class T>
 SolveResult pipeline::solve_in(const ExecutionContext& context, MatrixView<T> phi, const T* y,
