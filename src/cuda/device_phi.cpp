@@ -13,6 +13,7 @@
 #include "cuda/resources.hpp"
 #include "solvers/refit.hpp"
 #include "solvers/run_algorithm.hpp"
+#include "support/coreset_checks.hpp"
 
 namespace coreset::cuda {
 
@@ -84,19 +85,11 @@ void DevicePhi<T>::refit(const SolverSettings& options, SolveResult& result) con
 
 template <class T>
 double DevicePhi<T>::objective(const Coreset& coreset) const {
-  if (coreset.indices.size() != coreset.weights.size()) {
-    throw InvalidArgument("coreset has " + std::to_string(coreset.indices.size()) +
-                          " indices but " + std::to_string(coreset.weights.size()) + " weights");
-  }
+  support::check_coreset_columns(coreset, cols());
   // The backend's sparse vectors hold each index once; coreset::objective adds repeats up.
   std::map<index_t, double> merged;
   for (std::size_t p = 0; p < coreset.indices.size(); ++p) {
-    const index_t j = coreset.indices[p];
-    if (j < 0 || j >= cols()) {
-      throw InvalidArgument("coreset index " + std::to_string(j) + " is outside Phi's " +
-                            std::to_string(cols()) + " columns");
-    }
-    merged[j] += coreset.weights[p];
+    merged[coreset.indices[p]] += coreset.weights[p];
   }
   std::vector<index_t> index;
   std::vector<double> value;

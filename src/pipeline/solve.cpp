@@ -10,6 +10,7 @@
 #include "cuda/solve_cuda.hpp"
 #include "pipeline/execution_context.hpp"
 #include "pipeline/solve_in.hpp"
+#include "support/coreset_checks.hpp"
 #include "support/progress.hpp"
 
 namespace coreset {
@@ -129,16 +130,9 @@ std::vector<double> pipeline::column_sums(MatrixView<T> phi) {
 template <class T>
 double pipeline::objective_from(MatrixView<T> phi, std::vector<double> residual,
                                 const Coreset& coreset) {
-  if (coreset.indices.size() != coreset.weights.size()) {
-    throw InvalidArgument("coreset has " + std::to_string(coreset.indices.size()) +
-                          " indices but " + std::to_string(coreset.weights.size()) + " weights");
-  }
+  support::check_coreset_columns(coreset, phi.cols);
   for (std::size_t p = 0; p < coreset.indices.size(); ++p) {
     const index_t j = coreset.indices[p];
-    if (j < 0 || j >= phi.cols) {
-      throw InvalidArgument("coreset index " + std::to_string(j) + " is outside Phi's " +
-                            std::to_string(phi.cols) + " columns");
-    }
     for (index_t i = 0; i < phi.rows; ++i) {
       residual[static_cast<std::size_t>(i)] -= coreset.weights[p] * phi(i, j);
     }
