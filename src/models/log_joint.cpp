@@ -59,12 +59,11 @@ void validate_theta(const Model& model, const Eigen::VectorXd& theta, const char
 /// and the negative Hessian design^T diag(w .* -ell'') design when asked for, in the fixed
 /// order of models/row_sums.hpp. The shared quadratic and the prior are added by the caller,
 /// once, scaled by the total weight.
-double accumulate_link_terms(const Model& model, const Eigen::Ref<const Eigen::MatrixXd>& design,
-                             const Eigen::Ref<const Eigen::VectorXd>& response,
-                             const Eigen::Ref<const Eigen::VectorXd>& offset,
-                             const Eigen::Ref<const Eigen::VectorXd>& weights,
-                             const Eigen::VectorXd& theta, Eigen::VectorXd* gradient,
-                             Eigen::MatrixXd* negative_hessian) {
+RowSums link_sums(const Model& model, const Eigen::Ref<const Eigen::MatrixXd>& design,
+                  const Eigen::Ref<const Eigen::VectorXd>& response,
+                  const Eigen::Ref<const Eigen::VectorXd>& offset,
+                  const Eigen::Ref<const Eigen::VectorXd>& weights, const Eigen::VectorXd& theta,
+                  bool want_gradient, bool want_hessian) {
   const auto terms = [&](index_t first, index_t count, Eigen::VectorXd& g, Eigen::VectorXd& c) {
     const Eigen::VectorXd predictor = design.middleRows(first, count) * theta;
     double value = 0.0;
@@ -78,16 +77,7 @@ double accumulate_link_terms(const Model& model, const Eigen::Ref<const Eigen::M
     }
     return value;
   };
-  const RowSums sums =
-      sum_over_rows(design, gradient != nullptr, negative_hessian != nullptr, terms);
-  if (gradient != nullptr) {
-    *gradient += sums.vector;
-  }
-  if (negative_hessian != nullptr) {
-    // Symmetric up to the summation order of the products, which the caller removes.
-    *negative_hessian += sums.matrix;
-  }
-  return sums.value;
+  return sum_over_rows(design, want_gradient, want_hessian, terms);
 }
 
 }  // namespace
@@ -147,29 +137,24 @@ double log_joint(const Model& model, const Coreset* weights, const Eigen::Vector
     *negative_hessian = model.prior_precision;
   }
 
+  const bool want_gradient = gradient != nullptr;
+  const bool want_hessian = negative_hessian != nullptr;
   double total_weight = 0.0;
-  if (weights == nullptr && full_data != nullptr) {
-    if (full_data->rows() != model.rows() || full_data->dim() != d) {
-      throw InvalidArgument("log_joint: the sums provider holds " +
-                            shape(full_data->rows(), full_data->dim()) +
-                            " design rows and columns but the model has " + shape(model.rows(), d));
-    }
+  RowSums sums;
+  if (weights == nullptr) {
     total_weight = static_cast<double>(model.rows());
-    // Added exactly as accumulate_link_terms adds the host sums, so that only the sums differ.
-    const RowSums sums =
-        full_data->link_sums(theta, gradient != nullptr, negative_hessian != nullptr);
-    value += sums.value;
-    if (gradient != nullptr) {
-      *gradient += sums.vector;
+    if (full_data != nullptr) {
+      if (full_data->rows() != model.rows() || full_data->dim() != d) {
+        throw InvalidArgument(
+            "log_joint: the sums provider holds " + shape(full_data->rows(), full_data->dim()) +
+            " design rows and columns but the model has " + shape(model.rows(), d));
+      }
+      sums = full_data->link_sums(theta, want_gradient, want_hessian);
+    } else {
+      const Eigen::VectorXd ones = Eigen::VectorXd::Ones(model.rows());
+      sums = link_sums(model, model.design, model.response, model.offset, ones, theta,
+                       want_gradient, want_hessian);
     }
-    if (negative_hessian != nullptr) {
-      *negative_hessian += sums.matrix;
-    }
-  } else if (weights == nullptr) {
-    total_weight = static_cast<double>(model.rows());
-    const Eigen::VectorXd ones = Eigen::VectorXd::Ones(model.rows());
-    value += accumulate_link_terms(model, model.design, model.response, model.offset, ones, theta,
-                                   gradient, negative_hessian);
   } else {
     if (weights->indices.size() != weights->weights.size()) {
       throw InvalidArgument("log_joint: the coreset has " +
@@ -204,8 +189,16 @@ double log_joint(const Model& model, const Coreset* weights, const Eigen::Vector
       response[i] = model.response[index];
       offset[i] = model.offset[index];
     }
-    value +=
-        accumulate_link_terms(model, rows, response, offset, w, theta, gradient, negative_hessian);
+    sums = link_sums(model, rows, response, offset, w, theta, want_gradient, want_hessian);
+  }
+  // The data's sums, from the host or the provider alike. The Hessian's is symmetric up to the
+  // summation order of the products, which the symmetrisation below removes.
+  value += sums.value;
+  if (want_gradient) {
+    *gradient += sums.vector;
+  }
+  if (want_hessian) {
+    *negative_hessian += sums.matrix;
   }
 
   if (model.shared_quadratic.size() != 0 && total_weight != 0.0) {
