@@ -1,8 +1,6 @@
 // The non-template parts of the parallel row parser: cutting a block at line ends, counting lines.
 #include "io/parallel_rows.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cstring>
@@ -15,6 +13,7 @@
 
 #include "coreset/error.hpp"
 #include "io/readers.hpp"
+#include "support/threads.hpp"
 
 namespace coreset::io::detail {
 
@@ -76,7 +75,7 @@ int resolve_threads(int threads) {
     throw InvalidArgument("the number of reader threads must be >= 0 (0: every core), got " +
                           std::to_string(threads));
   }
-  return threads > 0 ? threads : std::max(1, omp_get_max_threads());
+  return support::resolve_threads(threads);
 }
 
 }  // namespace coreset::io::detail

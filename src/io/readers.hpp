@@ -29,8 +29,7 @@ namespace detail {
 /// Bytes of text per thread in one block of the parallel CSV reader.
 inline constexpr std::size_t kParallelBytesPerThread = std::size_t{4} << 20;
 
-/// The thread count for `threads`: itself when > 0; 0: OpenMP's (every core, or
-/// OMP_NUM_THREADS). InvalidArgument when negative.
+/// support::resolve_threads for a reader's `threads` option: InvalidArgument when negative.
 int resolve_threads(int threads);
 
 /// With `threads` 0, line by line on the calling thread (the reference); with `threads` >= 1,

@@ -1,7 +1,5 @@
 #include "pipeline/execution_context.hpp"
 
-#include <omp.h>
-
 #include <atomic>
 #include <stdexcept>
 
@@ -14,10 +12,6 @@ namespace {
 std::atomic<std::uint64_t> resolved{0};
 
 }  // namespace
-
-int resolve_threads(int requested) {
-  return requested > 0 ? requested : omp_get_max_threads();
-}
 
 ExecutionContext::ExecutionContext(Device requested, int threads, Precision precision,
                                    ProgressObserver* progress)

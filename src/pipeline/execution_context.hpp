@@ -12,13 +12,11 @@
 #include "coreset/progress.hpp"
 #include "coreset/solver.hpp"
 #include "cuda/gpu_session.hpp"
+#include "support/threads.hpp"
 
 namespace coreset::pipeline {
 
-/// The thread count a job uses for `requested` (SolverOptions::threads, BuildOptions' solver
-/// threads): itself when positive, else every core OpenMP offers (omp_get_max_threads(), so
-/// OMP_NUM_THREADS lowers it). The one place the library turns 0 into a number.
-int resolve_threads(int requested);
+using support::resolve_threads;  // support/threads.hpp: what 0 threads means
 
 class ExecutionContext {
  public:
