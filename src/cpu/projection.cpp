@@ -4,9 +4,6 @@
 // pass per column (link, shared quadratic, sum) and the centring. The offset c_n is constant
 // over the samples, so the centring removes it exactly and it is never added.
 #include "cpu/projection.hpp"
-
-#include <omp.h>
-
 #include <Eigen/Core>
 #include <algorithm>
 #include <atomic>
@@ -151,15 +148,11 @@ void projection_into(const Model& model, const Eigen::MatrixXd& samples, int thr
   index_t bad = -1;                  // smallest flat index of a non-finite L_n(theta_j), if any
   std::atomic<index_t> done{0};      // datapoints finished, for `progress`
   std::atomic<bool> stopped{false};  // `progress` asked to stop: skip the remaining blocks
-  // Blocks of datapoints are split over the threads; inside a parallel region Eigen runs the
-  // product single-threaded, and each block's product and centring is the same computation
-  // whatever the thread count, so Phi is bitwise independent of `threads`.
+  // Blocks of datapoints are split over the threads; Eigen never parallelises a product itself
+  // (support/eigen.hpp), and each block's product and centring is the same computation whatever
+  // the thread count, so Phi is bitwise independent of `threads`.
 #pragma omp parallel num_threads(team)
   {
-    // Eigen parallelises a product itself unless it already runs in a team of several threads;
-    // with threads = 1 it would not know, so this implicit task's thread count is pinned to 1
-    // (the setting is local to the task) and every product is the single-threaded one.
-    omp_set_num_threads(1);
     ColumnMajor buffer;           // S x block for a float Phi, reused across this thread's blocks
     Eigen::MatrixXd signed_rows;  // the block's rows times their labels (logistic)
     std::vector<double> means(static_cast<std::size_t>(width_max));

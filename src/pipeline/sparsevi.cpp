@@ -1,8 +1,6 @@
 // SparseVI ([SVI] Algorithm 1, spec 2.12); the conventions are in pipeline/sparsevi.hpp.
 #include "pipeline/sparsevi.hpp"
 
-#include <omp.h>
-
 #include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
@@ -38,20 +36,6 @@ constexpr double kEpsilon = 1e-8;
 bool conjugate(ModelKind kind) {
   return kind == ModelKind::gaussian || kind == ModelKind::linear;
 }
-
-// While alive, Eigen's own products on this thread run single-threaded (Eigen parallelises a
-// large product over omp_get_max_threads() threads, and its blocking depends on that count).
-// The projection and the covariance pass ask for their teams explicitly.
-class SerialEigenScope {
- public:
-  SerialEigenScope() : saved_(omp_get_max_threads()) { omp_set_num_threads(1); }
-  ~SerialEigenScope() { omp_set_num_threads(saved_); }
-  SerialEigenScope(const SerialEigenScope&) = delete;
-  SerialEigenScope& operator=(const SerialEigenScope&) = delete;
-
- private:
-  int saved_;
-};
 
 // r = Phi (1 - w) = Phi 1 - sum_i w_i Phi_i, the columns summed in index order.
 std::vector<double> residual(const Matrix<double>& phi, const Coreset& weights) {
@@ -270,7 +254,6 @@ SparseViRun run_sparsevi(const models::Model& model, const BuildSolverOptions& o
   }
   const SparseViSettings settings = resolve_sparsevi_settings(options.sparsevi, model.kind);
   const int threads = resolve_threads(options.threads);
-  const SerialEigenScope serial;
   Estimator estimator(model, settings, seed, threads);
 
   State state;
