@@ -203,5 +203,16 @@ CORESET_API Quality evaluate_coreset(const Dataset& data, const BuildOptions& op
 /// 1/sqrt(S), exactly as build_coreset does. The result is S x n.
 CORESET_API Matrix<double> projection_from_loglik(const Matrix<double>& loglik);
 CORESET_API Matrix<float> projection_from_loglik(const Matrix<float>& loglik);
+/// The same for log-likelihoods in any strided layout, read in place in one pass: the value of
+/// datapoint i at draw s is loglik[i * datapoint_stride + s * draw_stride] (strides in elements,
+/// >= 0). An n x S array in C order has strides (S, 1); an S x n one, ArviZ's draws flattened
+/// from (chain, draw, n), has (1, n). Throws InvalidArgument for datapoints or draws < 1, a null
+/// pointer, a negative stride or a non-finite value (named by its 0-based datapoint and draw).
+CORESET_API Matrix<double> projection_from_loglik(const double* loglik, index_t datapoints,
+                                                  index_t draws, index_t datapoint_stride,
+                                                  index_t draw_stride);
+CORESET_API Matrix<float> projection_from_loglik(const float* loglik, index_t datapoints,
+                                                 index_t draws, index_t datapoint_stride,
+                                                 index_t draw_stride);
 
 }  // namespace coreset

@@ -10,6 +10,7 @@
 #include "coreset/matrix.hpp"
 #include "coreset/model.hpp"
 #include "coreset/progress.hpp"
+#include "coreset/report.hpp"
 #include "coreset/solver.hpp"
 #include "coreset/types.hpp"
 #include "coreset/version.hpp"

@@ -68,7 +68,7 @@ int run_build(const BuildArguments& args) {
 
   // Rendered first, so that a formatting failure cannot leave one file written.
   const std::string report =
-      args.report_path.empty() ? std::string() : render_build_report(inputs, result);
+      args.report_path.empty() ? std::string() : build_report_json(inputs, result);
   Outputs outputs;
   outputs.add(args.out_path,
               [&](const std::string& path) { io::write_coreset_csv(path, result.solve.coreset); });
@@ -111,7 +111,7 @@ int run_evaluate(const EvaluateArguments& args) {
   const std::string report =
       args.report_path.empty()
           ? std::string()
-          : render_evaluate_report(inputs, args.coreset_path, coreset, quality);
+          : evaluate_report_json(inputs, args.coreset_path, coreset, quality);
   Outputs outputs;
   outputs.add(args.report_path,
               [&](const std::string& path) { io::write_file_atomic(path, report); });

@@ -80,7 +80,7 @@ int run_solve(const SolveArguments& args, const DeviceChoice& choice) {
 
   // Render everything first so that a formatting failure cannot leave one file written.
   const std::string report =
-      args.report_path.empty() ? std::string() : render_solve_report(inputs, result);
+      args.report_path.empty() ? std::string() : solve_report_json(inputs, result);
   Outputs outputs;
   outputs.add(args.out_path,
               [&](const std::string& path) { io::write_coreset_csv(path, result.coreset); });

@@ -207,31 +207,38 @@ void projection_into(const Model& model, const Eigen::MatrixXd& samples, int thr
 }
 
 template <class T>
-Matrix<T> projection_from_loglik(const Matrix<T>& loglik) {
-  const index_t n = loglik.rows();
-  const index_t s = loglik.cols();
+Matrix<T> projection_from_loglik(const T* loglik, index_t n, index_t s, index_t datapoint_stride,
+                                 index_t draw_stride) {
   if (n < 1 || s < 1) {
     throw InvalidArgument(
-        "the log-likelihood matrix must have at least one row and one column (got " +
-        std::to_string(n) + " x " + std::to_string(s) + ")");
+        "the log-likelihood matrix must have at least one datapoint and one draw (got " +
+        std::to_string(n) + " datapoints, " + std::to_string(s) + " draws)");
+  }
+  if (loglik == nullptr || datapoint_stride < 0 || draw_stride < 0) {
+    throw InvalidArgument("the log-likelihood matrix needs data and non-negative strides");
   }
   Matrix<T> phi = Matrix<T>::uninitialized(s, n);
-  // loglik is n x S column-major, i.e. S x n row-major with leading dimension n.
-  support::transpose_into(loglik.data(), n, s, n, phi.data(), s);
-  index_t bad = -1;
-  for (index_t i = 0; i < n && bad < 0; ++i) {
-    const T* column = phi.column(i);
-    for (index_t j = 0; j < s; ++j) {
-      if (!std::isfinite(column[j])) {
-        bad = i + j * n;
-        break;
+  if (datapoint_stride == 1) {
+    // Draw-major (a C-order S x n array, ArviZ's layout): S rows of n values, ld draw_stride.
+    support::transpose_into(loglik, draw_stride, s, n, phi.data(), s);
+  } else {
+#pragma omp parallel for schedule(static)
+    for (index_t i = 0; i < n; ++i) {
+      const T* in = loglik + i * datapoint_stride;
+      T* out = phi.column(i);
+      for (index_t j = 0; j < s; ++j) {
+        out[j] = in[j * draw_stride];
       }
     }
   }
-  if (bad >= 0) {
-    throw InvalidArgument("the log-likelihood matrix has a non-finite entry at row " +
-                          std::to_string(bad % n) + ", column " + std::to_string(bad / n) +
-                          " (0-based)");
+  for (index_t i = 0; i < n; ++i) {
+    const T* column = phi.column(i);
+    for (index_t j = 0; j < s; ++j) {
+      if (!std::isfinite(column[j])) {
+        throw InvalidArgument("the log-likelihood matrix has a non-finite entry at datapoint " +
+                              std::to_string(i) + ", draw " + std::to_string(j) + " (0-based)");
+      }
+    }
   }
 #pragma omp parallel for schedule(static)
   for (index_t i = 0; i < n; ++i) {
@@ -252,7 +259,9 @@ template void projection_into<float>(const Model&, const Eigen::MatrixXd&, int, 
                                      ProgressObserver*);
 template void projection_into<double>(const Model&, const Eigen::MatrixXd&, int, Matrix<double>&,
                                       ProgressObserver*);
-template Matrix<float> projection_from_loglik<float>(const Matrix<float>&);
-template Matrix<double> projection_from_loglik<double>(const Matrix<double>&);
+template Matrix<float> projection_from_loglik<float>(const float*, index_t, index_t, index_t,
+                                                     index_t);
+template Matrix<double> projection_from_loglik<double>(const double*, index_t, index_t, index_t,
+                                                       index_t);
 
 }  // namespace coreset::cpu

@@ -32,10 +32,14 @@ template <class T>
 void projection_into(const Model& model, const Eigen::MatrixXd& samples, int threads,
                      Matrix<T>& phi, ProgressObserver* progress = nullptr);
 
-/// Phi from a user's own log-likelihood matrix `loglik` (n x S: row n = datapoint n at the S
-/// samples), centred and scaled exactly as projection() does.
+/// Phi from a user's own log-likelihoods, centred and scaled exactly as projection() does: the
+/// value of datapoint i at draw s is loglik[i * datapoint_stride + s * draw_stride] (strides in
+/// elements, >= 0), so an n x S or S x n array in either order is read in place, in one pass.
+/// InvalidArgument for n or S < 1, a negative stride, or a non-finite value (named by its
+/// 0-based datapoint and draw).
 template <class T>
-Matrix<T> projection_from_loglik(const Matrix<T>& loglik);
+Matrix<T> projection_from_loglik(const T* loglik, index_t n, index_t s, index_t datapoint_stride,
+                                 index_t draw_stride);
 
 /// Datapoints per block of projection() at S samples: a block of S x width doubles stays in a
 /// core's L2 cache between its product and its link and centring passes. Exported for the

@@ -571,11 +571,20 @@ Quality evaluate_coreset(const Dataset& data, const BuildOptions& options, const
   return PreparedProblem(data, options).evaluate(coreset);
 }
 
+// An n x S column-major matrix: datapoint i's draws are a row, n apart.
 Matrix<double> projection_from_loglik(const Matrix<double>& loglik) {
-  return cpu::projection_from_loglik(loglik);
+  return cpu::projection_from_loglik(loglik.data(), loglik.rows(), loglik.cols(), 1, loglik.rows());
 }
 Matrix<float> projection_from_loglik(const Matrix<float>& loglik) {
-  return cpu::projection_from_loglik(loglik);
+  return cpu::projection_from_loglik(loglik.data(), loglik.rows(), loglik.cols(), 1, loglik.rows());
+}
+Matrix<double> projection_from_loglik(const double* loglik, index_t datapoints, index_t draws,
+                                      index_t datapoint_stride, index_t draw_stride) {
+  return cpu::projection_from_loglik(loglik, datapoints, draws, datapoint_stride, draw_stride);
+}
+Matrix<float> projection_from_loglik(const float* loglik, index_t datapoints, index_t draws,
+                                     index_t datapoint_stride, index_t draw_stride) {
+  return cpu::projection_from_loglik(loglik, datapoints, draws, datapoint_stride, draw_stride);
 }
 
 }  // namespace coreset

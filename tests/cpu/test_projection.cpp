@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "coreset/build.hpp"
 #include "coreset/dataset.hpp"
 #include "coreset/error.hpp"
 #include "coreset/model.hpp"
@@ -316,9 +317,50 @@ TEST(ProjectionFromLoglik, RejectsNonFiniteAndEmptyMatrices) {
     projection_from_loglik(loglik);
     ADD_FAILURE() << "a NaN log-likelihood was accepted";
   } catch (const InvalidArgument& error) {
-    EXPECT_NE(std::string(error.what()).find("row 1, column 2"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("datapoint 1, draw 2"), std::string::npos)
+        << error.what();
   }
   EXPECT_THROW(projection_from_loglik(Matrix<double>(0, 3)), InvalidArgument);
+  const double value = 1.0;
+  EXPECT_THROW(projection_from_loglik(&value, 1, 1, -1, 1), InvalidArgument);
+  EXPECT_THROW(projection_from_loglik(static_cast<const double*>(nullptr), 1, 1, 1, 1),
+               InvalidArgument);
+}
+
+// The strided entry point reads every layout a NumPy caller hands over (n x S or S x n, C or
+// Fortran order, a slice with gaps) and gives the Phi of the column-major n x S matrix.
+TEST(ProjectionFromLoglik, EveryStridedLayoutGivesTheSamePhi) {
+  const index_t n = 70, s = 9;  // not multiples of the transposition's 64-wide tiles
+  Matrix<double> loglik(n, s);
+  for (index_t i = 0; i < n; ++i) {
+    for (index_t j = 0; j < s; ++j) {
+      loglik(i, j) = std::sin(0.37 * static_cast<double>(i) + 1.3 * static_cast<double>(j));
+    }
+  }
+  const Matrix<double> reference = projection_from_loglik(loglik);
+  // Datapoint-major (C-order n x S), with a gap of 3 after each datapoint's draws.
+  std::vector<double> datapoint_major(static_cast<std::size_t>(n * (s + 3)), std::nan(""));
+  // Draw-major (C-order S x n, ArviZ's draws flattened), and the same with every other element.
+  std::vector<double> draw_major(static_cast<std::size_t>(s * n));
+  std::vector<double> spaced(static_cast<std::size_t>(2 * s * n), std::nan(""));
+  for (index_t i = 0; i < n; ++i) {
+    for (index_t j = 0; j < s; ++j) {
+      datapoint_major[static_cast<std::size_t>(i * (s + 3) + j)] = loglik(i, j);
+      draw_major[static_cast<std::size_t>(j * n + i)] = loglik(i, j);
+      spaced[static_cast<std::size_t>(2 * (j * n + i))] = loglik(i, j);
+    }
+  }
+  const Matrix<double> layouts[] = {
+      projection_from_loglik(datapoint_major.data(), n, s, s + 3, 1),
+      projection_from_loglik(draw_major.data(), n, s, 1, n),
+      projection_from_loglik(spaced.data(), n, s, 2, 2 * n),
+  };
+  for (const Matrix<double>& phi : layouts) {
+    ASSERT_EQ(phi.rows(), s);
+    ASSERT_EQ(phi.cols(), n);
+    EXPECT_EQ(std::vector<double>(phi.data(), phi.data() + n * s),
+              std::vector<double>(reference.data(), reference.data() + n * s));
+  }
 }
 
 TEST(ProjectionCenterAndScale, SubtractsTheMeanAndDividesBySqrtCount) {
