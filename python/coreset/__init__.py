@@ -1,0 +1,39 @@
+"""coreset: Bayesian coresets on the CPU and the GPU, from NumPy.
+
+    import coreset
+    c = coreset.build(X, y, model="logistic", k=100)
+    c.indices, c.weights, c.report["quality"]["symmetric_kl"]
+
+build() runs the whole job on a dataset, solve() the sparse regression on your own Phi or
+log-likelihood draws, evaluate() scores any coreset; coreset.ppl hands a coreset to Stan, NumPyro
+or PyMC. The engine is libcoreset (C++ and CUDA); see README's "Python" section.
+"""
+
+from . import ppl
+from ._api import Coreset, build, evaluate, info, solve, synthetic_logistic
+from ._core import __version__
+from .errors import (
+    CoresetError,
+    DeviceError,
+    InputError,
+    InvalidArgumentError,
+    NumericalError,
+    OutputError,
+)
+
+__all__ = [
+    "Coreset",
+    "build",
+    "solve",
+    "evaluate",
+    "info",
+    "synthetic_logistic",
+    "ppl",
+    "__version__",
+    "CoresetError",
+    "InvalidArgumentError",
+    "InputError",
+    "NumericalError",
+    "OutputError",
+    "DeviceError",
+]

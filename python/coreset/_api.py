@@ -1,0 +1,280 @@
+"""coreset.build, solve and evaluate: the engine's entry points with NumPy arguments.
+
+Keyword names follow the command's options (``--max-iter`` is ``max_iter``). The engine runs with
+the GIL released; Ctrl-C stops it within one iteration (or one block of datapoints) and raises
+KeyboardInterrupt. ``progress``, when given, is called as progress(stage, done, total) on the
+calling thread at most every 50 ms and at the start of each stage ("laplace", "sampling",
+"projection", "solve", "evaluation"; total is 0 when not known ahead); an exception it raises
+stops the engine and propagates.
+"""
+
+import json
+import sys
+
+import numpy as np
+
+from . import _arrays, _core
+from .errors import InvalidArgumentError
+
+__all__ = ["Coreset", "build", "solve", "evaluate", "info", "synthetic_logistic"]
+
+
+class Coreset:
+    """A weighted subset of the datapoints, and the report of the run that made it.
+
+    indices: int64 array, ascending, 0-based rows of the data (columns of Phi).
+    weights: float64 array, each > 0, one per index.
+    report:  dict with the fields of the command's JSON report (README, "The JSON report").
+    """
+
+    __slots__ = ("indices", "weights", "report")
+
+    def __init__(self, indices, weights, report=None):
+        self.indices = np.asarray(indices, dtype=np.int64)
+        self.weights = np.asarray(weights, dtype=np.float64)
+        if self.indices.shape != self.weights.shape or self.indices.ndim != 1:
+            raise InvalidArgumentError(
+                "indices and weights: expected two 1-D arrays of the same length, got shapes %s and %s"
+                % (self.indices.shape, self.weights.shape))
+        self.report = report if report is not None else {}
+
+    def __len__(self):
+        return int(self.indices.size)
+
+    def __repr__(self):
+        quality = self.report.get("quality") or {}
+        extra = ""
+        if "symmetric_kl" in quality:
+            extra = ", symmetric KL %.4g" % quality["symmetric_kl"]
+        elif "relative_error" in self.report:
+            extra = ", relative error %.4g" % self.report["relative_error"]
+        return "Coreset(%d points, total weight %.6g%s)" % (len(self), self.weights.sum(), extra)
+
+    def dense(self, n=None):
+        """The weights as a dense vector of length n (default: the data's size from the report),
+        zero off the coreset."""
+        if n is None:
+            n = _data_size(self.report)
+            if n is None:
+                raise InvalidArgumentError("dense: pass n, the number of datapoints")
+        if self.indices.size and (self.indices.min() < 0 or self.indices.max() >= n):
+            raise InvalidArgumentError(
+                "dense: n = %d is too small for index %d" % (n, self.indices.max()))
+        w = np.zeros(int(n))
+        w[self.indices] = self.weights
+        return w
+
+
+def _data_size(report):
+    source = report.get("input") or {}
+    if report.get("command") == "solve":
+        return source.get("cols")
+    return source.get("rows")
+
+
+def _device_and_gpu(device):
+    if device not in ("cpu", "gpu", "auto"):
+        raise InvalidArgumentError("device: expected 'cpu', 'gpu' or 'auto', got %r" % (device,))
+    if device == "auto":
+        usable, _ = _core.gpu_status()
+        return "gpu" if usable else "cpu"
+    return device
+
+
+def _precision_name(precision, device, dtype=None):
+    """'double' or 'float': as given, else (auto) the input's own dtype when there is one, float
+    on the GPU and double on the CPU otherwise (the command's rule)."""
+    if precision in ("double", "float64"):
+        return "double"
+    if precision in ("float", "float32"):
+        return "float"
+    if precision != "auto":
+        raise InvalidArgumentError(
+            "precision: expected 'double', 'float' or 'auto', got %r" % (precision,))
+    if dtype is not None and np.dtype(dtype) in (np.dtype(np.float32), np.dtype(np.float64)):
+        return "float" if np.dtype(dtype) == np.float32 else "double"
+    return "float" if device == "gpu" else "double"
+
+
+def _report(report_json, notes):
+    report = json.loads(report_json)
+    report["python"] = {"arrays": notes}
+    return report
+
+
+def _dataset_keywords(X, y, keywords):
+    """X and y as the engine takes them, and the names and descriptions for the report."""
+    x_array, x_note = _arrays.matrix_for_copy(X, "X")
+    names = getattr(X, "columns", None)
+    if names is not None and keywords.get("covariate_names") is None:
+        keywords["covariate_names"] = [str(name) for name in names]
+    y_array = None
+    if y is not None:
+        y_array = _arrays.as_array(y, "y")
+        if y_array.ndim != 1:
+            raise InvalidArgumentError("y: expected a 1-D array, got shape %s" % (y_array.shape,))
+        y_array = np.ascontiguousarray(y_array, dtype=x_array.dtype)
+        if keywords.get("response_name") is None and getattr(y, "name", None) is not None:
+            keywords["response_name"] = str(y.name)
+    keywords["data_description"] = "%s array %s from Python" % (x_array.dtype, x_array.shape)
+    for key in ("prior_covariance", "noise_covariance", "pihat_samples"):
+        if keywords.get(key) is not None:
+            keywords[key] = np.asarray(keywords[key], dtype=np.float64)
+    notes = {"X": _arrays.describe(x_array, (x_note + ", " if x_note else "")
+                                   + "copied once into the dataset (column-major float64)")}
+    return x_array, y_array, notes
+
+
+def _check_callback(progress):
+    if progress is not None and not callable(progress):
+        raise InvalidArgumentError("progress: expected a callable(stage, done, total) or None")
+
+
+def build(X, y=None, *, model, k=100, samples=500, algorithm="a-iht-2", device="auto",
+          precision="auto", seed=0, max_iter=300, tol=1e-5, step_rule="exact", pihat="auto",
+          pihat_samples=None, prior_sd=1.0, prior_covariance=None, noise_sd=1.0,
+          noise_covariance=None, intercept=True, rbf=False, rbf_centers=50,
+          rbf_scales=(0.2, 0.4, 0.8, 1.2, 1.6, 2.0), rbf_constant_scale=100.0, threads=0,
+          batch_fraction=0.0, refit=False, sparsevi_steps=0, sparsevi_learning_rate=0.0,
+          sparsevi_samples=100, sparsevi_optimizer="adam", covariate_names=None,
+          response_name=None, progress=None):
+    """A coreset of the dataset (X, y) for `model`, as `coreset build` makes it.
+
+    X: n x D covariates (any float or integer dtype, any order; a pandas DataFrame's column names
+       name the parameters). Copied once into the engine's column-major float64 dataset.
+    y: n responses (labels in {-1, 1} or {0, 1} for logistic, counts for poisson, values for
+       linear; None for gaussian). Copied with X.
+    model: "logistic", "poisson", "gaussian" or "linear". The other keywords are the command's
+       options of the same names (README, "coreset build"); device="auto" runs on a usable GPU,
+       else the CPU, and precision="auto" is float on the GPU, double on the CPU.
+    Returns a Coreset whose report is the command's `--report` JSON (as a dict). The same data,
+    options and seed give the command's coreset.
+    """
+    _check_callback(progress)
+    device = _device_and_gpu(device)
+    keywords = dict(model=model, k=k, samples=samples, algorithm=algorithm, device=device,
+                    precision=_precision_name(precision, device), seed=seed, max_iter=max_iter,
+                    tol=tol, step_rule=step_rule, pihat=pihat, pihat_samples=pihat_samples,
+                    prior_sd=prior_sd, prior_covariance=prior_covariance, noise_sd=noise_sd,
+                    noise_covariance=noise_covariance, intercept=intercept, rbf=rbf,
+                    rbf_centers=rbf_centers, rbf_scales=list(rbf_scales),
+                    rbf_constant_scale=rbf_constant_scale, threads=threads,
+                    batch_fraction=batch_fraction, refit=refit, sparsevi_steps=sparsevi_steps,
+                    sparsevi_learning_rate=sparsevi_learning_rate,
+                    sparsevi_samples=sparsevi_samples, sparsevi_optimizer=sparsevi_optimizer,
+                    covariate_names=covariate_names, response_name=response_name)
+    x_array, y_array, notes = _dataset_keywords(X, y, keywords)
+    indices, weights, report = _core.build(x_array, y_array, keywords, progress)
+    return Coreset(indices, weights, _report(report, notes))
+
+
+def evaluate(X, y=None, *, model, indices, weights, samples=500, device="auto", precision="auto",
+             seed=0, pihat="auto", pihat_samples=None, prior_sd=1.0, prior_covariance=None,
+             noise_sd=1.0, noise_covariance=None, intercept=True, rbf=False, rbf_centers=50,
+             rbf_scales=(0.2, 0.4, 0.8, 1.2, 1.6, 2.0), rbf_constant_scale=100.0, threads=0,
+             covariate_names=None, response_name=None, progress=None):
+    """The quality of any coreset (0-based `indices`, positive `weights`) of (X, y), as
+    `coreset evaluate` reports it: the same pi-hat, samples and Phi that build uses for these
+    options. Returns a Coreset (sorted by index) whose report["quality"] holds the relative
+    projection error, the forward, reverse and symmetric KL and the MAP distance."""
+    _check_callback(progress)
+    given = Coreset(indices, weights)
+    order = np.argsort(given.indices, kind="stable")
+    device = _device_and_gpu(device)
+    keywords = dict(model=model, samples=samples, device=device,
+                    precision=_precision_name(precision, device), seed=seed, pihat=pihat,
+                    pihat_samples=pihat_samples, prior_sd=prior_sd,
+                    prior_covariance=prior_covariance, noise_sd=noise_sd,
+                    noise_covariance=noise_covariance, intercept=intercept, rbf=rbf,
+                    rbf_centers=rbf_centers, rbf_scales=list(rbf_scales),
+                    rbf_constant_scale=rbf_constant_scale, threads=threads, k=1,
+                    covariate_names=covariate_names, response_name=response_name)
+    x_array, y_array, notes = _dataset_keywords(X, y, keywords)
+    out_indices, out_weights, report = _core.evaluate(
+        x_array, y_array, keywords, given.indices[order].tolist(), given.weights[order].tolist(),
+        progress)
+    return Coreset(out_indices, out_weights, _report(report, notes))
+
+
+def _loglik_as_n_by_s(loglik, samples_axis):
+    """The log-likelihoods as an (n, S) view: n x S (samples_axis=1), S x n (samples_axis=0) or
+    ArviZ's (chain, draw, n) flattened to S = chain * draw draws (a view when it can be)."""
+    array = _arrays.as_array(loglik, "loglik")
+    if array.ndim == 3:
+        if samples_axis not in (None, 0):
+            raise InvalidArgumentError(
+                "samples_axis: a 3-D loglik is (chain, draw, n); leave samples_axis at its default")
+        array = array.reshape(array.shape[0] * array.shape[1], array.shape[2])
+        return array.T, "(chain, draw, n) flattened to S = %d draws" % array.shape[0]
+    if array.ndim != 2:
+        raise InvalidArgumentError(
+            "loglik: expected n x S, S x n (samples_axis=0) or (chain, draw, n), got shape %s"
+            % (array.shape,))
+    if samples_axis in (None, 1):
+        return array, None
+    if samples_axis == 0:
+        return array.T, None
+    raise InvalidArgumentError("samples_axis: expected 0 or 1, got %r" % (samples_axis,))
+
+
+def solve(phi=None, *, loglik=None, y=None, k, algorithm="a-iht-2", device="auto",
+          precision="auto", max_iter=300, tol=1e-5, seed=0, step_rule="exact", threads=0,
+          batch_fraction=0.0, refit=False, samples_axis=None, progress=None):
+    """The sparse non-negative regression min ||y - Phi w||^2, ||w||_0 <= k, w >= 0, as
+    `coreset solve` runs it.
+
+    phi: S x n (column i = datapoint i's centred, scaled log-likelihoods). float32 or float64 in
+       Fortran order (or `a.T` of a C-ordered n x S array) is read in place; anything else is
+       copied once (report["python"]["arrays"] says which).
+    loglik: instead of phi, raw log-likelihoods: n x S, S x n with samples_axis=0, or
+       (chain, draw, n) as ArviZ's log_likelihood group holds them. Read in place in any layout
+       and centred and scaled into Phi in one pass (Phi itself is new memory).
+    y: the S-vector target (default Phi 1). precision="auto" keeps the input's dtype (float32 or
+       float64). Returns a Coreset; report is the command's solve report.
+    """
+    _check_callback(progress)
+    if (phi is None) == (loglik is None):
+        raise InvalidArgumentError("solve: pass exactly one of phi and loglik")
+    device = _device_and_gpu(device)
+    keywords = dict(k=k, algorithm=algorithm, device=device, max_iter=max_iter, tol=tol,
+                    seed=seed, step_rule=step_rule, threads=threads,
+                    batch_fraction=batch_fraction, refit=refit)
+    if phi is not None:
+        if samples_axis is not None:
+            raise InvalidArgumentError("samples_axis: only read with loglik")
+        source = _arrays.as_array(phi, "phi")
+        dtype = np.float32 if _precision_name(precision, device, source.dtype) == "float" else np.float64
+        array, description = _arrays.column_major(source, "phi", dtype)
+        keywords["phi_description"] = description
+        notes = {"phi": description}
+        draws = array.shape[0]
+    else:
+        view, how = _loglik_as_n_by_s(loglik, samples_axis)
+        dtype = np.float32 if _precision_name(precision, device, view.dtype) == "float" else np.float64
+        array, note = _arrays.strided(view, "loglik", dtype)
+        description = _arrays.describe(array.T, ", ".join(x for x in (how, note) if x))
+        keywords["loglik_description"] = description
+        notes = {"loglik": description, "phi": "computed from loglik (new %s array)" % array.dtype}
+        draws = array.shape[1]
+    y_array = None
+    if y is not None:
+        y_array = _arrays.vector(y, "y", draws, dtype)
+        keywords["y_description"] = "%s vector (%d,)" % (y_array.dtype, draws)
+    run = _core.solve_phi if phi is not None else _core.solve_loglik
+    indices, weights, report = run(array, y_array, keywords, progress)
+    return Coreset(indices, weights, _report(report, notes))
+
+
+def info():
+    """The build and runtime facts `coreset info` prints, as a dict (plus Python's)."""
+    facts = _core.info()
+    facts["python"] = sys.version.split()[0]
+    facts["numpy"] = np.__version__
+    return facts
+
+
+def synthetic_logistic(rows=10000, seed=0):
+    """The papers' synthetic logistic-regression data (spec 3.6) as (X, y): x ~ N(0, I_2), labels
+    in {-1, 1} from theta = (3, 3). `coreset build` without --data uses rows=10000, seed=0, so
+    build(*synthetic_logistic(), model="logistic") is the command's built-in example."""
+    return _core.synthetic_logistic(int(rows), int(seed))

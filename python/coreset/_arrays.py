@@ -1,0 +1,98 @@
+"""Arrays in the layout the engine reads, copied only when they are not.
+
+Each function returns the array to hand to the engine and a description for the report that says
+whether it was read in place or copied (and why), so a user can see the copies a call made.
+"""
+
+import numpy as np
+
+from .errors import InvalidArgumentError
+
+_ENGINE_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _describe(array):
+    return "%s array %s" % (array.dtype, tuple(array.shape))
+
+
+def as_array(value, name):
+    """Any array-like as a NumPy array without copying where NumPy can (buffer protocol,
+    __array_interface__, CPU __dlpack__)."""
+    if isinstance(value, np.ndarray):
+        return value
+    if hasattr(value, "__dlpack__") and not hasattr(value, "__array__"):
+        try:
+            return np.from_dlpack(value)
+        except (TypeError, RuntimeError, BufferError) as error:
+            raise InvalidArgumentError(
+                "%s: cannot read this %s through DLPack on the CPU (%s)"
+                % (name, type(value).__name__, error)
+            ) from None
+    try:
+        return np.asarray(value)
+    except (TypeError, ValueError) as error:
+        raise InvalidArgumentError("%s: expected an array, got %s (%s)" % (name, type(value).__name__, error)) from None
+
+
+def with_dtype(array, name, dtype=None):
+    """`array` as float32/float64: kept when it already is one (or is `dtype`), else converted
+    (a copy). Returns (array, note)."""
+    if array.dtype.kind not in "biuf":
+        raise InvalidArgumentError("%s: expected real numbers, got dtype %s" % (name, array.dtype))
+    target = np.dtype(dtype) if dtype is not None else (
+        array.dtype if array.dtype in _ENGINE_DTYPES else np.dtype(np.float64))
+    if array.dtype == target:
+        return array, None
+    return array.astype(target), "converted from %s" % array.dtype
+
+
+def matrix_for_copy(value, name, ndim=2):
+    """A matrix the engine copies anyway (a dataset's covariates): only its dtype is settled here,
+    and negative strides (which the engine does not read) undone."""
+    array = as_array(value, name)
+    if array.ndim != ndim:
+        raise InvalidArgumentError(
+            "%s: expected a %d-D array, got shape %s" % (name, ndim, tuple(array.shape)))
+    array, note = with_dtype(array, name)
+    if any(stride < 0 for stride in array.strides):
+        array, note = np.ascontiguousarray(array), "copied (negative strides)"
+    return array, note
+
+
+def column_major(value, name, dtype=None):
+    """Phi (S x n) for solve: read in place when it is float32/float64 in Fortran order (or a
+    slice of columns of such an array, e.g. `phi_c_order_n_by_s.T`), else copied once."""
+    array = as_array(value, name)
+    if array.ndim != 2:
+        raise InvalidArgumentError(
+            "%s: expected a 2-D array (S x n), got shape %s" % (name, tuple(array.shape)))
+    array, note = with_dtype(array, name, dtype)
+    item = array.itemsize
+    in_place = (array.strides[0] == item or array.shape[0] <= 1) and (
+        array.shape[1] <= 1 or array.strides[1] >= item * array.shape[0])
+    if not in_place:
+        array = np.asfortranarray(array)
+        note = (note + ", then " if note else "") + "copied to Fortran order"
+    return array, describe(array, note)
+
+
+def strided(array, name, dtype=None):
+    """Log-likelihoods for the strided projection: any non-negative strides are read in place."""
+    array, note = with_dtype(array, name, dtype)
+    if any(stride < 0 for stride in array.strides):
+        array = np.ascontiguousarray(array)
+        note = (note + ", then " if note else "") + "copied (negative strides)"
+    return array, note
+
+
+def vector(value, name, length, dtype):
+    """A vector of `length` values as a contiguous array of `dtype`."""
+    array = np.ascontiguousarray(as_array(value, name), dtype=dtype)
+    if array.shape != (length,):
+        raise InvalidArgumentError(
+            "%s: expected %d values, got shape %s" % (name, length, tuple(array.shape)))
+    return array
+
+
+def describe(array, note):
+    return _describe(array) + (", " + note if note else ", read in place")

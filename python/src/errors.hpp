@@ -1,0 +1,11 @@
+// The library's exceptions as Python exceptions: each coreset::Error becomes the class of the same
+// role in coreset.errors (which also derives from the matching built-in: InvalidArgumentError is a
+// ValueError, DeviceError a RuntimeError, ...), with the library's message.
+#pragma once
+
+namespace coreset::python {
+
+/// Registers the translator with pybind11; called once at import.
+void register_error_translation();
+
+}  // namespace coreset::python
