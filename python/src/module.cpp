@@ -60,6 +60,11 @@ Dataset named_dataset(const py::array& x, const py::object& y, const py::dict& k
   }
   data.response_name = text(keywords, "response_name");
   data.source = text(keywords, "data_description");
+  // As for a .npy dataset: errors then name the 0-based row and column (the response is
+  // column D, after X's columns 0 .. D - 1).
+  if (!y.is_none()) {
+    data.response_column = data.dims() + 1;
+  }
   return data;
 }
 

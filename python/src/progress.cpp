@@ -18,6 +18,7 @@ void PythonProgress::stage_started(Stage stage, std::int64_t total) {
   total_.store(total);
   done_.store(0);
   if (std::this_thread::get_id() == owner_) {
+    staged_ = true;
     poll(true);  // the callback sees every stage begin
   }
 }
@@ -41,7 +42,7 @@ void PythonProgress::poll(bool force) noexcept {
   last_poll_ = now;
   py::gil_scoped_acquire gil;
   bool raised = PyErr_CheckSignals() != 0;  // runs Python's SIGINT handler: KeyboardInterrupt
-  if (!raised && !callback_.is_none()) {
+  if (!raised && staged_ && !callback_.is_none()) {
     PyObject* outcome =
         PyObject_CallFunction(callback_.ptr(), "sLL", to_string(stage_.load()),
                               static_cast<long long>(done_.load(std::memory_order_relaxed)),

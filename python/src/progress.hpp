@@ -45,6 +45,7 @@ class PythonProgress final : public ProgressObserver {
   std::atomic<std::int64_t> total_{0};
   std::atomic<std::int64_t> done_{0};
   std::atomic<bool> stop_{false};
+  bool staged_ = false;  // a stage has started: the callback has something to report
   std::chrono::steady_clock::time_point last_poll_{};
   PyObject* pending_type_ = nullptr;  // the exception that stopped the engine (owned)
   PyObject* pending_value_ = nullptr;

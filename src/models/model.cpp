@@ -163,11 +163,13 @@ void validate_dataset(const Dataset& data) {
                                      ? "x" + std::to_string(c + 1)
                                      : data.covariate_names[static_cast<std::size_t>(c)];
         // The file column of a covariate is not recorded in the Dataset, so only the line is
-        // given; the name says which cell.
-        throw InputError(
-            data.source,
-            "covariate '" + name + "' is " + format_number(column[i]) + ", not a finite number",
-            line_of(data, i));
+        // given; the name says which cell. Without lines (in memory, .npy) the row is named.
+        const std::string where =
+            data.first_data_line > 0 ? "" : " at row " + std::to_string(i) + " (0-based)";
+        throw InputError(data.source,
+                         "covariate '" + name + "' is " + format_number(column[i]) +
+                             ", not a finite number" + where,
+                         line_of(data, i));
       }
     }
   }
