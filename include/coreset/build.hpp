@@ -198,6 +198,17 @@ CORESET_API BuildResult build_coreset(const Dataset& data, const BuildOptions& o
 CORESET_API Quality evaluate_coreset(const Dataset& data, const BuildOptions& options,
                                      const Coreset& coreset);
 
+/// Each datapoint's log-likelihood under the model, L_n(theta) (spec 3: a true log density,
+/// constants included, in nats), at P parameter vectors: `parameters` is d x P, column p one
+/// theta in the order of BuildResult::parameter_names (covariates, then the intercept); the
+/// result is n x P. `seed` places the RBF centres as BuildOptions::seed does. What a weighted
+/// PPL model must reproduce: its log-likelihood is sum_i w_i L_i(theta) over the coreset.
+/// Throws as build_coreset does for the data and the model, and InvalidArgument for a
+/// parameter count other than d.
+CORESET_API Matrix<double> log_likelihoods(const Dataset& data, const ModelOptions& model,
+                                           const Matrix<double>& parameters,
+                                           std::uint64_t seed = 0);
+
 /// Phi from your own log-likelihood matrix (n x S: row i is datapoint i at S posterior draws,
 /// e.g. from Stan or PyMC): each datapoint's values centred over the draws and scaled by
 /// 1/sqrt(S), exactly as build_coreset does. The result is S x n.

@@ -10,7 +10,7 @@ or PyMC. The engine is libcoreset (C++ and CUDA); see README's "Python" section.
 """
 
 from . import ppl
-from ._api import Coreset, build, evaluate, info, solve, synthetic_logistic
+from ._api import Coreset, build, evaluate, info, log_likelihood, solve, synthetic_logistic
 from ._core import __version__
 from .errors import (
     CoresetError,
@@ -27,6 +27,7 @@ __all__ = [
     "solve",
     "evaluate",
     "info",
+    "log_likelihood",
     "synthetic_logistic",
     "ppl",
     "__version__",

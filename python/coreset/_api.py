@@ -16,7 +16,7 @@ import numpy as np
 from . import _arrays, _core
 from .errors import InvalidArgumentError
 
-__all__ = ["Coreset", "build", "solve", "evaluate", "info", "synthetic_logistic"]
+__all__ = ["Coreset", "build", "solve", "evaluate", "info", "log_likelihood", "synthetic_logistic"]
 
 
 class Coreset:
@@ -278,3 +278,23 @@ def synthetic_logistic(rows=10000, seed=0):
     in {-1, 1} from theta = (3, 3). `coreset build` without --data uses rows=10000, seed=0, so
     build(*synthetic_logistic(), model="logistic") is the command's built-in example."""
     return _core.synthetic_logistic(int(rows), int(seed))
+
+
+def log_likelihood(X, y=None, *, model, theta, intercept=True, noise_sd=1.0,
+                   noise_covariance=None, rbf=False, rbf_centers=50,
+                   rbf_scales=(0.2, 0.4, 0.8, 1.2, 1.6, 2.0), rbf_constant_scale=100.0, seed=0):
+    """The engine's log-likelihood of every row, L_n(theta) in nats with its constants (what the
+    projection evaluates before centring): theta is d values (covariates, then the intercept;
+    report["parameter_names"] names them), giving n values, or P x d, giving n x P. A weighted
+    model in a PPL must give sum(w * log_likelihood(X[c.indices], y[c.indices], ...)) for the
+    coreset's rows (coreset.ppl's helpers are tested against it)."""
+    theta_array = np.asarray(theta, dtype=np.float64)
+    if theta_array.ndim not in (1, 2):
+        raise InvalidArgumentError("theta: expected d values or a P x d array, got shape %s"
+                                   % (theta_array.shape,))
+    keywords = dict(model=model, intercept=intercept, noise_sd=noise_sd,
+                    noise_covariance=noise_covariance, rbf=rbf, rbf_centers=rbf_centers,
+                    rbf_scales=list(rbf_scales), rbf_constant_scale=rbf_constant_scale, seed=seed)
+    x_array, y_array, _ = _dataset_keywords(X, y, keywords)
+    values = _core.log_likelihoods(x_array, y_array, keywords, np.atleast_2d(theta_array).T)
+    return values[:, 0] if theta_array.ndim == 1 else values

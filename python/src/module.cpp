@@ -161,6 +161,22 @@ py::tuple solve_loglik(const py::array& loglik, const py::object& y, const py::d
                             : solve_loglik_typed<double>(loglik, y, keywords, callback);
 }
 
+// L_n(theta) of every row at each column of `parameters` (d x P): n x P.
+py::array_t<double> log_likelihoods(const py::array& x, const py::object& y,
+                                    const py::dict& keywords, const py::array& parameters) {
+  const Dataset data = named_dataset(x, y, keywords);
+  const BuildOptions options = build_options(keywords);
+  const Matrix<double> theta = copy_matrix(parameters, "theta");
+  Matrix<double> values;
+  {
+    py::gil_scoped_release release;
+    values = coreset::log_likelihoods(data, options.model, theta, options.seed);
+  }
+  py::array_t<double, py::array::f_style> out({values.rows(), values.cols()});
+  std::copy(values.data(), values.data() + values.rows() * values.cols(), out.mutable_data());
+  return out;
+}
+
 // The built-in example's data (coreset build without --data): X (rows x 2) and y in {-1, 1}.
 py::tuple synthetic_logistic(index_t rows, std::uint64_t seed) {
   const Dataset data = synthetic_logistic_dataset(rows, seed);
@@ -224,6 +240,8 @@ PYBIND11_MODULE(_core, module) {
              py::arg("progress"));
   module.def("solve_loglik", &cp::solve_loglik, py::arg("loglik"), py::arg("y"),
              py::arg("keywords"), py::arg("progress"));
+  module.def("log_likelihoods", &cp::log_likelihoods, py::arg("x"), py::arg("y"),
+             py::arg("keywords"), py::arg("parameters"));
   module.def("synthetic_logistic", &cp::synthetic_logistic, py::arg("rows"), py::arg("seed"));
   module.def("info", &cp::info);
   module.def("gpu_status", &cp::gpu_status);
