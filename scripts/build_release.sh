@@ -14,7 +14,7 @@ prefix="$1"
 shift
 cd "$(dirname "$0")/.."
 export CORESET_BUILD_DIR="${CORESET_BUILD_DIR:-build-release}"
-bash scripts/build.sh -DCORESET_BUILD_TESTS=OFF -DCORESET_BUILD_BENCH=OFF \
+bash scripts/build.sh -DCORESET_BUILD_TESTS=OFF -DCORESET_BUILD_BENCH=OFF -DCORESET_BUILD_PYTHON=OFF \
   -DCMAKE_INSTALL_PREFIX="$prefix" "$@"
 cmake --install "$CORESET_BUILD_DIR" --prefix "$prefix" --strip >/dev/null
 echo "build_release: installed into $prefix:"

@@ -12,7 +12,7 @@ bash scripts/install_deps.sh
 cmake -G Ninja -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
   -DCORESET_SANITIZE=address,undefined -DCORESET_ENABLE_CUDA=OFF -DCORESET_BUILD_BENCH=OFF \
-  -DCORESET_CHECK_HEADERS=OFF \
+  -DCORESET_CHECK_HEADERS=OFF -DCORESET_BUILD_PYTHON=OFF \
   >/dev/null
 cmake --build build-asan --parallel "$(nproc)"
 # halt_on_error: the first report fails the test. detect_leaks: leaks are reports too.
