@@ -15,11 +15,34 @@ def _describe(array):
     return "%s array %s" % (array.dtype, tuple(array.shape))
 
 
+# DLPack device types whose memory the host cannot read: CUDA, ROCm, CUDA managed.
+_DLPACK_DEVICE_MEMORY = {2: "CUDA", 10: "ROCm", 13: "CUDA managed"}
+
+
+def _device_memory(value):
+    """The kind of GPU memory `value` lives in, or None for host memory."""
+    if hasattr(value, "__cuda_array_interface__"):
+        return "CUDA (__cuda_array_interface__)"
+    if hasattr(value, "__dlpack_device__"):
+        try:
+            device_type = int(value.__dlpack_device__()[0])
+        except (TypeError, ValueError, IndexError, AttributeError):
+            return None
+        return _DLPACK_DEVICE_MEMORY.get(device_type)
+    return None
+
+
 def as_array(value, name):
     """Any array-like as a NumPy array without copying where NumPy can (buffer protocol,
-    __array_interface__, CPU __dlpack__)."""
+    __array_interface__, CPU __dlpack__). GPU arrays are refused with a clear message: the engine
+    does not yet read device memory in place from Python (README, "Python")."""
     if isinstance(value, np.ndarray):
         return value
+    memory = _device_memory(value)
+    if memory is not None:
+        raise InvalidArgumentError(
+            "%s: a GPU array (%s memory) is not read in place yet; pass a host copy (e.g. "
+            "cupy.asnumpy(a), tensor.cpu().numpy(), numpy.asarray(jax_array))" % (name, memory))
     if hasattr(value, "__dlpack__") and not hasattr(value, "__array__"):
         try:
             return np.from_dlpack(value)
