@@ -12,14 +12,8 @@ or PyMC. The engine is libcoreset (C++ and CUDA); see README's "Python" section.
 from . import ppl
 from ._api import Coreset, build, evaluate, info, log_likelihood, solve, synthetic_logistic
 from ._core import __version__
-from .errors import (
-    CoresetError,
-    DeviceError,
-    InputError,
-    InvalidArgumentError,
-    NumericalError,
-    OutputError,
-)
+from . import errors
+from .errors import *  # noqa: F401,F403 (the exception classes, listed in errors.__all__)
 
 __all__ = [
     "Coreset",
@@ -31,10 +25,4 @@ __all__ = [
     "synthetic_logistic",
     "ppl",
     "__version__",
-    "CoresetError",
-    "InvalidArgumentError",
-    "InputError",
-    "NumericalError",
-    "OutputError",
-    "DeviceError",
-]
+] + errors.__all__

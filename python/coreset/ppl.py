@@ -90,7 +90,15 @@ def weighted_log_likelihood(coreset, X, y, theta, *, model, intercept=True, nois
 
 
 def parameter_count(model, dims, intercept=True):
+    """d, the engine's parameter count: the covariates and, but for gaussian, the intercept."""
     return dims + (1 if intercept and model != "gaussian" else 0)
+
+
+def _prepared(coreset, X, y, model, intercept):
+    """What the PPL model builders share: the coreset's rows and weights, and d."""
+    _check_model(model)
+    rows, labels, weights = coreset_rows(coreset, X, y)
+    return rows, labels, weights, parameter_count(model, rows.shape[1], intercept)
 
 
 _STAN_LIKELIHOOD = {
@@ -180,9 +188,7 @@ def numpyro_model(coreset, X, y=None, *, model, intercept=True, prior_sd=1.0, no
     import numpyro
     import numpyro.distributions as dist
 
-    _check_model(model)
-    rows, labels, weights = coreset_rows(coreset, X, y)
-    d = parameter_count(model, rows.shape[1], intercept)
+    rows, labels, weights, d = _prepared(coreset, X, y, model, intercept)
     w = jnp.asarray(weights)
 
     def model_fn():
@@ -200,9 +206,7 @@ def pymc_model(coreset, X, y=None, *, model, intercept=True, prior_sd=1.0, noise
     import pymc as pm
     import pytensor.tensor as pt
 
-    _check_model(model)
-    rows, labels, weights = coreset_rows(coreset, X, y)
-    d = parameter_count(model, rows.shape[1], intercept)
+    rows, labels, weights, d = _prepared(coreset, X, y, model, intercept)
     with pm.Model() as m:
         theta = pm.Normal("theta", 0.0, prior_sd, shape=d)
         terms = log_likelihood_terms(model, theta, rows, labels, intercept=intercept,
