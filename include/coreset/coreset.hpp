@@ -11,5 +11,6 @@
 #include "coreset/model.hpp"
 #include "coreset/progress.hpp"
 #include "coreset/solver.hpp"
+#include "coreset/sweep.hpp"
 #include "coreset/types.hpp"
 #include "coreset/version.hpp"

@@ -5,12 +5,11 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 
+#include "cli/report_parts.hpp"
 #include "coreset/version.hpp"
 
 namespace coreset::cli {
-namespace {
-
-using Json = nlohmann::ordered_json;
+namespace report_parts {
 
 std::string format(const char* pattern, ...) __attribute__((format(printf, 1, 2)));
 std::string format(const char* pattern, ...) {
@@ -36,7 +35,7 @@ Json path_or_null(const std::string& path) {
 
 // What ran the job. With the version, the options and the seed it pins the output: the same
 // runtime gives the same bits (the CPU kernel set can change the last bits of Phi).
-Json runtime_json(int threads_requested, Device device = Device::cpu) {
+Json runtime_json(int threads_requested, Device device) {
   const BuildInfo info = build_info();
   Json gpu = nullptr;
   if (device == Device::gpu) {
@@ -198,7 +197,9 @@ std::string fewer_points_line(const SolverSettings& options, const SolveResult& 
                 why, options.refit ? "; the refit drops points whose best weight is 0" : "");
 }
 
-}  // namespace
+}  // namespace report_parts
+
+using namespace report_parts;
 
 std::string render_solve_report(const SolveInputs& inputs, const SolveResult& result) {
   Json report = header("solve");
@@ -239,7 +240,8 @@ std::string render_solve_summary(const SolveInputs& inputs, const SolveResult& r
   return list_coreset ? text + coreset_listing(result.coreset) : text;
 }
 
-std::string render_build_report(const BuildInputs& inputs, const BuildResult& result) {
+std::string render_build_report(const BuildInputs& inputs, const BuildResult& result,
+                                const ChooseKResult* search, const KTarget* target) {
   Json report = header("build");
   report["input"] = build_input_json(inputs);
   report["parameters"] = result.parameters;
@@ -263,6 +265,9 @@ std::string render_build_report(const BuildInputs& inputs, const BuildResult& re
   report["full_posterior_mean"] = result.full_posterior_mean;
   report["coreset_posterior_mean"] = result.coreset_posterior_mean;
   report["coreset"] = coreset_json(result.solve.coreset);
+  if (search != nullptr && target != nullptr) {
+    report["choose_k"] = choose_k_json(*search, *target);
+  }
   return report.dump(2) + "\n";
 }
 

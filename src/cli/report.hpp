@@ -5,6 +5,7 @@
 
 #include "coreset/build.hpp"
 #include "coreset/solver.hpp"
+#include "coreset/sweep.hpp"
 
 namespace coreset::cli {
 
@@ -37,7 +38,10 @@ std::string render_solve_report(const SolveInputs& inputs, const SolveResult& re
 std::string render_solve_summary(const SolveInputs& inputs, const SolveResult& result,
                                  bool list_coreset);
 
-std::string render_build_report(const BuildInputs& inputs, const BuildResult& result);
+/// With `search` and `target` (build -k auto): also the search, as "choose_k".
+std::string render_build_report(const BuildInputs& inputs, const BuildResult& result,
+                                const ChooseKResult* search = nullptr,
+                                const KTarget* target = nullptr);
 std::string render_build_summary(const BuildInputs& inputs, const BuildResult& result,
                                  bool list_coreset);
 
