@@ -152,8 +152,16 @@ std::string render_svg_line_plot(const LinePlot& plot) {
     y_axis = make_axis(positive);
   }
 
+  // The legend lives to the right of the plot, as wide as its longest label needs (about 7.5
+  // pixels per character at 13 px; the dropped-point note adds up to 16 characters).
+  std::size_t longest = 0;
+  for (const PlotSeries& s : plot.series) {
+    longest = std::max(longest, s.name.size() + 16);
+  }
+  const double legend_width =
+      std::min(0.45 * plot.width, 60.0 + 7.5 * static_cast<double>(longest));
   const double left = 90.0;
-  const double right = plot.width - 200.0;  // the legend lives to the right
+  const double right = plot.width - legend_width;
   const double top = plot.subtitle.empty() ? 50.0 : 68.0;
   const double bottom = plot.height - 60.0;
   const auto px = [&](double x) { return left + x_axis.fraction(x) * (right - left); };

@@ -137,9 +137,9 @@ std::string render_sweep_svg(const BuildInputs& inputs, const PreparedProblem& p
                                          : sweep.budgets.front().run.quality.posterior_method);
   plot.x_label = "coreset size budget k";
   plot.y_label = "error / KL divergence";
-  PlotSeries error{"relative error ||y - Phi w|| / ||y||", {}, {}, {}, {}};
-  PlotSeries forward{"forward KL(full || coreset)", {}, {}, {}, {}};
-  PlotSeries reverse{"reverse KL(coreset || full)", {}, {}, {}, {}};
+  PlotSeries error{"relative error ||y - Phi w||/||y||", {}, {}, {}, {}};
+  PlotSeries forward{"forward KL(full||coreset)", {}, {}, {}, {}};
+  PlotSeries reverse{"reverse KL(coreset||full)", {}, {}, {}, {}};
   PlotSeries symmetric{"symmetrised KL", {}, {}, {}, {}};
   for (const BudgetRun& budget : sweep.budgets) {
     const auto k = static_cast<double>(budget.k);
