@@ -51,16 +51,20 @@ Json runtime_json(int threads_requested, Device device) {
           {"build_type", info.build_type}};
 }
 
+void add_solver_settings(Json& report, const SolverSettings& options) {
+  report["max_iterations"] = options.max_iterations;
+  report["tolerance"] = options.tolerance;
+  report["batch_fraction"] = options.batch_fraction;
+  report["refit"] = options.refit;
+}
+
 // The solver's options and outcome: the same fields in every report that ran a solve.
 void add_solve_fields(Json& report, const SolverSettings& options, const SolveResult& result) {
   report["algorithm"] = to_string(result.algorithm);
   report["step_rule"] = to_string(result.step_rule);
   report["k_requested"] = options.k;
   report["k"] = result.k;
-  report["max_iterations"] = options.max_iterations;
-  report["tolerance"] = options.tolerance;
-  report["batch_fraction"] = options.batch_fraction;
-  report["refit"] = options.refit;
+  add_solver_settings(report, options);
   report["support_size"] = result.coreset.size();
   report["iterations"] = result.iterations;
   report["converged"] = result.converged;

@@ -20,6 +20,8 @@ std::string format(const char* pattern, ...) __attribute__((format(printf, 1, 2)
 Json header(const char* command);
 /// What ran the job: backend, GPU, CPU kernels, threads, compiler, build type.
 Json runtime_json(int threads_requested, Device device = Device::cpu);
+/// max_iterations, tolerance, batch_fraction and refit, as every report with a solver has them.
+void add_solver_settings(Json& report, const SolverSettings& options);
 /// The solver's options and outcome, as every report that ran a solve has them.
 void add_solve_fields(Json& report, const SolverSettings& options, const SolveResult& result);
 /// SparseVI's settings as requested and as in effect for the model.

@@ -92,10 +92,7 @@ std::string render_sweep_report(const BuildInputs& inputs, const PreparedProblem
   const BuildSolverOptions& solver = inputs.options.solver;
   report["algorithm"] = to_string(solver.algorithm);
   report["step_rule"] = to_string(solver.step_rule);
-  report["max_iterations"] = solver.max_iterations;
-  report["tolerance"] = solver.tolerance;
-  report["batch_fraction"] = solver.batch_fraction;
-  report["refit"] = solver.refit;
+  add_solver_settings(report, solver);
   if (solver.algorithm == BuildAlgorithm::sparsevi) {
     report["sparsevi"] = sparsevi_json(solver.sparsevi, inputs.options.model.kind);
   }
