@@ -175,11 +175,12 @@ class CORESET_API PreparedProblem {
   /// solve(), then the quality of its coreset, each timed.
   CoresetRun solve_and_evaluate(const BuildSolverOptions& solver) const;
   /// solve_and_evaluate at every budget of `ks` (sorted, duplicates dropped; solver.k is
-  /// ignored), in ascending k. BuildAlgorithm::sparsevi, which is greedy, makes one run to the
-  /// largest k and records its coreset after each selection count in ks: each result is exactly
-  /// (bit for bit) what a run to that k alone gives, since SparseVI's draws at selection m do not
-  /// depend on k, and its solve_seconds is the time from the run's start to that snapshot (plus
-  /// its refit). The other algorithms are solved once per k.
+  /// ignored), in ascending k. The greedy algorithms (sparsevi, giga, fw) make one run to the
+  /// largest k and record its coreset after each step or selection count in ks: each result is
+  /// exactly (bit for bit) what a run to that k alone gives, since their state after m steps
+  /// does not depend on k (SparseVI's draws at selection m do not either), and its
+  /// solve_seconds is the time from the run's start to that snapshot (plus its refit). The
+  /// other algorithms are solved once per k, from scratch (coreset::sweep warm-starts them).
   std::vector<CoresetRun> solve_and_evaluate_budgets(const BuildSolverOptions& solver,
                                                      std::vector<index_t> ks) const;
 
@@ -187,6 +188,11 @@ class CORESET_API PreparedProblem {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+/// A run on `problem` as build_coreset reports it: the problem's stages and the run's solve and
+/// evaluation (seconds.solve is the run's solve, seconds.evaluation adds its evaluation to the
+/// full posterior's).
+CORESET_API BuildResult to_build_result(const PreparedProblem& problem, CoresetRun run);
 
 /// The whole job. Throws InputError for data outside the model's domain (naming file, line and
 /// column when the dataset came from a file), InvalidArgument for bad options, NumericalError

@@ -12,5 +12,6 @@
 #include "coreset/progress.hpp"
 #include "coreset/report.hpp"
 #include "coreset/solver.hpp"
+#include "coreset/sweep.hpp"
 #include "coreset/types.hpp"
 #include "coreset/version.hpp"

@@ -9,6 +9,7 @@
 #include "coreset/build.hpp"
 #include "coreset/export.hpp"
 #include "coreset/solver.hpp"
+#include "coreset/sweep.hpp"
 #include "coreset/types.hpp"
 
 namespace coreset {
@@ -42,6 +43,16 @@ CORESET_API std::string solve_report_json(const SolveReportInputs& inputs,
 /// The report of `coreset build`.
 CORESET_API std::string build_report_json(const BuildReportInputs& inputs,
                                           const BuildResult& result);
+/// The report of `coreset build -k auto`: build_report_json's fields plus "choose_k", the
+/// target, every budget tried (in order, with its quality and whether it reached the target)
+/// and the one chosen.
+CORESET_API std::string build_report_json(const BuildReportInputs& inputs,
+                                          const BuildResult& result, const ChooseKResult& search,
+                                          const KTarget& target);
+/// The report of `coreset sweep`: the shared stages, then one entry per budget in "budgets"
+/// (k, support, warm start, iterations, quality, seconds, the coreset posterior's mean).
+CORESET_API std::string sweep_report_json(const BuildReportInputs& inputs,
+                                          const PreparedProblem& problem, const SweepResult& sweep);
 /// The report of `coreset evaluate`; `coreset_source` names where the coreset came from.
 CORESET_API std::string evaluate_report_json(const BuildReportInputs& inputs,
                                              const std::string& coreset_source,

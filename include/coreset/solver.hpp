@@ -121,6 +121,14 @@ enum class Device {
 /// `why_not` (optional) receives the reason when it is not. Never throws for a missing driver.
 CORESET_API bool gpu_usable(std::string* why_not = nullptr);
 
+/// A weighted subset of the datapoints: ascending indices, strictly positive weights.
+struct CORESET_API Coreset {
+  std::vector<index_t> indices;
+  std::vector<double> weights;
+
+  index_t size() const noexcept { return static_cast<index_t>(indices.size()); }
+};
+
 /// The settings every algorithm reads, on both paths: solve() takes them as SolverOptions (with
 /// an Algorithm and its own seed), the build path as BuildSolverOptions (build.hpp: with a
 /// BuildAlgorithm, SparseVI's settings, and the job's seed).
@@ -156,6 +164,14 @@ struct CORESET_API SolverSettings {
   /// points whose refit weight is 0 leave the coreset. Costs a few least-squares solves of size
   /// S x |T| on the host. SolveResult::objective_before_refit keeps f(w).
   bool refit = false;
+  /// IHT family only: the starting iterate w_0, a warm start (e.g. the solution at a smaller
+  /// budget, as coreset::sweep and choose_k use it); empty, the default: w_0 = 0, the cold start.
+  /// It must be a coreset of Phi with at most k points: strictly ascending indices among Phi's
+  /// columns, finite weights > 0 (InvalidArgument naming the first offender otherwise). The
+  /// baselines and sparsevi, whose runs start from nothing by construction, refuse a non-empty
+  /// one. The first iteration's gradient is taken at w_0; the stopping rule is unchanged, so a
+  /// w_0 that is already a fixed point stops after one or two iterations.
+  Coreset initial_weights;
   /// Not owned; null: none. Sees the stages and their progress and can stop the computation
   /// (coreset::Cancelled is then thrown): the solver's iterations here; for build_coreset,
   /// PreparedProblem and evaluate_coreset (through BuildOptions::solver) also the Laplace fit,
@@ -174,14 +190,6 @@ struct CORESET_API SolverOptions : SolverSettings {
   /// a-iht and a-iht-2 without batches are deterministic. On the build path the job's seed
   /// (BuildOptions::seed) takes its place.
   std::uint64_t seed = 0;
-};
-
-/// A weighted subset of the datapoints: ascending indices, strictly positive weights.
-struct CORESET_API Coreset {
-  std::vector<index_t> indices;
-  std::vector<double> weights;
-
-  index_t size() const noexcept { return static_cast<index_t>(indices.size()); }
 };
 
 struct CORESET_API SolveResult {

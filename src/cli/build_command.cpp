@@ -1,7 +1,9 @@
 // `coreset build` (dataset and model in, coreset and quality report out) and `coreset evaluate`
 // (the same quality report for any coreset).
+#include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "cli/commands.hpp"
@@ -11,10 +13,13 @@
 #include "cli/output_paths.hpp"
 #include "cli/outputs.hpp"
 #include "cli/report.hpp"
+#include "cli/solver_arguments.hpp"
+#include "cli/sweep_report.hpp"
 #include "cli/terminal.hpp"
 #include "coreset/build.hpp"
 #include "coreset/error.hpp"
 #include "coreset/io.hpp"
+#include "coreset/sweep.hpp"
 
 namespace coreset::cli {
 namespace {
@@ -26,21 +31,61 @@ std::string reading_label(const ModelArguments& model) {
 
 struct BuildArguments {
   ModelArguments model;
-  std::string algorithm = "a-iht-2";
-  std::string step_rule = "exact";
-  index_t k = 100;
-  int max_iterations = 300;
-  double tolerance = 1e-5;
-  double batch_fraction = 0.0;
-  bool refit = false;
-  SparseViOptions sparsevi;  // --sparsevi-*: 0 steps or rate = the model's default
-  std::string sparsevi_optimizer = "adam";
+  std::string k = "100";  // a budget, or "auto" with one of the targets
+  std::optional<double> target_kl;
+  std::optional<double> target_error;
+  SolverArguments solver;
   std::string out_path;
   std::string report_path;
   DeviceArguments device;
 };
 
+// -k auto needs exactly one target, and a target needs -k auto: checked before anything runs.
+std::optional<KTarget> k_target(const BuildArguments& args) {
+  const bool automatic = args.k == "auto";
+  if (args.target_kl && args.target_error) {
+    throw InvalidArgument("--target-kl and --target-error: give one of them, not both");
+  }
+  const std::optional<double>& value = args.target_kl ? args.target_kl : args.target_error;
+  if (!automatic) {
+    if (value) {
+      throw InvalidArgument(std::string(args.target_kl ? "--target-kl" : "--target-error") +
+                            " needs -k auto (got -k " + args.k + ")");
+    }
+    return std::nullopt;
+  }
+  if (!value) {
+    throw InvalidArgument("-k auto needs a target: --target-kl X or --target-error E");
+  }
+  const char* option = args.target_kl ? "--target-kl" : "--target-error";
+  if (!(*value > 0.0) || !std::isfinite(*value)) {
+    throw InvalidArgument(std::string(option) + " must be a finite number > 0 (got " +
+                          std::to_string(*value) + ")");
+  }
+  return KTarget{args.target_kl ? TargetMetric::symmetric_kl : TargetMetric::relative_error,
+                 *value};
+}
+
+// -k auto: the smallest k that reaches the target (coreset::choose_k) on one prepared problem.
+// A target that no k <= n reaches is an error (kTargetNotReached) naming the best reached, and
+// writes nothing.
+BuildResult build_auto(const Dataset& data, const BuildOptions& options, const KTarget& target,
+                       TerminalProgress& progress, ChooseKResult& search) {
+  const PreparedProblem problem(data, options);
+  search = choose_k(problem, options.solver, target);
+  progress.finish();
+  if (!quiet()) {
+    progress.print_line(render_budgets_tried(search, target));
+  }
+  if (!search.reached) {
+    throw TargetNotReached(render_target_not_reached(search, target, problem.rows()));
+  }
+  return to_build_result(problem, search.result().run);
+}
+
 int run_build(const BuildArguments& args) {
+  const std::optional<KTarget> target = k_target(args);
+  const index_t k = target ? 0 : parse_budget(args.k, "-k");
   const DeviceChoice choice = choose_device(args.device);  // before any file is touched
   check_writable_destination(args.out_path, "--out");
   check_writable_destination(args.report_path, "--report");
@@ -49,35 +94,37 @@ int run_build(const BuildArguments& args) {
   BuildOptions options = to_build_options(model);
   options.precision = choice.precision;  // --precision auto resolved
   options.solver.device = choice.device;
-  options.solver.algorithm = parse_build_algorithm(args.algorithm);
-  options.solver.step_rule = parse_step_rule(args.step_rule);
-  options.solver.k = args.k;
-  options.solver.max_iterations = args.max_iterations;
-  options.solver.tolerance = args.tolerance;
-  options.solver.batch_fraction = args.batch_fraction;
-  options.solver.refit = args.refit;
-  options.solver.sparsevi = args.sparsevi;
-  options.solver.sparsevi.optimizer = parse_sparsevi_optimizer(args.sparsevi_optimizer);
+  apply_solver_arguments(args.solver, options.solver);
+  options.solver.k = target ? 1 : k;  // -k auto: each budget of the search sets its own
   TerminalProgress progress;
   progress.task(reading_label(model), 0);
   const Dataset data = load_dataset(model, inputs);
   inputs.options = options;
   options.solver.progress = &progress;  // not in inputs.options: the report shows no pointer
-  const BuildResult result = build_coreset(data, options);
+  ChooseKResult search;
+  const BuildResult result =
+      target ? build_auto(data, options, *target, progress, search) : build_coreset(data, options);
   progress.finish();
+  if (target) {
+    inputs.options.solver.k = result.solve.k;  // the report's k_requested: the chosen one
+  }
 
   // Rendered first, so that a formatting failure cannot leave one file written.
-  const std::string report =
-      args.report_path.empty() ? std::string() : build_report_json(inputs, result);
+  const std::string report = args.report_path.empty() ? std::string()
+                             : target ? build_report_json(inputs, result, search, *target)
+                                      : build_report_json(inputs, result);
   Outputs outputs;
   outputs.add(args.out_path,
               [&](const std::string& path) { io::write_coreset_csv(path, result.solve.coreset); });
   outputs.add(args.report_path,
               [&](const std::string& path) { io::write_file_atomic(path, report); });
   outputs.commit();
-  print_summary(
-      render_build_summary(inputs, result, false),
-      args.out_path.empty() ? render_coreset_listing(result.solve.coreset) : std::string());
+  std::string summary = render_build_summary(inputs, result, false);
+  if (target) {
+    summary += render_choose_k_line(search, *target);
+  }
+  print_summary(summary, args.out_path.empty() ? render_coreset_listing(result.solve.coreset)
+                                               : std::string());
   return kSuccess;
 }
 
@@ -109,9 +156,8 @@ int run_evaluate(const EvaluateArguments& args) {
   const Quality quality = evaluate_coreset(data, options, coreset);
   progress.finish();
   const std::string report =
-      args.report_path.empty()
-          ? std::string()
-          : evaluate_report_json(inputs, args.coreset_path, coreset, quality);
+      args.report_path.empty() ? std::string()
+                               : evaluate_report_json(inputs, args.coreset_path, coreset, quality);
   Outputs outputs;
   outputs.add(args.report_path,
               [&](const std::string& path) { io::write_file_atomic(path, report); });
@@ -131,45 +177,13 @@ std::function<int()> add_build_command(CLI::App& app) {
   command
       ->add_option("-k,--k", args->k,
                    "coreset size budget, >= 1 (giga/fw: steps; is/uniform: draws; sparsevi: "
-                   "selections)")
+                   "selections), or auto: the smallest k reaching --target-kl or --target-error")
       ->capture_default_str();
-  command
-      ->add_option("--algorithm", args->algorithm,
-                   "iht, a-iht, a-iht-2 (sparse regression) or giga, fw, is, uniform, sparsevi "
-                   "(baselines)")
-      ->capture_default_str();
-  command
-      ->add_option("--sparsevi-steps", args->sparsevi.steps,
-                   "sparsevi: gradient steps per selection T; 0 = the papers' 100 (gaussian, "
-                   "linear) or 500 (logistic, poisson)")
-      ->capture_default_str();
-  command
-      ->add_option("--sparsevi-learning-rate", args->sparsevi.learning_rate,
-                   "sparsevi: gamma_t = RATE / t; 0 = the papers' 1 (gaussian, linear) or 0.5 "
-                   "(logistic, poisson)")
-      ->capture_default_str();
-  command
-      ->add_option("--sparsevi-samples", args->sparsevi.samples,
-                   "sparsevi: fresh draws from the coreset posterior per selection and per step")
-      ->capture_default_str();
-  command
-      ->add_option("--sparsevi-optimizer", args->sparsevi_optimizer,
-                   "sparsevi: adam (the authors' code) or sgd (plain SGD as printed)")
-      ->capture_default_str();
-  command->add_option("--step-rule", args->step_rule, "exact, reference (authors' code) or paper")
-      ->capture_default_str();
-  command->add_option("--max-iter", args->max_iterations, "iteration cap (iht, a-iht, a-iht-2)")
-      ->capture_default_str();
-  command->add_option("--tol", args->tolerance, "relative-change tolerance (iht, a-iht, a-iht-2)")
-      ->capture_default_str();
-  command
-      ->add_option("--batch-fraction", args->batch_fraction,
-                   "batch A-IHT (a-iht, a-iht-2): gradients on this random fraction of the rows, "
-                   "redrawn per iteration (the papers: 0.2); 0 = the full gradient")
-      ->capture_default_str();
-  command->add_flag("--refit", args->refit,
-                    "after any algorithm: refit the weights by non-negative least squares on the "
-                    "chosen support (f can only fall; f before and after are reported)");
+  command->add_option("--target-kl", args->target_kl,
+                      "-k auto: reach symmetrised KL(full || coreset) + KL(coreset || full) <= X");
+  command->add_option("--target-error", args->target_error,
+                      "-k auto: reach ||y - Phi w|| / ||y|| <= E");
+  add_solver_arguments(command, args->solver);
   command->add_option("--out", args->out_path, "write the coreset here as CSV (index,weight)");
   command->add_option("--report", args->report_path, "write a JSON report here");
   return [args] { return run_build(*args); };

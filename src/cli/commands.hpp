@@ -13,6 +13,8 @@ std::function<int()> add_solve_command(CLI::App& app);
 std::function<int()> add_build_command(CLI::App& app);
 /// Adds `evaluate` to `app`.
 std::function<int()> add_evaluate_command(CLI::App& app);
+/// Adds `sweep` to `app`.
+std::function<int()> add_sweep_command(CLI::App& app);
 /// Adds `experiment` to `app`.
 std::function<int()> add_experiment_command(CLI::App& app);
 /// Adds `info` to `app`.

@@ -2,7 +2,6 @@
 // For each dataset and trial, pi-hat, the samples and Phi are prepared once; every algorithm and
 // budget k is then solved and scored on that Phi. Trial t seeds everything random with t, as the
 // authors' code does.
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -22,6 +21,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/experiment_report.hpp"
 #include "cli/interrupt.hpp"
+#include "cli/output_paths.hpp"
 #include "cli/outputs.hpp"
 #include "cli/terminal.hpp"
 #include "coreset/build.hpp"
@@ -259,26 +259,6 @@ std::vector<index_t> chosen_budgets(std::vector<index_t> ks, const Experiment& e
   return ks;
 }
 
-// Fails now, not after the runs, when the output folder could never be created or written.
-void check_output_folder(const fs::path& folder) {
-  std::error_code error;
-  fs::path existing = folder;
-  while (!existing.empty() && !fs::exists(existing, error)) {
-    existing = existing.parent_path();
-  }
-  if (existing.empty()) {
-    existing = ".";
-  }
-  if (!fs::is_directory(existing, error)) {
-    throw OutputError("--out " + folder.string() + ": '" + existing.string() +
-                      "' exists and is not a folder");
-  }
-  if (::access(existing.c_str(), W_OK | X_OK) != 0) {
-    throw OutputError("--out " + folder.string() + ": folder '" + existing.string() +
-                      "' is not writable");
-  }
-}
-
 int worker_count(int threads) {
   if (threads > 0) {
     return threads;
@@ -405,7 +385,7 @@ int run_experiment(const ExperimentArguments& args) {
   const fs::path out_dir =
       args.out_dir.empty() ? fs::path("experiment-" + args.name) : fs::path(args.out_dir);
   const fs::path results_path = out_dir / "results.csv";
-  check_output_folder(out_dir);
+  check_output_folder(out_dir.string(), "--out");
   TerminalProgress progress;
   progress.task("reading the datasets", 0);
   const std::vector<DatasetSource> datasets = load_datasets(experiment, args.data_dir);
@@ -449,19 +429,6 @@ int run_experiment(const ExperimentArguments& args) {
   }
   progress.finish();
 
-  const std::string csv = render_experiment_csv(args.name, rows);
-  throw_if_interrupted();  // before the folder appears
-  std::error_code error;
-  fs::create_directories(out_dir, error);
-  if (error) {
-    throw OutputError("--out " + out_dir.string() +
-                      ": cannot create the folder: " + error.message());
-  }
-  Outputs outputs;
-  outputs.add(results_path.string(),
-              [&](const std::string& path) { io::write_file_atomic(path, csv); });
-  outputs.commit();
-
   ExperimentSummary summary;
   summary.experiment = args.name;
   summary.description = std::string(experiment.description) +
@@ -481,6 +448,24 @@ int run_experiment(const ExperimentArguments& args) {
   summary.failed_runs = failed;
   summary.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   summary.results_path = results_path.string();
+
+  // Rendered first, so that a formatting failure cannot leave one file written.
+  const std::string csv = render_experiment_csv(args.name, rows);
+  std::vector<std::string> pictures;
+  for (const std::string& dataset : summary.datasets) {
+    pictures.push_back(render_experiment_svg(summary, rows, dataset));
+  }
+  throw_if_interrupted();  // before the folder appears
+  create_output_folder(out_dir.string(), "--out");
+  Outputs outputs;
+  outputs.add(results_path.string(),
+              [&](const std::string& path) { io::write_file_atomic(path, csv); });
+  for (std::size_t d = 0; d < pictures.size(); ++d) {
+    outputs.add(
+        (out_dir / (summary.datasets[d] + ".svg")).string(),
+        [&pictures, d](const std::string& path) { io::write_file_atomic(path, pictures[d]); });
+  }
+  outputs.commit();
   print_summary(render_experiment_summary(summary, rows), {});
   return kSuccess;
 }
@@ -492,7 +477,8 @@ std::function<int()> add_experiment_command(CLI::App& app) {
   CLI::App* command = app.add_subcommand(
       "experiment",
       "Reproduce an A-IHT paper experiment (gaussian, logistic, poisson, rbf, large): every "
-      "algorithm at every k over several trials, results in DIR/results.csv");
+      "algorithm at every k over several trials, results in DIR/results.csv and one picture per "
+      "dataset, DIR/DATASET.svg");
   command->add_option("name", args->name, "gaussian, logistic, poisson, rbf or large")->required();
   command->add_option("--trials", args->trials,
                       "trials (trial t seeds everything with t); default 10 for gaussian, rbf "

@@ -1,5 +1,7 @@
 #include "cli/experiment_report.hpp"
 
+#include "cli/svg_plot.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -14,10 +16,18 @@ std::string number(double value) {
   return buffer;
 }
 
-double median(std::vector<double> values) {
+// The q-th percentile with linear interpolation between order statistics (numpy's default, as
+// bench/plot_experiment.py uses); q = 50 is the median.
+double percentile(std::vector<double> values, double q) {
   std::sort(values.begin(), values.end());
-  const std::size_t m = values.size();
-  return m % 2 == 1 ? values[m / 2] : 0.5 * (values[m / 2 - 1] + values[m / 2]);
+  const double position = static_cast<double>(values.size() - 1) * q / 100.0;
+  const auto low = static_cast<std::size_t>(position);
+  const std::size_t high = std::min(low + 1, values.size() - 1);
+  return values[low] + (values[high] - values[low]) * (position - static_cast<double>(low));
+}
+
+double median(std::vector<double> values) {
+  return percentile(std::move(values), 50.0);
 }
 
 // At most four budgets spread over the list: the first, the last and two between.
@@ -167,6 +177,43 @@ std::string render_experiment_summary(const ExperimentSummary& summary,
     text += median_table(summary, rows, [](const ExperimentRow& row) { return row.forward_kl; });
   }
   return text;
+}
+
+std::string render_experiment_svg(const ExperimentSummary& summary,
+                                  const std::vector<ExperimentRow>& rows,
+                                  const std::string& dataset) {
+  // Spec 4.6: the papers shade the 25th-75th percentiles for gaussian and rbf, the 35th-65th
+  // for the regression experiments.
+  const bool wide = summary.experiment == "gaussian" || summary.experiment == "rbf";
+  const double low = wide ? 25.0 : 35.0;
+  const double high = wide ? 75.0 : 65.0;
+  const bool symmetric = summary.symmetric_kl_and_time;
+  LinePlot plot;
+  plot.title = "coreset experiment " + summary.experiment + ": " + dataset;
+  plot.subtitle = "median over " + std::to_string(summary.trials) + " trials, band " + number(low) +
+                  "th-" + number(high) + "th percentile";
+  plot.x_label = "coreset size budget k";
+  plot.y_label = symmetric ? "symmetrised KL" : "forward KL(full || coreset)";
+  for (const std::string& algorithm : summary.algorithms) {
+    PlotSeries series{algorithm, {}, {}, {}, {}};
+    for (const index_t k : summary.ks) {
+      std::vector<double> values;
+      for (const ExperimentRow& row : rows) {
+        if (row.dataset == dataset && row.algorithm == algorithm && row.k == k) {
+          values.push_back(symmetric ? row.symmetric_kl : row.forward_kl);
+        }
+      }
+      if (values.empty()) {
+        continue;  // every trial of this run failed: no point
+      }
+      series.x.push_back(static_cast<double>(k));
+      series.y.push_back(median(values));
+      series.low.push_back(percentile(values, low));
+      series.high.push_back(percentile(values, high));
+    }
+    plot.series.push_back(std::move(series));
+  }
+  return render_svg_line_plot(plot);
 }
 
 }  // namespace coreset::cli

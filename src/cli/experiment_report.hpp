@@ -53,4 +53,11 @@ struct ExperimentSummary {
 std::string render_experiment_summary(const ExperimentSummary& summary,
                                       const std::vector<ExperimentRow>& rows);
 
+/// One dataset's picture beside results.csv (DATASET.svg): per algorithm, the median forward
+/// KL (symmetrised for the large-scale experiment) against k with the papers' percentile band,
+/// as bench/plot_experiment.py draws it, as a self-contained SVG.
+std::string render_experiment_svg(const ExperimentSummary& summary,
+                                  const std::vector<ExperimentRow>& rows,
+                                  const std::string& dataset);
+
 }  // namespace coreset::cli

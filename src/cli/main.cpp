@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   const auto build = add_build_command(app);
   const auto evaluate = add_evaluate_command(app);
   const auto solve = add_solve_command(app);
+  const auto sweep = add_sweep_command(app);
   const auto experiment = add_experiment_command(app);
   const auto info = add_info_command(app);
   bool quiet = false;
@@ -45,6 +46,9 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("solve")) {
       return solve();
     }
+    if (app.got_subcommand("sweep")) {
+      return sweep();
+    }
     if (app.got_subcommand("experiment")) {
       return experiment();
     }
@@ -54,6 +58,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "coreset: interrupted by %s: stopped, no output written\n",
                  signal_name(signal));
     return signal == SIGTERM ? kTerminated : kInterrupted;
+  } catch (const TargetNotReached& error) {
+    std::fprintf(stderr, "coreset: target not reached: %s\n", error.what());
+    return kTargetNotReached;
   } catch (const coreset::InvalidArgument& error) {
     std::fprintf(stderr, "coreset: error: %s\n", error.what());
     return kUsageError;

@@ -1,11 +1,13 @@
 #include "cli/report.hpp"
 
+#include "cli/report_parts.hpp"
+
 #include <cstdarg>
 #include <cstdio>
 #include <numeric>
 
 namespace coreset::cli {
-namespace {
+namespace report_parts {
 
 std::string format(const char* pattern, ...) __attribute__((format(printf, 1, 2)));
 std::string format(const char* pattern, ...) {
@@ -46,6 +48,12 @@ std::string solver_label(const SolveResult& result) {
              ? to_string(result.algorithm) + " (step rule " + to_string(result.step_rule) + ")"
              : to_string(result.algorithm);
 }
+
+}  // namespace report_parts
+
+using namespace report_parts;
+
+namespace {
 
 std::string stop_line(const SolveResult& result) {
   const bool sampler = result.algorithm == BuildAlgorithm::importance_sampling ||

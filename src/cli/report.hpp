@@ -7,6 +7,7 @@
 #include "coreset/build.hpp"
 #include "coreset/report.hpp"
 #include "coreset/solver.hpp"
+#include "coreset/sweep.hpp"
 
 namespace coreset::cli {
 

@@ -9,7 +9,8 @@
 namespace coreset::cpu {
 
 template <class T>
-SolveResult solve_on_cpu(MatrixView<T> phi, const T* y, const SolverOptions& options, int threads) {
+SolveResult solve_on_cpu(MatrixView<T> phi, const T* y, const SolverOptions& options, int threads,
+                         solvers::BudgetSnapshots* snapshots) {
   CpuBackend<T> backend(phi, threads);
   auto target = backend.make_sample_vector();
   if (y != nullptr) {
@@ -17,7 +18,7 @@ SolveResult solve_on_cpu(MatrixView<T> phi, const T* y, const SolverOptions& opt
   } else {
     backend.column_sums(target);
   }
-  return solvers::run_algorithm(backend, target, options);
+  return solvers::run_algorithm(backend, target, options, snapshots);
 }
 
 template <class T>
@@ -55,10 +56,10 @@ index_t find_non_finite(MatrixView<T> phi, int threads) {
   return first == std::numeric_limits<index_t>::max() ? -1 : first;
 }
 
-template SolveResult solve_on_cpu<float>(MatrixView<float>, const float*, const SolverOptions&,
-                                         int);
+template SolveResult solve_on_cpu<float>(MatrixView<float>, const float*, const SolverOptions&, int,
+                                         solvers::BudgetSnapshots*);
 template SolveResult solve_on_cpu<double>(MatrixView<double>, const double*, const SolverOptions&,
-                                          int);
+                                          int, solvers::BudgetSnapshots*);
 template void refit_on_cpu<float>(MatrixView<float>, const float*, const SolverSettings&,
                                   SolveResult&);
 template void refit_on_cpu<double>(MatrixView<double>, const double*, const SolverSettings&,

@@ -3,12 +3,15 @@
 
 #include "coreset/matrix.hpp"
 #include "coreset/solver.hpp"
+#include "solvers/budget_snapshots.hpp"
 
 namespace coreset::cpu {
 
 /// Runs options.algorithm (solvers/run_algorithm.hpp). `y` null means y = Phi 1. `threads` >= 1.
+/// `snapshots` (giga, fw): the results at its smaller budgets too (solvers/budget_snapshots.hpp).
 template <class T>
-SolveResult solve_on_cpu(MatrixView<T> phi, const T* y, const SolverOptions& options, int threads);
+SolveResult solve_on_cpu(MatrixView<T> phi, const T* y, const SolverOptions& options, int threads,
+                         solvers::BudgetSnapshots* snapshots = nullptr);
 
 /// The refit of solvers/refit.hpp for a result computed outside run_algorithm (sparsevi, which
 /// runs in the pipeline): sets objective_before_refit, then refits when options.refit.

@@ -61,7 +61,8 @@ index_t DevicePhi<T>::cols() const noexcept {
 }
 
 template <class T>
-SolveResult DevicePhi<T>::solve(const SolverOptions& options) const {
+SolveResult DevicePhi<T>::solve(const SolverOptions& options,
+                                solvers::BudgetSnapshots* snapshots) const {
   // What coreset::solve's scan of a host Phi would catch: a non-finite entry of Phi makes its
   // row of y = Phi 1 non-finite, so the one scalar read at construction covers all S x n.
   if (!std::isfinite(impl_->target_squared_norm)) {
@@ -70,7 +71,7 @@ SolveResult DevicePhi<T>::solve(const SolverOptions& options) const {
         "precision)");
   }
   const auto held = impl_->session->lock();
-  return solvers::run_algorithm(*impl_->backend, impl_->target, options);
+  return solvers::run_algorithm(*impl_->backend, impl_->target, options, snapshots);
 }
 
 template <class T>

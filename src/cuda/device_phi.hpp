@@ -15,6 +15,7 @@
 #include "cuda/device_dataset.hpp"
 #include "cuda/gpu_session.hpp"
 #include "models/model.hpp"
+#include "solvers/budget_snapshots.hpp"
 
 namespace coreset::cuda {
 
@@ -36,8 +37,9 @@ class DevicePhi {
 
   /// options.algorithm (solvers/run_algorithm.hpp, refit included) for the target y = Phi 1;
   /// options are assumed validated. InvalidArgument when y is not finite. Thread-safe
-  /// (serialised on the session).
-  SolveResult solve(const SolverOptions& options) const;
+  /// (serialised on the session). `snapshots` (giga, fw): the results at its smaller budgets.
+  SolveResult solve(const SolverOptions& options,
+                    solvers::BudgetSnapshots* snapshots = nullptr) const;
   /// cpu::refit_on_cpu's contract for a result computed elsewhere (SparseVI): sets
   /// objective_before_refit, then refits on the support when options.refit.
   void refit(const SolverSettings& options, SolveResult& result) const;

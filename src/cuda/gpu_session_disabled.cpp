@@ -80,7 +80,7 @@ index_t DevicePhi<T>::cols() const noexcept {
   return 0;
 }
 template <class T>
-SolveResult DevicePhi<T>::solve(const SolverOptions&) const {
+SolveResult DevicePhi<T>::solve(const SolverOptions&, solvers::BudgetSnapshots*) const {
   no_cuda("a solve on a device Phi");
 }
 template <class T>

@@ -23,6 +23,7 @@
 #include "pipeline/solve_in.hpp"
 #include "pipeline/sparsevi.hpp"
 #include "posterior/posterior.hpp"
+#include "solvers/budget_snapshots.hpp"
 #include "support/memory.hpp"
 #include "support/progress.hpp"
 
@@ -246,13 +247,14 @@ void refit_on(const cuda::DevicePhi<T>& phi, const SolverSettings& solver, Solve
 }
 template <class T>
 SolveResult solve_on(const pipeline::ExecutionContext& context, const HostPhi<T>& phi,
-                     const SolverOptions& solver) {
-  return pipeline::solve_in(context, phi.matrix.view(), static_cast<const T*>(nullptr), solver);
+                     const SolverOptions& solver, solvers::BudgetSnapshots* snapshots = nullptr) {
+  return pipeline::solve_in(context, phi.matrix.view(), static_cast<const T*>(nullptr), solver,
+                            snapshots);
 }
 template <class T>
 SolveResult solve_on(const pipeline::ExecutionContext& context, const cuda::DevicePhi<T>& phi,
-                     const SolverOptions& solver) {
-  return pipeline::solve_in(context, phi, solver);
+                     const SolverOptions& solver, solvers::BudgetSnapshots* snapshots = nullptr) {
+  return pipeline::solve_in(context, phi, solver, snapshots);
 }
 
 // SparseVI draws its own coreset posteriors from the model; only the objective of its coreset
@@ -457,6 +459,11 @@ SolveResult PreparedProblem::solve(const BuildSolverOptions& solver) const {
   // asked again. Its threads and progress are the solve's own.
   const pipeline::ExecutionContext context = impl_->context.for_solve(solver);
   if (!runs_on_phi(solver.algorithm)) {
+    if (!solver.initial_weights.indices.empty()) {
+      throw InvalidArgument(
+          "initial_weights (a warm start) is for iht, a-iht and a-iht-2; sparsevi starts from "
+          "nothing by construction");
+    }
     return impl_->with_phi([&](const auto& phi) {
       return std::move(
           solve_sparsevi(context, impl_->prepared.model, phi, solver, impl_->seed, {solver.k})
@@ -512,7 +519,10 @@ std::vector<CoresetRun> PreparedProblem::solve_and_evaluate_budgets(
   if (ks.empty()) {
     return runs;
   }
-  if (runs_on_phi(solver.algorithm)) {
+  const bool greedy = solver.algorithm == BuildAlgorithm::giga ||
+                      solver.algorithm == BuildAlgorithm::frank_wolfe ||
+                      solver.algorithm == BuildAlgorithm::sparsevi;
+  if (!greedy) {
     for (std::size_t p = 0; p < ks.size(); ++p) {
       BuildSolverOptions one = solver;
       one.k = ks[p];
@@ -527,9 +537,26 @@ std::vector<CoresetRun> PreparedProblem::solve_and_evaluate_budgets(
     throw InvalidArgument("k must be at least 1 (got " + std::to_string(ks.front()) + ")");
   }
   const pipeline::ExecutionContext context = impl_->context.for_solve(solver);
-  std::vector<SolveResult> results = impl_->with_phi([&](const auto& phi) {
-    return solve_sparsevi(context, impl_->prepared.model, phi, solver, impl_->seed, ks);
-  });
+  std::vector<SolveResult> results;
+  if (solver.algorithm == BuildAlgorithm::sparsevi) {
+    results = impl_->with_phi([&](const auto& phi) {
+      return solve_sparsevi(context, impl_->prepared.model, phi, solver, impl_->seed, ks);
+    });
+  } else {
+    // GIGA and FW: one run to the largest k, snapshotted at the others; each snapshot is
+    // what a run to its k alone returns (solvers/budget_snapshots.hpp).
+    BuildSolverOptions longest = solver;
+    longest.k = ks.back();
+    solvers::BudgetSnapshots snapshots;
+    snapshots.budgets = ks;
+    impl_->with_phi([&](const auto& phi) {
+      return solve_on(context, phi, phi_solver_options(longest, impl_->seed), &snapshots);
+    });
+    results = std::move(snapshots.results);
+    for (SolveResult& result : results) {
+      result.device = context.device();
+    }
+  }
   for (std::size_t p = 0; p < ks.size(); ++p) {
     CoresetRun& run = runs[p];
     run.solve = std::move(results[p]);
@@ -549,8 +576,10 @@ BuildResult build_coreset(const Dataset& data, const BuildOptions& options) {
     pipeline::resolve_sparsevi_settings(options.solver.sparsevi, options.model.kind);  // validates
   }
   const PreparedProblem problem(data, options);
-  CoresetRun run = problem.solve_and_evaluate(options.solver);
+  return to_build_result(problem, problem.solve_and_evaluate(options.solver));
+}
 
+BuildResult to_build_result(const PreparedProblem& problem, CoresetRun run) {
   BuildResult result;
   result.solve = std::move(run.solve);
   result.quality = std::move(run.quality);

@@ -41,16 +41,21 @@ Json runtime_json(int threads_requested, Device device = Device::cpu) {
           {"build_type", info.build_type}};
 }
 
+// The solver's settings, as every report with a solver has them.
+void add_solver_settings(Json& report, const SolverSettings& options) {
+  report["max_iterations"] = options.max_iterations;
+  report["tolerance"] = options.tolerance;
+  report["batch_fraction"] = options.batch_fraction;
+  report["refit"] = options.refit;
+}
+
 // The solver's options and outcome: the same fields in every report that ran a solve.
 void add_solve_fields(Json& report, const SolverSettings& options, const SolveResult& result) {
   report["algorithm"] = to_string(result.algorithm);
   report["step_rule"] = to_string(result.step_rule);
   report["k_requested"] = options.k;
   report["k"] = result.k;
-  report["max_iterations"] = options.max_iterations;
-  report["tolerance"] = options.tolerance;
-  report["batch_fraction"] = options.batch_fraction;
-  report["refit"] = options.refit;
+  add_solver_settings(report, options);
   report["support_size"] = result.coreset.size();
   report["iterations"] = result.iterations;
   report["converged"] = result.converged;
@@ -112,6 +117,39 @@ Json build_input_json(const BuildReportInputs& inputs) {
   return input;
 }
 
+// One budget of a sweep or of build -k auto's search.
+Json budget_json(const BudgetRun& budget) {
+  const SolveResult& solve = budget.run.solve;
+  return {{"k", budget.k},
+          {"support", solve.coreset.size()},
+          {"warm_start_from",
+           budget.warm_start_from == 0 ? Json(nullptr) : Json(budget.warm_start_from)},
+          {"iterations", solve.iterations},
+          {"converged", solve.converged},
+          {"stop_reason", to_string(solve.stop_reason)},
+          {"objective", solve.objective},
+          {"quality", quality_json(budget.run.quality)},
+          {"seconds", budget.seconds}};
+}
+
+// build -k auto's search: the target, the budgets tried in order, the one chosen.
+Json choose_k_json(const ChooseKResult& search, const KTarget& target) {
+  Json tried = Json::array();
+  for (const BudgetRun& budget : search.tried) {
+    Json entry = budget_json(budget);
+    entry["value"] = metric_value(budget.run.quality, target.metric);
+    entry["reached"] = metric_value(budget.run.quality, target.metric) <= target.value;
+    tried.push_back(entry);
+  }
+  return {{"metric", to_string(target.metric)},
+          {"target", target.value},
+          {"reached", search.reached},
+          {"k", search.result().k},
+          {"search", "doubling 1, 2, 4, ... then bisection; IHT family warm-started"},
+          {"tried", tried},
+          {"seconds", search.seconds}};
+}
+
 }  // namespace
 
 std::string solve_report_json(const SolveReportInputs& inputs, const SolveResult& result) {
@@ -168,6 +206,57 @@ std::string evaluate_report_json(const BuildReportInputs& inputs, const std::str
   report["seed"] = inputs.options.seed;
   report["runtime"] = runtime_json(inputs.options.solver.threads);
   report["quality"] = quality_json(quality);
+  return report.dump(2) + "\n";
+}
+
+std::string build_report_json(const BuildReportInputs& inputs, const BuildResult& result,
+                              const ChooseKResult& search, const KTarget& target) {
+  Json report = Json::parse(build_report_json(inputs, result));
+  report["choose_k"] = choose_k_json(search, target);
+  return report.dump(2) + "\n";
+}
+
+std::string sweep_report_json(const BuildReportInputs& inputs, const PreparedProblem& problem,
+                              const SweepResult& sweep) {
+  Json report = header("sweep");
+  report["input"] = build_input_json(inputs);
+  report["parameters"] = problem.parameters();
+  report["parameter_names"] = problem.parameter_names();
+  report["pihat"] = to_string(problem.pihat());
+  report["samples"] = problem.samples();
+  report["seed"] = inputs.options.seed;
+  const Device device =
+      sweep.budgets.empty() ? Device::cpu : sweep.budgets.front().run.solve.device;
+  report["runtime"] = runtime_json(inputs.options.solver.threads, device);
+  const BuildSolverOptions& solver = inputs.options.solver;
+  report["algorithm"] = to_string(solver.algorithm);
+  report["step_rule"] = to_string(solver.step_rule);
+  add_solver_settings(report, solver);
+  if (solver.algorithm == BuildAlgorithm::sparsevi) {
+    report["sparsevi"] = sparsevi_json(solver.sparsevi, inputs.options.model.kind);
+  }
+  report["warm_starts"] = is_iht_family(solver.algorithm)
+                              ? "each k starts from the previous k's coreset"
+                          : solver.algorithm == BuildAlgorithm::importance_sampling ||
+                                  solver.algorithm == BuildAlgorithm::uniform
+                              ? "none: independent draws per k"
+                              : "one greedy run to the largest k, recorded at each k";
+  const StageSeconds& s = problem.seconds();
+  report["seconds"] = {
+      {"pihat", s.pihat},
+      {"sampling", s.sampling},
+      {"projection", s.projection},
+      {"full_posterior", s.evaluation},
+      {"sweep", sweep.seconds},
+      {"total", s.pihat + s.sampling + s.projection + s.evaluation + sweep.seconds}};
+  report["full_posterior_mean"] = problem.full_posterior_mean();
+  Json budgets = Json::array();
+  for (const BudgetRun& budget : sweep.budgets) {
+    Json entry = budget_json(budget);
+    entry["coreset_posterior_mean"] = budget.run.coreset_posterior_mean;
+    budgets.push_back(entry);
+  }
+  report["budgets"] = budgets;
   return report.dump(2) + "\n";
 }
 

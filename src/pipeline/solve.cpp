@@ -1,4 +1,5 @@
 // The public entry points: validate everything once, then hand over to a backend.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <string>
@@ -41,11 +42,38 @@ void pipeline::validate_solver_options(const SolverOptions& options) {
     throw InvalidArgument("batch_fraction must be between 0 (off) and 1 (got " +
                           std::to_string(options.batch_fraction) + ")");
   }
+  if (!options.initial_weights.indices.empty() && !is_iht_family(options.algorithm)) {
+    throw InvalidArgument("initial_weights (a warm start) is for iht, a-iht and a-iht-2; " +
+                          to_string(options.algorithm) + " starts from nothing by construction");
+  }
   if (options.algorithm == Algorithm::iht && options.batch_fraction > 0.0 &&
       options.batch_fraction < 1.0) {
     throw InvalidArgument(
         "batch_fraction is for a-iht and a-iht-2: iht's safe step and monotone descent need the "
         "full gradient");
+  }
+}
+
+void pipeline::validate_initial_weights(const SolverOptions& options, index_t columns) {
+  const Coreset& start = options.initial_weights;
+  support::check_coreset_columns(start, columns);
+  if (start.size() > std::min(options.k, columns)) {
+    throw InvalidArgument("initial_weights has " + std::to_string(start.size()) +
+                          " points, more than the budget k = " + std::to_string(options.k));
+  }
+  for (std::size_t p = 0; p < start.indices.size(); ++p) {
+    if (p > 0 && start.indices[p] <= start.indices[p - 1]) {
+      throw InvalidArgument("initial_weights: indices must be strictly ascending (entry " +
+                            std::to_string(p + 1) + ", index " + std::to_string(start.indices[p]) +
+                            ")");
+    }
+    // Zero weights would sit on the support as explicit zeros, which the drivers' exclusion
+    // sets must never hold (solvers/backend.hpp, "Support").
+    if (!(start.weights[p] > 0.0) || !std::isfinite(start.weights[p])) {
+      throw InvalidArgument("initial_weights: weight " + std::to_string(start.weights[p]) +
+                            " of index " + std::to_string(start.indices[p]) +
+                            " is not a finite number > 0");
+    }
   }
 }
 
@@ -153,34 +181,42 @@ template double pipeline::objective_from<double>(MatrixView<double>, std::vector
 
 template <class T>
 SolveResult pipeline::solve_in(const ExecutionContext& context, MatrixView<T> phi, const T* y,
-                               const SolverOptions& options) {
+                               const SolverOptions& options, solvers::BudgetSnapshots* snapshots) {
   const auto start = Clock::now();
   validate_solver_options(options);
   validate_data(phi, y, context.threads());
+  validate_initial_weights(options, phi.cols);
+  if (snapshots != nullptr && context.on_gpu()) {
+    // Never asked for: a job's Phi on a GPU is a DevicePhi (the overload below).
+    throw InvalidArgument("budget snapshots of a host Phi are solved on the CPU only");
+  }
   return solve_stage(context, options, start, [&] {
     return context.on_gpu() ? cuda::solve_on_gpu(*context.gpu_session(), phi, y, options)
-                            : cpu::solve_on_cpu(phi, y, options, context.threads());
+                            : cpu::solve_on_cpu(phi, y, options, context.threads(), snapshots);
   });
 }
 
 template <class T>
 SolveResult pipeline::solve_in(const ExecutionContext& context, const cuda::DevicePhi<T>& phi,
-                               const SolverOptions& options) {
+                               const SolverOptions& options, solvers::BudgetSnapshots* snapshots) {
   const auto start = Clock::now();
   validate_solver_options(options);
-  return solve_stage(context, options, start, [&] { return phi.solve(options); });
+  validate_initial_weights(options, phi.cols());
+  return solve_stage(context, options, start, [&] { return phi.solve(options, snapshots); });
 }
 
 template SolveResult pipeline::solve_in<float>(const pipeline::ExecutionContext&, MatrixView<float>,
-                                               const float*, const SolverOptions&);
+                                               const float*, const SolverOptions&,
+                                               solvers::BudgetSnapshots*);
 template SolveResult pipeline::solve_in<double>(const pipeline::ExecutionContext&,
                                                 MatrixView<double>, const double*,
-                                                const SolverOptions&);
+                                                const SolverOptions&, solvers::BudgetSnapshots*);
 template SolveResult pipeline::solve_in<float>(const pipeline::ExecutionContext&,
-                                               const cuda::DevicePhi<float>&, const SolverOptions&);
+                                               const cuda::DevicePhi<float>&, const SolverOptions&,
+                                               solvers::BudgetSnapshots*);
 template SolveResult pipeline::solve_in<double>(const pipeline::ExecutionContext&,
                                                 const cuda::DevicePhi<double>&,
-                                                const SolverOptions&);
+                                                const SolverOptions&, solvers::BudgetSnapshots*);
 
 bool gpu_usable(std::string* why_not) {
   return cuda::gpu_available(why_not);

@@ -74,9 +74,20 @@ class IhtDriver {
     result.algorithm = to_build_algorithm(options_.algorithm);
     result.step_rule = options_.step_rule;
     result.k = k_;
-    double objective = be_.read(be_.dot(y_, y_));  // f(w_0) = f(0) = ||y||^2
+    double objective = be_.read(be_.dot(y_, y_));  // f(0) = ||y||^2
     support::throw_if_overflowed(objective);
     result.target_norm = std::sqrt(objective);
+    if (!options_.initial_weights.indices.empty()) {
+      // A warm start (SolverSettings::initial_weights, validated by the caller): w_0 = z_0 is
+      // the given coreset, and f(w_0) is the objective the first step is measured against.
+      be_.from_host(options_.initial_weights.indices, options_.initial_weights.weights, w_);
+      be_.copy(w_, z_);
+      be_.phi_times(w_, phi_w_);
+      be_.copy(phi_w_, phi_z_);
+      be_.subtract(y_, phi_w_, residual_);
+      objective = be_.read(be_.dot(residual_, residual_));
+      support::throw_if_overflowed(objective);
+    }
 
     const bool iht = options_.algorithm == Algorithm::iht;
     if (iht) {
@@ -87,7 +98,7 @@ class IhtDriver {
     }
 
     duplicates_ = be_.duplicate_columns();
-    bool z_equals_w = true;  // z_0 = w_0 = 0
+    bool z_equals_w = true;  // z_0 = w_0 (0, or the warm start)
     for (int t = 1; t <= options_.max_iterations; ++t) {
       support::throw_if_stopped(options_.progress);
       // Batch mode: a full gradient only to confirm a stop (see full_gradient_next_).

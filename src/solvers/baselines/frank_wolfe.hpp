@@ -35,6 +35,7 @@
 #include "coreset/solver.hpp"
 #include "solvers/argmax.hpp"
 #include "solvers/baselines/common.hpp"
+#include "solvers/budget_snapshots.hpp"
 #include "support/host_device.hpp"
 
 namespace coreset::solvers {
@@ -50,7 +51,8 @@ struct FrankWolfeScore {
 /// cannot move. `observe`, when set, sees every step.
 template <class Backend>
 SolveResult run_frank_wolfe(Backend& be, const typename Backend::SampleVector& y,
-                            const SolverOptions& options, const StepObserver& observe = {}) {
+                            const SolverOptions& options, const StepObserver& observe = {},
+                            BudgetSnapshots* snapshots = nullptr) {
   SolveResult result = start_baseline_result(options);
   result.target_norm = target_norm(be, y);
   typename Backend::SparseDatapointVector w;
@@ -108,12 +110,16 @@ SolveResult run_frank_wolfe(Backend& be, const typename Backend::SampleVector& y
       if (observe) {
         observe(GreedyStep{result.iterations, best.index, best.score, gamma, be.to_coreset(w)});
       }
+      take_due_snapshots(
+          snapshots, result, [&](index_t budget) { return greedy_steps(budget, be.cols()); },
+          [&](SolveResult& snapshot) { finish_baseline(be, y, w, snapshot); });
     }
     if (steps.limited && result.stop_reason == StopReason::budget) {
       result.stop_reason = StopReason::max_iterations;  // the step limit, not k, ended it
     }
   }
   finish_baseline(be, y, w, result);
+  finish_snapshots(snapshots, result);
   return result;
 }
 

@@ -36,6 +36,7 @@
 #include "coreset/solver.hpp"
 #include "solvers/argmax.hpp"
 #include "solvers/baselines/common.hpp"
+#include "solvers/budget_snapshots.hpp"
 #include "support/host_device.hpp"
 
 namespace coreset::solvers {
@@ -64,7 +65,8 @@ struct GigaScore {
 /// `observe`, when set, sees every step.
 template <class Backend>
 SolveResult run_giga(Backend& be, const typename Backend::SampleVector& y,
-                     const SolverOptions& options, const StepObserver& observe = {}) {
+                     const SolverOptions& options, const StepObserver& observe = {},
+                     BudgetSnapshots* snapshots = nullptr) {
   SolveResult result = start_baseline_result(options);
   result.target_norm = target_norm(be, y);
   typename Backend::SparseDatapointVector v;  // ell(w_t) = Phi v
@@ -134,6 +136,13 @@ SolveResult run_giga(Backend& be, const typename Backend::SampleVector& y,
       if (observe) {
         observe(GreedyStep{result.iterations, best.index, best.score, gamma, be.to_coreset(v)});
       }
+      take_due_snapshots(
+          snapshots, result, [&](index_t budget) { return greedy_steps(budget, be.cols()); },
+          [&](SolveResult& snapshot) {
+            typename Backend::SparseDatapointVector scaled;
+            be.scale(result.target_norm * std::max(0.0, zeta1), v, scaled);
+            finish_baseline(be, y, scaled, snapshot);
+          });
     }
     if (steps.limited && result.stop_reason == StopReason::budget) {
       result.stop_reason = StopReason::max_iterations;  // the step limit, not k, ended it
@@ -141,6 +150,7 @@ SolveResult run_giga(Backend& be, const typename Backend::SampleVector& y,
     be.scale(result.target_norm * std::max(0.0, zeta1), v, w);
   }
   finish_baseline(be, y, w, result);
+  finish_snapshots(snapshots, result);
   return result;
 }
 

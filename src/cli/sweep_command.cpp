@@ -1,0 +1,119 @@
+// `coreset sweep`: one dataset and model, many budgets k. pi-hat, the samples and Phi are made
+// once (coreset::PreparedProblem); every k is then solved in ascending order, warm-started from
+// the one below where the algorithm allows (coreset::sweep), and the folder gets sweep.csv, one
+// coreset per k, report.json and sweep.svg, all or none.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "cli/device_choice.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/interrupt.hpp"
+#include "cli/model_options.hpp"
+#include "cli/output_paths.hpp"
+#include "cli/outputs.hpp"
+#include "cli/solver_arguments.hpp"
+#include "cli/sweep_report.hpp"
+#include "cli/terminal.hpp"
+#include "coreset/build.hpp"
+#include "coreset/error.hpp"
+#include "coreset/io.hpp"
+#include "coreset/sweep.hpp"
+
+namespace coreset::cli {
+namespace {
+
+struct SweepArguments {
+  ModelArguments model;
+  std::vector<std::string> ks;
+  SolverArguments solver;
+  std::string out_dir;
+  DeviceArguments device;
+};
+
+std::vector<index_t> parse_budgets(const std::vector<std::string>& texts) {
+  if (texts.empty()) {
+    throw InvalidArgument("-k: give the budgets, e.g. -k 10,20,50,100");
+  }
+  std::vector<index_t> ks;
+  for (const std::string& text : texts) {
+    ks.push_back(parse_budget(text, "-k"));
+  }
+  return ks;
+}
+
+int run_sweep(const SweepArguments& args) {
+  const std::vector<index_t> ks = parse_budgets(args.ks);
+  const DeviceChoice choice = choose_device(args.device);  // before any file is touched
+  check_output_folder(args.out_dir, "--out");
+  BuildInputs inputs;
+  BuildOptions options = to_build_options(args.model);
+  options.precision = choice.precision;
+  options.solver.device = choice.device;
+  apply_solver_arguments(args.solver, options.solver);
+  TerminalProgress progress;
+  progress.task(args.model.data_path.empty() ? std::string("generating the built-in data")
+                                             : "reading " + args.model.data_path,
+                0);
+  const Dataset data = load_dataset(args.model, inputs);
+  for (const index_t k : ks) {  // before the costly stages, as build checks its k
+    if (k > data.rows()) {
+      throw InputError(data.source.empty() ? std::string("the dataset") : data.source,
+                       "has " + std::to_string(data.rows()) + " rows, fewer than k = " +
+                           std::to_string(k) + " (-k): a coreset must be smaller than the data");
+    }
+  }
+  inputs.options = options;
+  options.solver.progress = &progress;
+  const PreparedProblem problem(data, options);
+  const SweepResult result = sweep(problem, options.solver, ks);
+  progress.finish();
+
+  // Rendered first, so that a formatting failure cannot leave one file written.
+  const std::string csv = render_sweep_csv(result);
+  const std::string report = render_sweep_report(inputs, problem, result);
+  const std::string svg = render_sweep_svg(inputs, problem, result);
+  throw_if_interrupted();  // before the folder appears
+  create_output_folder(args.out_dir, "--out");
+  const std::string folder = args.out_dir + "/";
+  Outputs outputs;
+  outputs.add(folder + "sweep.csv",
+              [&](const std::string& path) { io::write_file_atomic(path, csv); });
+  for (const BudgetRun& budget : result.budgets) {
+    outputs.add(folder + sweep_coreset_file(budget.k), [&budget](const std::string& path) {
+      io::write_coreset_csv(path, budget.run.solve.coreset);
+    });
+  }
+  outputs.add(folder + "report.json",
+              [&](const std::string& path) { io::write_file_atomic(path, report); });
+  outputs.add(folder + "sweep.svg",
+              [&](const std::string& path) { io::write_file_atomic(path, svg); });
+  outputs.commit();
+  print_summary(render_sweep_summary(inputs, problem, result, args.out_dir), {});
+  return kSuccess;
+}
+
+}  // namespace
+
+std::function<int()> add_sweep_command(CLI::App& app) {
+  auto args = std::make_shared<SweepArguments>();
+  CLI::App* command = app.add_subcommand(
+      "sweep",
+      "One dataset and model at many budgets k (pi-hat, samples and Phi made once; the IHT "
+      "family warm-started from the k below): DIR/sweep.csv, coreset_k<K>.csv, report.json "
+      "and the picture sweep.svg");
+  add_model_options(command, args->model);
+  add_device_options(command, args->device);
+  command
+      ->add_option("-k,--k", args->ks,
+                   "comma-separated budgets, each >= 1 and <= the data's rows, e.g. "
+                   "10,20,50,100")
+      ->delimiter(',')
+      ->required();
+  add_solver_arguments(command, args->solver);
+  command->add_option("--out", args->out_dir, "output folder (created if missing)")->required();
+  return [args] { return run_sweep(*args); };
+}
+
+}  // namespace coreset::cli
