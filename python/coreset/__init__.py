@@ -10,14 +10,17 @@ or PyMC. The engine is libcoreset (C++ and CUDA); see README's "Python" section.
 """
 
 from . import ppl
-from ._api import Coreset, build, evaluate, info, log_likelihood, solve, synthetic_logistic
+from ._api import (Coreset, Sweep, build, evaluate, info, log_likelihood, solve, sweep,
+                   synthetic_logistic)
 from ._core import __version__
 from . import errors
 from .errors import *  # noqa: F401,F403 (the exception classes, listed in errors.__all__)
 
 __all__ = [
     "Coreset",
+    "Sweep",
     "build",
+    "sweep",
     "solve",
     "evaluate",
     "info",

@@ -8,6 +8,7 @@ calling thread at most every 50 ms and at the start of each stage ("laplace", "s
 stops the engine and propagates.
 """
 
+import inspect
 import json
 import sys
 
@@ -16,7 +17,8 @@ import numpy as np
 from . import _arrays, _core
 from .errors import InvalidArgumentError
 
-__all__ = ["Coreset", "build", "solve", "evaluate", "info", "log_likelihood", "synthetic_logistic"]
+__all__ = ["Coreset", "Sweep", "build", "sweep", "solve", "evaluate", "info", "log_likelihood",
+           "synthetic_logistic"]
 
 
 class Coreset:
@@ -137,7 +139,7 @@ def build(X, y=None, *, model, k=100, samples=500, algorithm="a-iht-2", device="
           rbf_scales=(0.2, 0.4, 0.8, 1.2, 1.6, 2.0), rbf_constant_scale=100.0, threads=0,
           batch_fraction=0.0, refit=False, sparsevi_steps=0, sparsevi_learning_rate=0.0,
           sparsevi_samples=100, sparsevi_optimizer="adam", covariate_names=None,
-          response_name=None, progress=None):
+          response_name=None, target_kl=None, target_error=None, progress=None):
     """A coreset of the dataset (X, y) for `model`, as `coreset build` makes it.
 
     X: n x D covariates (any float or integer dtype, any order; a pandas DataFrame's column names
@@ -147,25 +149,106 @@ def build(X, y=None, *, model, k=100, samples=500, algorithm="a-iht-2", device="
     model: "logistic", "poisson", "gaussian" or "linear". The other keywords are the command's
        options of the same names (README, "coreset build"); device="auto" runs on a usable GPU,
        else the CPU, and precision="auto" is float on the GPU, double on the CPU.
+    k="auto" with target_kl (the symmetrised KL) or target_error (the relative projection
+       error): the smallest budget whose coreset reaches the target, as `build -k auto` finds
+       it (README, "Choosing k"); report["choose_k"] lists the budgets tried.
+       TargetNotReachedError when no k <= n reaches it.
     Returns a Coreset whose report is the command's `--report` JSON (as a dict). The same data,
     options and seed give the command's coreset.
     """
-    _check_callback(progress)
-    device = _device_and_gpu(device)
-    keywords = dict(model=model, k=k, samples=samples, algorithm=algorithm, device=device,
-                    precision=_precision_name(precision, device), seed=seed, max_iter=max_iter,
-                    tol=tol, step_rule=step_rule, pihat=pihat, pihat_samples=pihat_samples,
-                    prior_sd=prior_sd, prior_covariance=prior_covariance, noise_sd=noise_sd,
-                    noise_covariance=noise_covariance, intercept=intercept, rbf=rbf,
-                    rbf_centers=rbf_centers, rbf_scales=list(rbf_scales),
-                    rbf_constant_scale=rbf_constant_scale, threads=threads,
-                    batch_fraction=batch_fraction, refit=refit, sparsevi_steps=sparsevi_steps,
-                    sparsevi_learning_rate=sparsevi_learning_rate,
-                    sparsevi_samples=sparsevi_samples, sparsevi_optimizer=sparsevi_optimizer,
-                    covariate_names=covariate_names, response_name=response_name)
-    x_array, y_array, notes = _dataset_keywords(X, y, keywords)
-    indices, weights, report = _core.build(x_array, y_array, keywords, progress)
+    options = {name: value for name, value in locals().items() if name not in ("X", "y")}
+    target = _target(options["k"], options.pop("target_kl"), options.pop("target_error"))
+    keywords, progress, notes = _prepare_build(X, y, options)
+    x_array, y_array = keywords.pop("_x"), keywords.pop("_y")
+    if target is None:
+        indices, weights, report = _core.build(x_array, y_array, keywords, progress)
+    else:
+        indices, weights, report = _core.build_auto(x_array, y_array, keywords, target[0],
+                                                    target[1], progress)
     return Coreset(indices, weights, _report(report, notes))
+
+
+def _target(k, target_kl, target_error):
+    """(k, None) for a budget, or None and ("symmetric_kl" | "relative_error", value) for auto."""
+    if (target_kl is not None) and (target_error is not None):
+        raise InvalidArgumentError("target_kl and target_error: give one of them, not both")
+    given = target_kl if target_kl is not None else target_error
+    if isinstance(k, str):
+        if k != "auto":
+            raise InvalidArgumentError("k: expected a budget >= 1 or \"auto\", got %r" % (k,))
+        if given is None:
+            raise InvalidArgumentError('k="auto" needs target_kl or target_error')
+        return ("symmetric_kl" if target_kl is not None else "relative_error", float(given))
+    if given is not None:
+        raise InvalidArgumentError('target_kl and target_error are only read with k="auto"')
+    return None
+
+
+_BUILD_KEYWORDS = None
+
+
+def _prepare_build(X, y, options):
+    """build()'s options (defaults filled in from its signature) as the engine's keyword dict,
+    with X and y prepared; shared by build and sweep."""
+    global _BUILD_KEYWORDS
+    if _BUILD_KEYWORDS is None:
+        _BUILD_KEYWORDS = {name: p.default for name, p in inspect.signature(build).parameters.items()
+                           if p.kind == p.KEYWORD_ONLY}
+    unknown = set(options) - set(_BUILD_KEYWORDS)
+    if unknown:
+        raise TypeError("unexpected keyword argument(s): %s" % ", ".join(sorted(unknown)))
+    keywords = dict(_BUILD_KEYWORDS)
+    keywords.update(options)
+    for name in ("target_kl", "target_error"):
+        keywords.pop(name, None)
+    if isinstance(keywords["k"], str):  # "auto": every budget of the search sets its own
+        keywords["k"] = 1
+    progress = keywords.pop("progress")
+    _check_callback(progress)
+    keywords["device"] = _device_and_gpu(keywords["device"])
+    keywords["precision"] = _precision_name(keywords["precision"], keywords["device"])
+    keywords["rbf_scales"] = list(keywords["rbf_scales"])
+    x_array, y_array, notes = _dataset_keywords(X, y, keywords)
+    keywords["_x"], keywords["_y"] = x_array, y_array
+    return keywords, progress, notes
+
+
+class Sweep:
+    """The coresets of one dataset at many budgets (coreset.sweep): `ks` ascending,
+    `coresets[i]` the Coreset at ks[i] (its report is the budget's entry of the sweep report),
+    `report` the command's sweep report.json, and sweep[k] the coreset at budget k."""
+
+    __slots__ = ("ks", "coresets", "report")
+
+    def __init__(self, ks, coresets, report):
+        self.ks, self.coresets, self.report = ks, coresets, report
+
+    def __getitem__(self, k):
+        return self.coresets[self.ks.index(k)]
+
+    def __len__(self):
+        return len(self.ks)
+
+    def __repr__(self):
+        return "Sweep(k = %s)" % ", ".join(map(str, self.ks))
+
+
+def sweep(X, y=None, *, model, k, **options):
+    """One run over many budgets, as `coreset sweep` makes it: pi-hat, the samples and Phi once,
+    then each k of the list `k` in ascending order, warm-started from the previous budget's
+    coreset for the IHT family (one greedy run recorded at each k for giga, fw and sparsevi;
+    fresh draws for is and uniform). The other keywords are build()'s. Returns a Sweep."""
+    budgets = [k] if np.isscalar(k) else list(k)
+    if not budgets or any(isinstance(b, str) or int(b) != b for b in budgets):
+        raise InvalidArgumentError("k: expected a list of budgets >= 1, got %r" % (k,))
+    keywords, progress, notes = _prepare_build(X, y, dict(options, model=model))
+    keywords["k"] = int(max(budgets))
+    x_array, y_array = keywords.pop("_x"), keywords.pop("_y")
+    runs, report = _core.sweep(x_array, y_array, keywords, [int(b) for b in budgets], progress)
+    report = _report(report, notes)
+    coresets = [Coreset(indices, weights, entry)
+                for (_, indices, weights), entry in zip(runs, report["budgets"])]
+    return Sweep([int(budget) for budget, _, _ in runs], coresets, report)
 
 
 def evaluate(X, y=None, *, model, indices, weights, samples=500, device="auto", precision="auto",

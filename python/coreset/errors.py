@@ -14,6 +14,7 @@ __all__ = [
     "NumericalError",
     "OutputError",
     "DeviceError",
+    "TargetNotReachedError",
 ]
 
 
@@ -57,3 +58,8 @@ class DeviceError(CoresetError, RuntimeError):
     """The GPU could not be used: none is usable for device="gpu", the problem does not fit in
     its memory (the message says how much is needed and free), or a CUDA call failed. Command:
     exit code 7."""
+
+
+class TargetNotReachedError(CoresetError, ValueError):
+    """build(k="auto", ...): no budget k <= n reaches the quality target; the message names the
+    best value reached and its k. Command: exit code 8."""

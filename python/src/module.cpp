@@ -6,6 +6,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "coreset/error.hpp"
 #include "coreset/report.hpp"
 #include "coreset/solver.hpp"
+#include "coreset/sweep.hpp"
 #include "coreset/version.hpp"
 #include "errors.hpp"
 #include "options.hpp"
@@ -78,6 +80,63 @@ py::tuple build(const py::array& x, const py::object& y, const py::dict& keyword
       run_without_gil(progress, [&] { return build_coreset(data, options); });
   return coreset_tuple(result.solve.coreset,
                        build_report_json(build_inputs(data, keywords, options), result));
+}
+
+// One prepared problem solved at every budget of `ks`, warm-started where the algorithm allows
+// (coreset::sweep): ([(k, indices, weights), ...], report JSON).
+py::tuple sweep(const py::array& x, const py::object& y, const py::dict& keywords,
+                const std::vector<index_t>& ks, const py::object& callback) {
+  const Dataset data = named_dataset(x, y, keywords);
+  BuildOptions options = build_options(keywords);
+  PythonProgress progress(callback);
+  options.solver.progress = &progress;
+  std::optional<PreparedProblem> problem;
+  const SweepResult result = run_without_gil(progress, [&] {
+    problem.emplace(data, options);
+    return coreset::sweep(*problem, options.solver, ks);
+  });
+  py::list budgets;
+  for (const BudgetRun& budget : result.budgets) {
+    const py::tuple arrays = coreset_tuple(budget.run.solve.coreset, "");
+    budgets.append(py::make_tuple(budget.k, arrays[0], arrays[1]));
+  }
+  return py::make_tuple(budgets,
+                        sweep_report_json(build_inputs(data, keywords, options), *problem, result));
+}
+
+// The smallest budget whose coreset reaches the target (coreset::choose_k), as build reports
+// it plus the search; coreset.errors.TargetNotReachedError when no budget reaches it.
+py::tuple build_auto(const py::array& x, const py::object& y, const py::dict& keywords,
+                     const std::string& metric, double value, const py::object& callback) {
+  const Dataset data = named_dataset(x, y, keywords);
+  BuildOptions options = build_options(keywords);
+  options.solver.k = 1;  // each budget of the search sets its own
+  const KTarget target{
+      metric == "relative_error" ? TargetMetric::relative_error : TargetMetric::symmetric_kl,
+      value};
+  PythonProgress progress(callback);
+  options.solver.progress = &progress;
+  std::optional<PreparedProblem> problem;
+  const ChooseKResult search = run_without_gil(progress, [&] {
+    problem.emplace(data, options);
+    return choose_k(*problem, options.solver, target);
+  });
+  const BudgetRun& best = search.result();
+  if (!search.reached) {
+    const std::string message =
+        "no budget k <= " + std::to_string(problem->rows()) + " reaches " +
+        to_string(target.metric) + " <= " + py::str(py::float_(value)).cast<std::string>() +
+        "; the best reached was " +
+        py::str(py::float_(metric_value(best.run.quality, target.metric))).cast<std::string>() +
+        " at k = " + std::to_string(best.k);
+    const py::object type = py::module_::import("coreset.errors").attr("TargetNotReachedError");
+    PyErr_SetString(type.ptr(), message.c_str());
+    throw py::error_already_set();
+  }
+  const BuildResult result = to_build_result(*problem, best.run);
+  BuildReportInputs inputs = build_inputs(data, keywords, options);
+  inputs.options.solver.k = result.solve.k;  // the report's k_requested: the chosen one
+  return coreset_tuple(result.solve.coreset, build_report_json(inputs, result, search, target));
 }
 
 py::tuple evaluate(const py::array& x, const py::object& y, const py::dict& keywords,
@@ -234,6 +293,10 @@ PYBIND11_MODULE(_core, module) {
   module.attr("__version__") = coreset::version();
   module.def("build", &cp::build, py::arg("x"), py::arg("y"), py::arg("keywords"),
              py::arg("progress"));
+  module.def("sweep", &cp::sweep, py::arg("x"), py::arg("y"), py::arg("keywords"), py::arg("ks"),
+             py::arg("progress"));
+  module.def("build_auto", &cp::build_auto, py::arg("x"), py::arg("y"), py::arg("keywords"),
+             py::arg("metric"), py::arg("value"), py::arg("progress"));
   module.def("evaluate", &cp::evaluate, py::arg("x"), py::arg("y"), py::arg("keywords"),
              py::arg("indices"), py::arg("weights"), py::arg("progress"));
   module.def("solve_phi", &cp::solve_phi, py::arg("phi"), py::arg("y"), py::arg("keywords"),
