@@ -249,6 +249,13 @@ make_cuda_bases() {
   want="$(sed -n 's/^ARG CUDA_VERSION=\([0-9]*\.[0-9]*\)\..*/\1/p' docker/Dockerfile.gpu)"
   [ "$nvcc_version" = "$want" ] ||
     fail "$cuda_home is CUDA ${nvcc_version:-of unknown version}, Dockerfile.gpu's CUDA_VERSION is $want.x"
+  # The file lists above follow this machine's toolkit, assembled from NVIDIA's wheels: real
+  # lib/ and include/, with lib64 and targets/x86_64-linux/* as links to them. A runfile or
+  # .deb install is the other way round; say so rather than fail on a missing file.
+  if [ ! -d "$cuda_home/lib" ] || [ -L "$cuda_home/lib" ] || [ -L "$cuda_home/include" ]; then
+    fail "$cuda_home keeps its libraries under targets/ (a runfile or .deb install?); this script's" \
+      "file lists expect lib/ and include/ at the top, with lib64 and targets/ linking to them"
+  fi
   cuda_devel="localhost/cuda-devel:$want-bookworm"
   cuda_runtime="localhost/cuda-runtime:$want-bookworm"
   # The variables NVIDIA's images set: the NVIDIA Container Toolkit mounts the driver's compute
