@@ -101,6 +101,12 @@ def _prepared(coreset, X, y, model, intercept):
     return rows, labels, weights, parameter_count(model, rows.shape[1], intercept)
 
 
+# Every program's data block starts with the coreset's rows.
+_STAN_DESIGN = """  int<lower=0> N;
+  int<lower=1> D;
+  matrix[N, D] X;
+"""
+
 _STAN_LIKELIHOOD = {
     "logistic": ("array[N] int<lower=0, upper=1> y;",
                  "target += w[i] * bernoulli_logit_lpmf(y[i] | eta[i]);"),
@@ -118,10 +124,7 @@ def stan_program(model, intercept=True):
     if model == "gaussian":
         return """// coreset: weighted Gaussian mean model, x_i ~ N(theta, noise_sd^2 I)
 data {
-  int<lower=0> N;
-  int<lower=1> D;
-  matrix[N, D] X;
-  vector<lower=0>[N] w;
+%s  vector<lower=0>[N] w;
   real<lower=0> prior_sd;
   real<lower=0> noise_sd;
 }
@@ -134,7 +137,7 @@ model {
     target += w[i] * normal_lpdf(X[i]' | theta, noise_sd);
   }
 }
-"""
+""" % _STAN_DESIGN
     response, statement = _STAN_LIKELIHOOD[model]
     alpha_parameter = "  real alpha;\n" if intercept else ""
     alpha_prior = "  target += normal_lpdf(alpha | 0, prior_sd);\n" if intercept else ""
@@ -142,10 +145,7 @@ model {
     noise = "  real<lower=0> noise_sd;\n" if model == "linear" else ""
     return """// coreset: weighted %s regression (beta: the coefficients, alpha: the intercept)
 data {
-  int<lower=0> N;
-  int<lower=1> D;
-  matrix[N, D] X;
-  %s
+%s  %s
   vector<lower=0>[N] w;
   real<lower=0> prior_sd;
 %s}
@@ -159,7 +159,7 @@ model {
     %s
   }
 }
-""" % (model, response, noise, alpha_parameter, eta, alpha_prior, statement)
+""" % (model, _STAN_DESIGN, response, noise, alpha_parameter, eta, alpha_prior, statement)
 
 
 def stan_data(coreset, X, y=None, *, model, prior_sd=1.0, noise_sd=1.0):

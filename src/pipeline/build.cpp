@@ -26,15 +26,13 @@
 #include "solvers/budget_snapshots.hpp"
 #include "support/memory.hpp"
 #include "support/progress.hpp"
+#include "support/wall_clock.hpp"
 
 namespace coreset {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+using Clock = support::WallClock;
+using support::seconds_since;
 
 bool conjugate(ModelKind kind) {
   return kind == ModelKind::gaussian || kind == ModelKind::linear;

@@ -13,6 +13,7 @@
 #include "pipeline/solve_in.hpp"
 #include "support/coreset_checks.hpp"
 #include "support/progress.hpp"
+#include "support/wall_clock.hpp"
 
 namespace coreset {
 
@@ -106,7 +107,7 @@ void validate_data(MatrixView<T> phi, const T* y, int threads) {
   }
 }
 
-using Clock = std::chrono::steady_clock;
+using Clock = support::WallClock;
 
 // The solve stage around `run`, which solves on the context's device: progress and timing (from
 // `start`, before the checks, as solve() has always timed it).
@@ -118,7 +119,7 @@ SolveResult solve_stage(const pipeline::ExecutionContext& context, const SolverO
                          is_iht_family(options.algorithm) ? options.max_iterations : options.k);
   SolveResult result = run();
   result.device = context.device();
-  result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  result.seconds = support::seconds_since(start);
   return result;
 }
 

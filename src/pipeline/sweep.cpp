@@ -12,15 +12,13 @@
 #include <vector>
 
 #include "coreset/error.hpp"
+#include "support/wall_clock.hpp"
 
 namespace coreset {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+using Clock = support::WallClock;
+using support::seconds_since;
 
 bool takes_warm_start(BuildAlgorithm algorithm) {
   return is_iht_family(algorithm);
