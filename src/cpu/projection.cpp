@@ -16,8 +16,10 @@
 #include "coreset/error.hpp"
 #include "cpu/simd/columns.hpp"
 #include "cpu/simd/log_sigmoid.hpp"
+#include "cpu/solve_cpu.hpp"
 #include "models/link.hpp"
 #include "support/progress.hpp"
+#include "support/threads.hpp"
 #include "support/transpose.hpp"
 
 namespace coreset::cpu {
@@ -231,14 +233,12 @@ Matrix<T> projection_from_loglik(const T* loglik, index_t n, index_t s, index_t 
       }
     }
   }
-  for (index_t i = 0; i < n; ++i) {
-    const T* column = phi.column(i);
-    for (index_t j = 0; j < s; ++j) {
-      if (!std::isfinite(column[j])) {
-        throw InvalidArgument("the log-likelihood matrix has a non-finite entry at datapoint " +
-                              std::to_string(i) + ", draw " + std::to_string(j) + " (0-based)");
-      }
-    }
+  // Phi's layout (S x n) is now the one solve() checks: the same parallel scan.
+  const index_t bad = find_non_finite(phi.view(), support::resolve_threads(0));
+  if (bad >= 0) {
+    throw InvalidArgument("the log-likelihood matrix has a non-finite entry at datapoint " +
+                          std::to_string(bad / s) + ", draw " + std::to_string(bad % s) +
+                          " (0-based)");
   }
 #pragma omp parallel for schedule(static)
   for (index_t i = 0; i < n; ++i) {
