@@ -168,7 +168,10 @@ std::string solve_report_json(const SolveReportInputs& inputs, const SolveResult
   return report.dump(2) + "\n";
 }
 
-std::string build_report_json(const BuildReportInputs& inputs, const BuildResult& result) {
+namespace {
+
+// The build report as an object, so that build -k auto can add its search before it is written.
+Json build_report(const BuildReportInputs& inputs, const BuildResult& result) {
   Json report = header("build");
   report["input"] = build_input_json(inputs);
   report["parameters"] = result.parameters;
@@ -192,7 +195,13 @@ std::string build_report_json(const BuildReportInputs& inputs, const BuildResult
   report["full_posterior_mean"] = result.full_posterior_mean;
   report["coreset_posterior_mean"] = result.coreset_posterior_mean;
   report["coreset"] = coreset_json(result.solve.coreset);
-  return report.dump(2) + "\n";
+  return report;
+}
+
+}  // namespace
+
+std::string build_report_json(const BuildReportInputs& inputs, const BuildResult& result) {
+  return build_report(inputs, result).dump(2) + "\n";
 }
 
 std::string evaluate_report_json(const BuildReportInputs& inputs, const std::string& coreset_source,
@@ -211,7 +220,7 @@ std::string evaluate_report_json(const BuildReportInputs& inputs, const std::str
 
 std::string build_report_json(const BuildReportInputs& inputs, const BuildResult& result,
                               const ChooseKResult& search, const KTarget& target) {
-  Json report = Json::parse(build_report_json(inputs, result));
+  Json report = build_report(inputs, result);
   report["choose_k"] = choose_k_json(search, target);
   return report.dump(2) + "\n";
 }
