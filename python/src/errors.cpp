@@ -26,6 +26,11 @@ void raise_as(const char* name, const char* message) {
 
 }  // namespace
 
+void raise_error(const char* name, const std::string& message) {
+  raise_as(name, message.c_str());
+  throw py::error_already_set();
+}
+
 void register_error_translation() {
   py::register_exception_translator([](std::exception_ptr error) {
     try {

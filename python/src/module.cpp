@@ -129,9 +129,7 @@ py::tuple build_auto(const py::array& x, const py::object& y, const py::dict& ke
         "; the best reached was " +
         py::str(py::float_(metric_value(best.run.quality, target.metric))).cast<std::string>() +
         " at k = " + std::to_string(best.k);
-    const py::object type = py::module_::import("coreset.errors").attr("TargetNotReachedError");
-    PyErr_SetString(type.ptr(), message.c_str());
-    throw py::error_already_set();
+    raise_error("TargetNotReachedError", message);
   }
   const BuildResult result = to_build_result(*problem, best.run);
   BuildReportInputs inputs = build_inputs(data, keywords, options);
