@@ -184,16 +184,15 @@ def _target(k, target_kl, target_error):
     return None
 
 
-_BUILD_KEYWORDS = None
+# build()'s keywords and their defaults: the one list of the options of build, sweep and evaluate.
+_BUILD_KEYWORDS = {name: parameter.default
+                   for name, parameter in inspect.signature(build).parameters.items()
+                   if parameter.kind == parameter.KEYWORD_ONLY}
 
 
 def _prepare_build(X, y, options):
-    """build()'s options (defaults filled in from its signature) as the engine's keyword dict,
-    with X and y prepared; shared by build and sweep."""
-    global _BUILD_KEYWORDS
-    if _BUILD_KEYWORDS is None:
-        _BUILD_KEYWORDS = {name: p.default for name, p in inspect.signature(build).parameters.items()
-                           if p.kind == p.KEYWORD_ONLY}
+    """build()'s options (the others at build's defaults) as the engine's keyword dict, with X
+    and y prepared; shared by build, sweep and evaluate."""
     unknown = set(options) - set(_BUILD_KEYWORDS)
     if unknown:
         raise TypeError("unexpected keyword argument(s): %s" % ", ".join(sorted(unknown)))
@@ -202,7 +201,7 @@ def _prepare_build(X, y, options):
     for name in ("target_kl", "target_error"):
         keywords.pop(name, None)
     if isinstance(keywords["k"], str):  # "auto": every budget of the search sets its own
-        keywords["k"] = 1
+        keywords["k"] = None
     progress = keywords.pop("progress")
     _check_callback(progress)
     keywords["device"] = _device_and_gpu(keywords["device"])
@@ -260,19 +259,12 @@ def evaluate(X, y=None, *, model, indices, weights, samples=500, device="auto", 
     `coreset evaluate` reports it: the same pi-hat, samples and Phi that build uses for these
     options. Returns a Coreset (sorted by index) whose report["quality"] holds the relative
     projection error, the forward, reverse and symmetric KL and the MAP distance."""
-    _check_callback(progress)
     given = Coreset(indices, weights)
     order = np.argsort(given.indices, kind="stable")
-    device = _device_and_gpu(device)
-    keywords = dict(model=model, samples=samples, device=device,
-                    precision=_precision_name(precision, device), seed=seed, pihat=pihat,
-                    pihat_samples=pihat_samples, prior_sd=prior_sd,
-                    prior_covariance=prior_covariance, noise_sd=noise_sd,
-                    noise_covariance=noise_covariance, intercept=intercept, rbf=rbf,
-                    rbf_centers=rbf_centers, rbf_scales=list(rbf_scales),
-                    rbf_constant_scale=rbf_constant_scale, threads=threads, k=1,
-                    covariate_names=covariate_names, response_name=response_name)
-    x_array, y_array, notes = _dataset_keywords(X, y, keywords)
+    options = {name: value for name, value in locals().items()
+               if name not in ("X", "y", "indices", "weights", "given", "order")}
+    keywords, progress, notes = _prepare_build(X, y, options)
+    x_array, y_array = keywords.pop("_x"), keywords.pop("_y")
     out_indices, out_weights, report = _core.evaluate(
         x_array, y_array, keywords, given.indices[order].tolist(), given.weights[order].tolist(),
         progress)

@@ -11,10 +11,6 @@ from .errors import InvalidArgumentError
 _ENGINE_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
-def _describe(array):
-    return "%s array %s" % (array.dtype, tuple(array.shape))
-
-
 # DLPack device types whose memory the host cannot read: CUDA, ROCm, CUDA managed.
 _DLPACK_DEVICE_MEMORY = {2: "CUDA", 10: "ROCm", 13: "CUDA managed"}
 
@@ -69,17 +65,19 @@ def with_dtype(array, name, dtype=None):
     return array.astype(target), "converted from %s" % array.dtype
 
 
-def matrix_for_copy(value, name, ndim=2):
+def _then(note, step):
+    """A second step after an earlier note (a conversion), or the step alone."""
+    return note + ", then " + step if note else step
+
+
+def matrix_for_copy(value, name):
     """A matrix the engine copies anyway (a dataset's covariates): only its dtype is settled here,
     and negative strides (which the engine does not read) undone."""
     array = as_array(value, name)
-    if array.ndim != ndim:
+    if array.ndim != 2:
         raise InvalidArgumentError(
-            "%s: expected a %d-D array, got shape %s" % (name, ndim, tuple(array.shape)))
-    array, note = with_dtype(array, name)
-    if any(stride < 0 for stride in array.strides):
-        array, note = np.ascontiguousarray(array), "copied (negative strides)"
-    return array, note
+            "%s: expected a 2-D array, got shape %s" % (name, tuple(array.shape)))
+    return strided(array, name)
 
 
 def column_major(value, name, dtype=None):
@@ -95,7 +93,7 @@ def column_major(value, name, dtype=None):
         array.shape[1] <= 1 or array.strides[1] >= item * array.shape[0])
     if not in_place:
         array = np.asfortranarray(array)
-        note = (note + ", then " if note else "") + "copied to Fortran order"
+        note = _then(note, "copied to Fortran order")
     return array, describe(array, note)
 
 
@@ -104,7 +102,7 @@ def strided(array, name, dtype=None):
     array, note = with_dtype(array, name, dtype)
     if any(stride < 0 for stride in array.strides):
         array = np.ascontiguousarray(array)
-        note = (note + ", then " if note else "") + "copied (negative strides)"
+        note = _then(note, "copied (negative strides)")
     return array, note
 
 
@@ -118,4 +116,5 @@ def vector(value, name, length, dtype):
 
 
 def describe(array, note):
-    return _describe(array) + (", " + note if note else ", read in place")
+    """ "float32 array (500, 100000), read in place" (or the note on how it was made)."""
+    return "%s array %s, %s" % (array.dtype, tuple(array.shape), note or "read in place")
