@@ -16,6 +16,7 @@
 #include "coreset/error.hpp"
 #include "coreset/solver.hpp"
 #include "cpu/cpu_backend.hpp"
+#include "helpers/error_message.hpp"
 #include "helpers/random_problem.hpp"
 #include "solvers/baselines/frank_wolfe.hpp"
 #include "solvers/baselines/giga.hpp"
@@ -502,15 +503,7 @@ TEST(Baselines, GreedyMethodsMakeOneDensePassPerStep) {
 
 // ---- degenerate and bad inputs ----
 
-template <class F>
-std::string invalid_argument_message(F&& call) {
-  try {
-    call();
-  } catch (const InvalidArgument& error) {
-    return error.what();
-  }
-  return "(no InvalidArgument thrown)";
-}
+using test::invalid_argument_message;
 
 TEST(BaselineEdges, BudgetsOutsideTheirDomainAreRefused) {
   const Matrix<double> phi = test::gaussian_matrix(5, 8, 13);

@@ -7,6 +7,7 @@
 
 #include "coreset/error.hpp"
 #include "coreset/solver.hpp"
+#include "helpers/error_message.hpp"
 #include "helpers/random_problem.hpp"
 
 namespace coreset {
@@ -138,15 +139,7 @@ INSTANTIATE_TEST_SUITE_P(All, EveryAlgorithm,
                                                                               : "aiht2");
                          });
 
-template <class F>
-std::string invalid_argument_message(F&& call) {
-  try {
-    call();
-  } catch (const InvalidArgument& error) {
-    return error.what();
-  }
-  return "(no InvalidArgument thrown)";
-}
+using test::invalid_argument_message;
 
 TEST(Validation, RejectsOptionsOutsideTheirDomain) {
   const Matrix<double> phi = test::gaussian_matrix(5, 8, 7);
