@@ -27,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,8 @@
 #include "coreset/types.hpp"
 
 namespace coreset {
+
+class Communicator;  // coreset/distributed.hpp
 
 /// The algorithms that run on Phi alone: what solve() takes. SparseVI, which also samples from
 /// the model's coreset posteriors, is not one of them, so solve()'s options cannot name it; the
@@ -172,6 +175,13 @@ struct CORESET_API SolverSettings {
   /// one. The first iteration's gradient is taken at w_0; the stopping rule is unchanged, so a
   /// w_0 that is already a fixed point stops after one or two iterations.
   Coreset initial_weights;
+  /// Null (the default): this process solves alone. Otherwise the solve is distributed over the
+  /// communicator's ranks (coreset/distributed.hpp): each rank calls solve() with its own block of
+  /// Phi's columns (contiguous, in rank order, each starting at a multiple of kReductionBlock, as
+  /// datapoint_range() gives them), the same y (or none) and the same options, and each gets the
+  /// whole coreset, in global column indices; on the CPU it is the one-process coreset bit for
+  /// bit. CPU only for now (InvalidArgument on the GPU).
+  std::shared_ptr<const Communicator> communicator;
   /// Not owned; null: none. Sees the stages and their progress and can stop the computation
   /// (coreset::Cancelled is then thrown): the solver's iterations here; for build_coreset,
   /// PreparedProblem and evaluate_coreset (through BuildOptions::solver) also the Laplace fit,

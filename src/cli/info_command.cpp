@@ -4,6 +4,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "coreset/distributed.hpp"
 #include "coreset/version.hpp"
 
 namespace coreset::cli {
@@ -31,6 +32,10 @@ std::function<int()> add_info_command(CLI::App& app) {
                   static_cast<double>(device.total_memory_bytes) / (1024.0 * 1024.0 * 1024.0),
                   device.compute_major, device.compute_minor);
     }
+    std::printf("  MPI support:   %s\n",
+                mpi_compiled() ? "compiled in (mpirun -np R coreset solve ...: one solve over R "
+                                 "processes, CPU)"
+                               : "not compiled in (configure with -DCORESET_ENABLE_MPI=ON)");
     std::printf("  solvers:       CPU (iht, a-iht, a-iht-2, giga, fw, is, uniform)%s\n",
                 build.cuda ? "; GPU (the same, --device gpu|auto)" : "");
     std::printf("  CPU kernels:   %s (set CORESET_ISA=baseline|avx2|avx512 to choose)\n",

@@ -4,10 +4,13 @@
 #include <cstdio>
 #include <exception>
 #include <new>
+#include <string>
+#include <tuple>
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/interrupt.hpp"
+#include "cli/mpi_run.hpp"
 #include "cli/terminal.hpp"
 #include "coreset/error.hpp"
 #include "coreset/version.hpp"
@@ -36,6 +39,10 @@ int main(int argc, char** argv) {
   }
   set_quiet(quiet);
   install_interrupt_handlers();
+  // The failure, if any: its exit code and what to print; `what` is the library's message.
+  int code = kSuccess;
+  std::string label;
+  std::string what;
   try {
     if (app.got_subcommand("build")) {
       return build();
@@ -55,33 +62,26 @@ int main(int argc, char** argv) {
     return info();
   } catch (const coreset::Cancelled&) {
     const int signal = interrupt_signal();
-    std::fprintf(stderr, "coreset: interrupted by %s: stopped, no output written\n",
-                 signal_name(signal));
-    return signal == SIGTERM ? kTerminated : kInterrupted;
+    code = signal == SIGTERM ? kTerminated : kInterrupted;
+    label = std::string("interrupted by ") + signal_name(signal);
+    what = "stopped, no output written";
   } catch (const TargetNotReached& error) {
-    std::fprintf(stderr, "coreset: target not reached: %s\n", error.what());
-    return kTargetNotReached;
+    std::tie(code, label, what) = std::tuple(kTargetNotReached, "target not reached", error.what());
   } catch (const coreset::InvalidArgument& error) {
-    std::fprintf(stderr, "coreset: error: %s\n", error.what());
-    return kUsageError;
+    std::tie(code, label, what) = std::tuple(kUsageError, "error", error.what());
   } catch (const coreset::InputError& error) {
-    std::fprintf(stderr, "coreset: input error: %s\n", error.what());
-    return kInputError;
+    std::tie(code, label, what) = std::tuple(kInputError, "input error", error.what());
   } catch (const coreset::NumericalError& error) {
-    std::fprintf(stderr, "coreset: numerical failure: %s\n", error.what());
-    return kNumericalError;
+    std::tie(code, label, what) = std::tuple(kNumericalError, "numerical failure", error.what());
   } catch (const coreset::OutputError& error) {
-    std::fprintf(stderr, "coreset: output error: %s\n", error.what());
-    return kOutputError;
+    std::tie(code, label, what) = std::tuple(kOutputError, "output error", error.what());
   } catch (const coreset::DeviceError& error) {
-    std::fprintf(stderr, "coreset: GPU error: %s\n", error.what());
-    return kDeviceError;
+    std::tie(code, label, what) = std::tuple(kDeviceError, "GPU error", error.what());
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr,
-                 "coreset: out of memory: the problem does not fit in this machine's RAM\n");
-    return kOutOfMemory;
+    std::tie(code, label, what) =
+        std::tuple(kOutOfMemory, "out of memory", "the problem does not fit in this machine's RAM");
   } catch (const std::exception& error) {
-    std::fprintf(stderr, "coreset: internal error: %s\n", error.what());
-    return kInternalError;
+    std::tie(code, label, what) = std::tuple(kInternalError, "internal error", error.what());
   }
+  return report_failure(code, label, what);
 }

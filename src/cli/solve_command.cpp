@@ -7,11 +7,13 @@
 #include "cli/commands.hpp"
 #include "cli/device_choice.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/mpi_run.hpp"
 #include "cli/output_paths.hpp"
 #include "cli/outputs.hpp"
 #include "cli/report.hpp"
 #include "cli/terminal.hpp"
 #include "coreset/build.hpp"
+#include "coreset/distributed.hpp"
 #include "coreset/error.hpp"
 #include "coreset/io.hpp"
 #include "coreset/solver.hpp"
@@ -30,6 +32,34 @@ struct SolveArguments {
   DeviceArguments device;
   SolverOptions options;
 };
+
+// This rank's columns of Phi (S x n): the whole matrix when alone.
+template <class T>
+Matrix<T> columns_of(Matrix<T> phi, const Communicator* comm) {
+  if (comm == nullptr) {
+    return phi;
+  }
+  const DatapointRange range = datapoint_range(phi.cols(), comm->rank(), comm->size());
+  Matrix<T> block(phi.rows(), range.count);
+  std::copy(phi.data() + range.first * phi.rows(),
+            phi.data() + (range.first + range.count) * phi.rows(), block.data());
+  return block;
+}
+
+// This rank's datapoints of the log-likelihoods (n x S) as Phi's columns.
+template <class T>
+Matrix<T> projection_of(const Matrix<T>& loglik, const Communicator* comm) {
+  if (comm == nullptr) {
+    return projection_from_loglik(loglik);
+  }
+  const DatapointRange range = datapoint_range(loglik.rows(), comm->rank(), comm->size());
+  if (range.count == 0) {
+    return Matrix<T>(loglik.cols(), 0);
+  }
+  // Column-major n x S: datapoint i at draw s is data[i + s n].
+  return projection_from_loglik(loglik.data() + range.first, range.count, loglik.cols(), 1,
+                                loglik.rows());
+}
 
 template <class T>
 int run_solve(const SolveArguments& args, const DeviceChoice& choice) {
@@ -55,28 +85,46 @@ int run_solve(const SolveArguments& args, const DeviceChoice& choice) {
     throw InvalidArgument("give exactly one of --phi (S x n) and --loglik (n x S)");
   }
   const std::string& phi_source = args.loglik_path.empty() ? args.phi_path : args.loglik_path;
-  TerminalProgress progress;
+  // Under mpirun: one rank of a distributed solve, holding its block of Phi's columns; rank 0
+  // alone shows progress and writes the outputs.
+  const std::shared_ptr<const Communicator> comm = distributed_run();
+  const bool writer = comm == nullptr || comm->rank() == 0;
+  TerminalProgress progress(writer);
   progress.task("reading " + phi_source, 0);
-  // --loglik: the user's own log-likelihoods, centred and scaled here as `build` does.
-  const Matrix<T> phi = args.loglik_path.empty()
-                            ? io::read_matrix<T>(args.phi_path)
-                            : projection_from_loglik(io::read_matrix<T>(args.loglik_path));
-  inputs.rows = phi.rows();
-  inputs.cols = phi.cols();
+  // --loglik: the user's own log-likelihoods, centred and scaled here as `build` does. Each rank
+  // reads the whole file and keeps its share (reading only that share is not done yet).
+  Matrix<T> phi;
+  on_every_rank(comm.get(), [&] {
+    if (args.loglik_path.empty()) {
+      Matrix<T> all = io::read_matrix<T>(args.phi_path);
+      inputs.rows = all.rows();
+      inputs.cols = all.cols();
+      phi = columns_of(std::move(all), comm.get());
+    } else {
+      const Matrix<T> loglik = io::read_matrix<T>(args.loglik_path);
+      inputs.rows = loglik.cols();
+      inputs.cols = loglik.rows();
+      phi = projection_of(loglik, comm.get());
+    }
+  });
   std::vector<T> y;
   if (!args.y_path.empty()) {
     progress.task("reading " + args.y_path, 0);
-    y = io::read_vector<T>(args.y_path);
-    if (static_cast<index_t>(y.size()) != phi.rows()) {
+    on_every_rank(comm.get(), [&] { y = io::read_vector<T>(args.y_path); });
+    if (static_cast<index_t>(y.size()) != inputs.rows) {
       throw InputError(args.y_path, "y has " + std::to_string(y.size()) + " entries but Phi (" +
                                         phi_source + ") has " + std::to_string(phi.rows()) +
                                         " rows");
     }
   }
+  inputs.options.communicator = comm;
   SolverOptions options = inputs.options;
   options.progress = &progress;  // not in inputs.options: the report shows no pointer
   const SolveResult result = solve(phi.view(), y.empty() ? nullptr : y.data(), options);
   progress.finish();
+  if (!writer) {
+    return kSuccess;
+  }
 
   // Render everything first so that a formatting failure cannot leave one file written.
   const std::string report =

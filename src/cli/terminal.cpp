@@ -43,7 +43,8 @@ void print_summary(const std::string& summary, const std::string& result) {
   std::fputs(result.c_str(), stdout);
 }
 
-TerminalProgress::TerminalProgress() : enabled_(!quiet() && ::isatty(STDERR_FILENO) == 1) {
+TerminalProgress::TerminalProgress(bool display)
+    : enabled_(display && !quiet() && ::isatty(STDERR_FILENO) == 1) {
   if (enabled_) {
     ticker_ = std::thread([this] { tick(); });
   }

@@ -29,7 +29,8 @@ void print_summary(const std::string& summary, const std::string& result);
 /// The progress line; as a ProgressObserver it also carries Ctrl-C to the library.
 class TerminalProgress : public InterruptObserver {
  public:
-  TerminalProgress();
+  /// `display` false: never draws (e.g. the ranks of a distributed run other than 0).
+  explicit TerminalProgress(bool display = true);
   /// Clears the line.
   ~TerminalProgress() override;
   TerminalProgress(const TerminalProgress&) = delete;

@@ -19,6 +19,7 @@
 
 #include "coreset/matrix.hpp"
 #include "coreset/solver.hpp"
+#include "cpu/datapoint_sums.hpp"
 #include "cpu/select_top_k.hpp"
 #include "solvers/argmax.hpp"
 #include "solvers/backend.hpp"
@@ -55,13 +56,13 @@ class CpuBackend {
 
   // ---- dense passes: O(nS) ----
 
-  /// out = Phi^T r: one read of Phi, columns split over the threads.
+  /// out = Phi^T r: one read of Phi, columns split over the threads. Each entry is
+  /// fixed_order_dot (datapoint_sums.hpp): its bits depend on column j and r alone.
   void phi_t_times(const SampleVector& r, DatapointVector& out) const {
-    const auto residual = map(r);
     const index_t n = cols();
 #pragma omp parallel for num_threads(threads_) schedule(static) if (worth_threads())
     for (index_t j = 0; j < n; ++j) {
-      out[static_cast<std::size_t>(j)] = column(j).dot(residual);
+      out[static_cast<std::size_t>(j)] = column_dot(j, r);
     }
   }
 
@@ -70,34 +71,22 @@ class CpuBackend {
   /// computed by one thread, so the result does not depend on the thread count.
   void phi_t_times_on_subset(const SampleVector& r, const std::vector<index_t>& subset,
                              DatapointVector& out) const {
-    const auto residual = map(r);
     std::fill(out.begin(), out.end(), T(0));
     const auto m = static_cast<index_t>(subset.size());
 #pragma omp parallel for num_threads(threads_) schedule(static) if (worth_threads_on(m))
     for (index_t p = 0; p < m; ++p) {
       const index_t j = subset[static_cast<std::size_t>(p)];
-      out[static_cast<std::size_t>(j)] = column(j).dot(residual);
+      out[static_cast<std::size_t>(j)] = column_dot(j, r);
     }
   }
 
-  /// out = Phi v for a dense v. Columns are summed in fixed blocks whose partial sums are added
-  /// in block order, so the rounding, and hence every result built on y = Phi 1, does not depend
-  /// on the thread count.
+  /// out = Phi v for a dense v: exact sums of fixed blocks' double sums (add_phi_times_dense in
+  /// datapoint_sums.hpp), rounded once, so neither the thread count nor a split of the columns
+  /// over ranks changes a bit.
   void phi_times_dense(const DatapointVector& v, SampleVector& out) const {
-    constexpr index_t kBlock = 2048;
-    const index_t n = cols();
-    const index_t blocks = (n + kBlock - 1) / kBlock;
-    Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic> partial(rows(), blocks);
-#pragma omp parallel for num_threads(threads_) schedule(static) if (worth_threads())
-    for (index_t b = 0; b < blocks; ++b) {
-      auto sum = partial.col(b);
-      sum.setZero();
-      const index_t end = std::min(n, (b + 1) * kBlock);
-      for (index_t j = b * kBlock; j < end; ++j) {
-        sum += v[static_cast<std::size_t>(j)] * column(j);
-      }
-    }
-    map(out) = partial.rowwise().sum();
+    ExactSums sums(static_cast<std::size_t>(rows()));
+    add_phi_times_dense(phi_, 0, v.data(), sums, threads_);
+    round_into(sums, out);
   }
 
   /// out = Phi 1, the default target y.
@@ -107,23 +96,21 @@ class CpuBackend {
 
   // ---- sparse products: O(|supp| S) ----
 
-  /// out = Phi v over the support of v.
+  /// out = Phi v over the support of v: each entry the exact sum of its products in double,
+  /// rounded once.
   void phi_times(const SparseDatapointVector& v, SampleVector& out) const {
-    auto result = map(out);
-    result.setZero();
-    for (index_t p = 0; p < v.size(); ++p) {
-      result += v.value[static_cast<std::size_t>(p)] * column(v.index[static_cast<std::size_t>(p)]);
-    }
+    ExactSums sums(static_cast<std::size_t>(rows()));
+    add_phi_times(phi_, 0, v, sums);
+    round_into(sums, out);
   }
 
   /// out = (Phi^T r) restricted to supp(support).
   void phi_t_times_on(const SparseDatapointVector& support, const SampleVector& r,
                       SparseDatapointVector& out) const {
-    const auto residual = map(r);
     out.index = support.index;
     out.value.resize(support.index.size());
     for (std::size_t p = 0; p < support.index.size(); ++p) {
-      out.value[p] = column(support.index[p]).dot(residual);
+      out.value[p] = column_dot(support.index[p], r);
     }
   }
 
@@ -234,8 +221,11 @@ class CpuBackend {
 
   // ---- scalars ----
 
+  /// <a, b>, exactly rounded (datapoint_sums.hpp: a split over ranks gives the same bits).
   Scalar dot(const SampleVector& a, const SampleVector& b) const {
-    return map(a).template cast<double>().dot(map(b).template cast<double>());
+    support::ExactSum sum;
+    add_dot(a.data(), b.data(), static_cast<index_t>(a.size()), sum);
+    return sum.value();
   }
   Scalar squared_norm(const SparseDatapointVector& v) const {
     double sum = 0.0;
@@ -275,7 +265,7 @@ class CpuBackend {
 #pragma omp parallel for num_threads(threads_) schedule(static) if (worth_threads())
     for (index_t j = 0; j < n; ++j) {
       out[static_cast<std::size_t>(j)] =
-          static_cast<T>(std::sqrt(column(j).template cast<double>().squaredNorm()));
+          static_cast<T>(std::sqrt(fixed_order_squared_norm(phi_.column(j), rows())));
     }
   }
 
@@ -289,12 +279,7 @@ class CpuBackend {
     std::vector<std::uint64_t> hash(static_cast<std::size_t>(n));
 #pragma omp parallel for num_threads(threads_) schedule(static) if (worth_threads())
     for (index_t j = 0; j < n; ++j) {
-      const auto* byte = reinterpret_cast<const unsigned char*>(phi_.column(j));
-      std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a
-      for (std::size_t b = 0; b < bytes; ++b) {
-        h = (h ^ byte[b]) * 0x100000001b3ULL;
-      }
-      hash[static_cast<std::size_t>(j)] = h;
+      hash[static_cast<std::size_t>(j)] = column_hash(j);
     }
     std::vector<index_t> order(static_cast<std::size_t>(n));
     std::iota(order.begin(), order.end(), index_t{0});
@@ -366,13 +351,11 @@ class CpuBackend {
     return static_cast<double>(v[static_cast<std::size_t>(i)]);
   }
 
-  /// The sum of v's entries, in double and in index order.
+  /// The sum of v's entries, exactly rounded.
   Scalar sum(const DatapointVector& v) const {
-    double total = 0.0;
-    for (const T value : v) {
-      total += static_cast<double>(value);
-    }
-    return total;
+    support::ExactSum total;
+    add_sum(v.data(), static_cast<index_t>(v.size()), total);
+    return total.value();
   }
 
   /// A copy of v on the host, in double (the samplers draw on the host: every backend sees the
@@ -460,12 +443,28 @@ class CpuBackend {
     return coreset;
   }
 
+  /// <Phi_j, r> (fixed_order_dot): the one formula of every gradient entry.
+  T column_dot(index_t j, const SampleVector& r) const {
+    return fixed_order_dot(phi_.column(j), r.data(), rows());
+  }
+
+  /// FNV-1a of column j's bytes: duplicate_columns()'s grouping, on any backend over the host.
+  std::uint64_t column_hash(index_t j) const {
+    const auto* byte = reinterpret_cast<const unsigned char*>(phi_.column(j));
+    const std::size_t bytes = static_cast<std::size_t>(rows()) * sizeof(T);
+    std::uint64_t h = 0xcbf29ce484222325ULL;
+    for (std::size_t b = 0; b < bytes; ++b) {
+      h = (h ^ byte[b]) * 0x100000001b3ULL;
+    }
+    return h;
+  }
+
+  MatrixView<T> phi() const noexcept {
+    return phi_;
+  }
+
  private:
   using Vector = Eigen::Matrix<T, Eigen::Dynamic, 1>;
-
-  Eigen::Map<const Vector> column(index_t j) const {
-    return {phi_.column(j), phi_.rows};
-  }
   static Eigen::Map<const Vector> map(const std::vector<T>& v) {
     return {v.data(), static_cast<Eigen::Index>(v.size())};
   }

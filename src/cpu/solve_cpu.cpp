@@ -4,21 +4,36 @@
 #include <limits>
 
 #include "cpu/cpu_backend.hpp"
+#include "cpu/distributed_backend.hpp"
 #include "solvers/run_algorithm.hpp"
 
 namespace coreset::cpu {
 
-template <class T>
-SolveResult solve_on_cpu(MatrixView<T> phi, const T* y, const SolverOptions& options, int threads,
-                         solvers::BudgetSnapshots* snapshots) {
-  CpuBackend<T> backend(phi, threads);
+namespace {
+
+template <class Backend, class T>
+SolveResult run_on(Backend& backend, const T* y, const SolverOptions& options,
+                   solvers::BudgetSnapshots* snapshots) {
   auto target = backend.make_sample_vector();
   if (y != nullptr) {
-    target.assign(y, y + phi.rows);
+    target.assign(y, y + backend.rows());
   } else {
     backend.column_sums(target);
   }
   return solvers::run_algorithm(backend, target, options, snapshots);
+}
+
+}  // namespace
+
+template <class T>
+SolveResult solve_on_cpu(MatrixView<T> phi, const T* y, const SolverOptions& options, int threads,
+                         solvers::BudgetSnapshots* snapshots, const RankColumns* rank) {
+  if (rank != nullptr) {
+    DistributedCpuBackend<T> backend(phi, rank->first, rank->columns, *rank->comm, threads);
+    return run_on(backend, y, options, snapshots);
+  }
+  CpuBackend<T> backend(phi, threads);
+  return run_on(backend, y, options, snapshots);
 }
 
 template <class T>
@@ -57,9 +72,9 @@ index_t find_non_finite(MatrixView<T> phi, int threads) {
 }
 
 template SolveResult solve_on_cpu<float>(MatrixView<float>, const float*, const SolverOptions&, int,
-                                         solvers::BudgetSnapshots*);
+                                         solvers::BudgetSnapshots*, const RankColumns*);
 template SolveResult solve_on_cpu<double>(MatrixView<double>, const double*, const SolverOptions&,
-                                          int, solvers::BudgetSnapshots*);
+                                          int, solvers::BudgetSnapshots*, const RankColumns*);
 template void refit_on_cpu<float>(MatrixView<float>, const float*, const SolverSettings&,
                                   SolveResult&);
 template void refit_on_cpu<double>(MatrixView<double>, const double*, const SolverSettings&,

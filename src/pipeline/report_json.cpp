@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "coreset/distributed.hpp"
 #include "coreset/version.hpp"
 
 namespace coreset {
@@ -25,6 +26,22 @@ Json path_or_null(const std::string& path) {
 
 // What ran the job. With the version, the options and the seed it pins the output: the same
 // runtime gives the same bits (the CPU kernel set can change the last bits of Phi).
+// The ranks of a distributed solve and the columns each held (datapoint_range's split of n);
+// null for one process.
+Json distributed_json(const Communicator* comm, index_t n) {
+  if (comm == nullptr) {
+    return nullptr;
+  }
+  Json columns = Json::array();
+  for (int r = 0; r < comm->size(); ++r) {
+    columns.push_back(datapoint_range(n, r, comm->size()).count);
+  }
+  return {{"ranks", comm->size()},
+          {"communicator", comm->description()},
+          {"device_per_rank", "cpu"},
+          {"columns_per_rank", columns}};
+}
+
 Json runtime_json(int threads_requested, Device device = Device::cpu) {
   const BuildInfo info = build_info();
   Json gpu = nullptr;
@@ -163,6 +180,7 @@ std::string solve_report_json(const SolveReportInputs& inputs, const SolveResult
   add_solve_fields(report, inputs.options, result);
   report["seed"] = inputs.options.seed;
   report["runtime"] = runtime_json(inputs.options.threads, result.device);
+  report["distributed"] = distributed_json(inputs.options.communicator.get(), inputs.cols);
   report["seconds"] = result.seconds;
   report["coreset"] = coreset_json(result.coreset);
   return report.dump(2) + "\n";

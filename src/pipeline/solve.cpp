@@ -9,6 +9,7 @@
 #include "coreset/solver.hpp"
 #include "cpu/solve_cpu.hpp"
 #include "cuda/solve_cuda.hpp"
+#include "pipeline/distributed.hpp"
 #include "pipeline/execution_context.hpp"
 #include "pipeline/solve_in.hpp"
 #include "support/coreset_checks.hpp"
@@ -80,8 +81,14 @@ void pipeline::validate_initial_weights(const SolverOptions& options, index_t co
 
 namespace {
 
+// `first_column`: the global index of phi's first column (a rank's block of a distributed solve,
+// which may hold no column at all: `may_be_empty`).
 template <class T>
-void validate_data(MatrixView<T> phi, const T* y, int threads) {
+void validate_data(MatrixView<T> phi, const T* y, int threads, index_t first_column = 0,
+                   bool may_be_empty = false) {
+  if (may_be_empty && phi.cols == 0 && phi.rows >= 1 && phi.ld >= phi.rows) {
+    return;
+  }
   if (phi.data == nullptr || phi.rows < 1 || phi.cols < 1) {
     throw InvalidArgument("Phi must have at least one row and one column (got " +
                           std::to_string(phi.rows) + " x " + std::to_string(phi.cols) + ")");
@@ -95,7 +102,7 @@ void validate_data(MatrixView<T> phi, const T* y, int threads) {
     const index_t row = bad % phi.rows;
     const index_t col = bad / phi.rows;
     throw InvalidArgument("Phi has a non-finite entry at row " + std::to_string(row) + ", column " +
-                          std::to_string(col) + " (0-based)");
+                          std::to_string(first_column + col) + " (0-based)");
   }
   if (y != nullptr) {
     for (index_t i = 0; i < phi.rows; ++i) {
@@ -180,9 +187,47 @@ template double pipeline::objective_from<float>(MatrixView<float>, std::vector<d
 template double pipeline::objective_from<double>(MatrixView<double>, std::vector<double>,
                                                  const Coreset&);
 
+namespace {
+
+// solve_in for one rank's block of a distributed solve: the checks run on every rank and every
+// rank stops alike when one fails (pipeline/distributed.hpp), then the distributed CPU backend.
+template <class T>
+SolveResult solve_distributed(const pipeline::ExecutionContext& context, MatrixView<T> phi,
+                              const T* y, const SolverOptions& options,
+                              solvers::BudgetSnapshots* snapshots) {
+  const auto start = Clock::now();
+  const Communicator& comm = *options.communicator;
+  pipeline::validate_solver_options(options);
+  if (context.on_gpu()) {
+    throw InvalidArgument("a distributed solve runs on the CPU for now: use device cpu");
+  }
+  pipeline::ColumnLayout layout;
+  on_every_rank(&comm, [&] { layout = pipeline::column_layout(comm, phi.cols, phi.rows); });
+  on_every_rank(&comm, [&] {
+    validate_data(phi, y, context.threads(), layout.first, true);
+    pipeline::validate_initial_weights(options, layout.columns);
+  });
+  on_every_rank(&comm, [&] {
+    const std::string target = y == nullptr
+                                   ? std::string("Phi 1")
+                                   : std::string(reinterpret_cast<const char*>(y),
+                                                 static_cast<std::size_t>(phi.rows) * sizeof(T));
+    pipeline::check_same_on_every_rank(comm, target, "y");
+  });
+  const cpu::RankColumns rank{&comm, layout.first, layout.columns};
+  return solve_stage(context, options, start, [&] {
+    return cpu::solve_on_cpu(phi, y, options, context.threads(), snapshots, &rank);
+  });
+}
+
+}  // namespace
+
 template <class T>
 SolveResult pipeline::solve_in(const ExecutionContext& context, MatrixView<T> phi, const T* y,
                                const SolverOptions& options, solvers::BudgetSnapshots* snapshots) {
+  if (options.communicator != nullptr) {
+    return solve_distributed(context, phi, y, options, snapshots);
+  }
   const auto start = Clock::now();
   validate_solver_options(options);
   validate_data(phi, y, context.threads());

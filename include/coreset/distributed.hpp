@@ -1,0 +1,77 @@
+// One solve over many processes (MPI ranks): the datapoints, the columns of Phi, are split into
+// contiguous blocks, one per rank, in rank order; each rank keeps its block where it computes and
+// every iteration exchanges only S- and k-sized messages (sums of S-vectors, the ranks' top-k
+// candidates).
+//
+// The same answer as one process: every sum over datapoints is exact (an integer superaccumulator
+// rounded once, support/exact_sum.hpp inside the library), so the order in which ranks and threads
+// add their parts cannot change a bit; the dense sums over all of Phi (y = Phi 1, the power
+// iteration of iht) add exact sums of fixed blocks of kReductionBlock datapoints, so a rank's
+// block must start at a multiple of kReductionBlock (datapoint_range() gives such blocks). The
+// CPU backend then gives the coreset of one process bit for bit, whatever the number of ranks.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "coreset/export.hpp"
+#include "coreset/types.hpp"
+
+namespace coreset {
+
+/// The ranks of one job and the two collective operations the engine needs. Every rank calls
+/// each operation in the same order (they are collectives); each call returns on every rank.
+/// The library provides mpi_world(); a caller may wrap its own transport (tests use threads).
+class CORESET_API Communicator {
+ public:
+  virtual ~Communicator();
+  virtual int rank() const = 0;  ///< 0 ... size() - 1
+  virtual int size() const = 0;  ///< >= 1
+  /// values[i] summed over the ranks, the result on every rank. Integers, so exact in any order.
+  virtual void sum(std::int64_t* values, std::size_t count) const = 0;
+  /// Every rank's `bytes` (any length, also none), in rank order, on every rank.
+  virtual std::vector<std::string> all_gather(const std::string& bytes) const = 0;
+  /// What it is, for reports and `coreset info` (e.g. "MPI: Open MPI v4.1.4, 4 ranks").
+  virtual std::string description() const = 0;
+};
+
+/// A rank's block of a distributed solve must start at a multiple of this many datapoints (or
+/// hold none): the fixed blocks of the dense sums (see above).
+inline constexpr index_t kReductionBlock = 256;
+
+/// The datapoints first ... first + count - 1 that rank `rank` of `ranks` owns out of n: whole
+/// kReductionBlock blocks split as evenly as they go (the last block may be short), in rank
+/// order; ranks past the last block own none. InvalidArgument for a rank outside 0 ... ranks - 1.
+struct CORESET_API DatapointRange {
+  index_t first = 0;
+  index_t count = 0;
+};
+CORESET_API DatapointRange datapoint_range(index_t n, int rank, int ranks);
+
+/// Runs `step` on this rank; then, when `comm` is not null, every rank learns whether any rank's
+/// step threw, and every rank throws the error of the lowest such rank: the same type (a
+/// coreset::Error subclass; anything else becomes an Error) and message, with " (rank r of R)"
+/// appended. A bad file on one rank thus stops all of them alike instead of leaving the others
+/// waiting in the next collective. A collective itself.
+CORESET_API void on_every_rank(const Communicator* comm, const std::function<void()>& step);
+
+/// Whether this libcoreset was built with MPI (CMake option CORESET_ENABLE_MPI).
+CORESET_API bool mpi_compiled() noexcept;
+
+/// Whether this process was started by an MPI launcher (mpirun, mpiexec, srun): read from the
+/// environment those set, without initialising MPI.
+CORESET_API bool launched_by_mpi() noexcept;
+
+/// The communicator of all processes of the MPI job (MPI_COMM_WORLD). The first call initialises
+/// MPI (MPI_Init_thread, funneled) unless the program already did, and MPI is finalized at exit
+/// when the library initialised it. InvalidArgument when the library was built without MPI.
+CORESET_API std::shared_ptr<const Communicator> mpi_world();
+
+/// Stops every process of the MPI job with `exit_code` (MPI_Abort): for a failure on one rank
+/// that the others, waiting in a collective, cannot learn of. Plain std::exit without MPI.
+CORESET_API void mpi_abort(int exit_code);  // does not return
+
+}  // namespace coreset

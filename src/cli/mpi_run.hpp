@@ -1,0 +1,23 @@
+// The command under an MPI launcher (mpirun -np R coreset solve ...): every process is one rank
+// of a distributed solve (coreset/distributed.hpp); rank 0 alone shows progress, prints the
+// summary and writes the outputs.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "coreset/distributed.hpp"
+
+namespace coreset::cli {
+
+/// The job's communicator when started by an MPI launcher, else null (one process).
+/// InvalidArgument when started by one but built without MPI.
+std::shared_ptr<const Communicator> distributed_run();
+
+/// Prints the failure `label: what` on stderr and returns `code`. Under MPI with several ranks:
+/// a failure every rank shares (coreset::on_every_rank's, named "(rank r of R)") is printed by
+/// rank 0 alone and the ranks exit normally; any other is printed with its rank and stops the
+/// whole job (MPI_Abort), since the other ranks may be waiting for this one in a collective.
+int report_failure(int code, const std::string& label, const std::string& what);
+
+}  // namespace coreset::cli

@@ -1,0 +1,153 @@
+// The CPU backend's sums, written once for the one-process backend (cpu_backend.hpp) and the
+// distributed one (distributed_backend.hpp), so that both give the same bits:
+//   - a dot product down one column (S terms) in a fixed order of its own, independent of where
+//     the column lies in memory (Eigen's dot starts its packets at the first aligned address, so
+//     a copy of the same column elsewhere could round differently);
+//   - every sum over datapoints exact (support/exact_sum.hpp), so that splitting the datapoints
+//     over threads or ranks changes nothing: term by term for the sparse products and the
+//     datapoint dot products, and for the dense products over all of Phi as exact sums of
+//     double partial sums over fixed blocks of kReductionBlock datapoints, aligned to global
+//     indices (a rank's block starts at a multiple of kReductionBlock).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "coreset/distributed.hpp"
+#include "coreset/matrix.hpp"
+#include "solvers/sparse_vector.hpp"
+#include "support/exact_sum.hpp"
+
+namespace coreset::cpu {
+
+/// One exact accumulator per entry of an S-vector.
+using ExactSums = std::vector<support::ExactSum>;
+
+/// <a, b> over n entries in T, in eight interleaved partial sums (lane l takes the entries
+/// i = l mod 8) added pairwise at the end: a fixed order that the compiler may vectorise but not
+/// change, so the bits depend on the values alone.
+template <class T>
+T fixed_order_dot(const T* a, const T* b, index_t n) {
+  constexpr index_t kLanes = 8;
+  T lane[kLanes] = {};
+  index_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (index_t l = 0; l < kLanes; ++l) {
+      lane[l] += a[i + l] * b[i + l];
+    }
+  }
+  for (index_t l = 0; i < n; ++i, ++l) {
+    lane[l] += a[i] * b[i];
+  }
+  return ((lane[0] + lane[4]) + (lane[2] + lane[6])) + ((lane[1] + lane[5]) + (lane[3] + lane[7]));
+}
+
+/// sum of a_i^2 in double, in the fixed order of fixed_order_dot.
+template <class T>
+double fixed_order_squared_norm(const T* a, index_t n) {
+  constexpr index_t kLanes = 8;
+  double lane[kLanes] = {};
+  index_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (index_t l = 0; l < kLanes; ++l) {
+      lane[l] += static_cast<double>(a[i + l]) * a[i + l];
+    }
+  }
+  for (index_t l = 0; i < n; ++i, ++l) {
+    lane[l] += static_cast<double>(a[i]) * a[i];
+  }
+  return ((lane[0] + lane[4]) + (lane[2] + lane[6])) + ((lane[1] + lane[5]) + (lane[3] + lane[7]));
+}
+
+/// acc += sum of double(a_i) double(b_i), exactly.
+template <class T>
+void add_dot(const T* a, const T* b, index_t n, support::ExactSum& acc) {
+  for (index_t i = 0; i < n; ++i) {
+    acc.add(static_cast<double>(a[i]) * b[i]);
+  }
+}
+
+/// acc += sum of double(a_i), exactly.
+template <class T>
+void add_sum(const T* a, index_t n, support::ExactSum& acc) {
+  for (index_t i = 0; i < n; ++i) {
+    acc.add(static_cast<double>(a[i]));
+  }
+}
+
+/// acc[i] += sum over the entries j of v held here (global indices first ... first + cols - 1
+/// of the columns of `phi`) of double(v_j) double(Phi_ij), exactly.
+template <class T>
+void add_phi_times(MatrixView<T> phi, index_t first, const solvers::SparseVector<T>& v,
+                   ExactSums& acc) {
+  const auto begin = std::lower_bound(v.index.begin(), v.index.end(), first);
+  const auto end = std::lower_bound(begin, v.index.end(), first + phi.cols);
+  for (auto it = begin; it != end; ++it) {
+    const double weight = v.value[static_cast<std::size_t>(it - v.index.begin())];
+    const T* column = phi.column(*it - first);
+    for (index_t i = 0; i < phi.rows; ++i) {
+      acc[static_cast<std::size_t>(i)].add(weight * column[i]);
+    }
+  }
+}
+
+/// acc[i] += sum over the columns j here of double(v_j) double(Phi_ij) (v local: v[0] belongs to
+/// global column `first`): the columns of each block of kReductionBlock global indices summed in
+/// double in index order, each block's sum then added exactly. Blocks split over `threads`.
+template <class T>
+void add_phi_times_dense(MatrixView<T> phi, index_t first, const T* v, ExactSums& acc,
+                         int threads) {
+  const index_t rows = phi.rows;
+  const index_t end = first + phi.cols;
+  const index_t first_block = first / kReductionBlock;
+  const index_t blocks = phi.cols == 0 ? 0 : (end - 1) / kReductionBlock + 1 - first_block;
+  const bool parallel = threads > 1 && rows * phi.cols >= (index_t{1} << 20);
+  const int teams = parallel ? threads : 1;
+  std::vector<ExactSums> team_sums(static_cast<std::size_t>(teams),
+                                   ExactSums(static_cast<std::size_t>(rows)));
+#pragma omp parallel num_threads(teams) if (parallel)
+  {
+#ifdef _OPENMP
+    ExactSums& mine = team_sums[static_cast<std::size_t>(omp_get_thread_num())];
+#else
+    ExactSums& mine = team_sums[0];
+#endif
+    std::vector<double> partial(static_cast<std::size_t>(rows));
+#pragma omp for schedule(static)
+    for (index_t b = 0; b < blocks; ++b) {
+      const index_t lo = std::max(first, (first_block + b) * kReductionBlock);
+      const index_t hi = std::min(end, (first_block + b + 1) * kReductionBlock);
+      std::fill(partial.begin(), partial.end(), 0.0);
+      for (index_t j = lo; j < hi; ++j) {
+        const double weight = v[j - first];
+        const T* column = phi.column(j - first);
+        for (index_t i = 0; i < rows; ++i) {
+          partial[static_cast<std::size_t>(i)] += weight * column[i];
+        }
+      }
+      for (index_t i = 0; i < rows; ++i) {
+        mine[static_cast<std::size_t>(i)].add(partial[static_cast<std::size_t>(i)]);
+      }
+    }
+  }
+  for (const ExactSums& sums : team_sums) {
+    for (std::size_t i = 0; i < acc.size(); ++i) {
+      acc[i].merge(sums[i]);
+    }
+  }
+}
+
+/// out[i] = acc[i] rounded to double, then to T.
+template <class T>
+void round_into(const ExactSums& acc, std::vector<T>& out) {
+  out.resize(acc.size());
+  for (std::size_t i = 0; i < acc.size(); ++i) {
+    out[i] = static_cast<T>(acc[i].value());
+  }
+}
+
+}  // namespace coreset::cpu

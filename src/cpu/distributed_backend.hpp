@@ -1,0 +1,412 @@
+// The CPU backend over one rank's block of Phi's columns, the ranks together holding all of Phi
+// (coreset/distributed.hpp). It presents the whole problem to the drivers, which run unchanged on
+// every rank: datapoint vectors hold this rank's entries only; sample vectors (S entries), sparse
+// vectors (at most about 3k entries, global indices) and scalars are the same on every rank, since
+// every rank computes them from the same inputs with the same code. What crosses ranks:
+//   - sums over datapoints (Phi w, y = Phi 1, datapoint dot products and sums): each rank's
+//     exact partial sums (cpu/datapoint_sums.hpp), added as integers: S x 71 int64 per S-vector;
+//   - selections: each rank's local top k candidates, merged (ties to the lower global index);
+//   - values on a sparse support, argmax candidates, chosen columns: each rank's share, gathered
+//     in rank order, which is global index order.
+// Every result is therefore the one-process CpuBackend's, bit for bit (tests/cpu compare them).
+// Once per solve: duplicate_columns() gathers one hash per column (8 n bytes over all ranks) and
+// fill_unit_random() (iht) draws the whole stream on every rank, as one process would.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "coreset/distributed.hpp"
+#include "coreset/matrix.hpp"
+#include "coreset/solver.hpp"
+#include "cpu/cpu_backend.hpp"
+#include "cpu/datapoint_sums.hpp"
+#include "cpu/select_top_k.hpp"
+#include "solvers/argmax.hpp"
+#include "solvers/backend.hpp"
+#include "solvers/selection_rule.hpp"
+#include "solvers/sparse_vector.hpp"
+#include "support/exact_sum.hpp"
+
+namespace coreset::cpu {
+
+/// Plain values to and from the byte strings of Communicator::all_gather.
+template <class V>
+std::string to_bytes(const std::vector<V>& values) {
+  static_assert(std::is_trivially_copyable_v<V>);
+  return std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(V));
+}
+template <class V>
+void append_from_bytes(const std::string& bytes, std::vector<V>& out) {
+  const std::size_t count = bytes.size() / sizeof(V);
+  const std::size_t at = out.size();
+  out.resize(at + count);
+  std::memcpy(out.data() + at, bytes.data(), count * sizeof(V));
+}
+/// Every rank's values, concatenated in rank order.
+template <class V>
+std::vector<V> all_gather_values(const Communicator& comm, const std::vector<V>& mine) {
+  std::vector<V> all;
+  for (const std::string& part : comm.all_gather(to_bytes(mine))) {
+    append_from_bytes(part, all);
+  }
+  return all;
+}
+
+/// Exact partial sums added over the ranks, in place.
+inline void sum_over_ranks(const Communicator& comm, ExactSums& sums) {
+  constexpr std::size_t kSlots = support::ExactSum::kSlots;
+  std::vector<std::int64_t> slots(sums.size() * kSlots);
+  for (std::size_t i = 0; i < sums.size(); ++i) {
+    const auto& mine = sums[i].slots();
+    std::copy(mine.begin(), mine.end(), slots.begin() + static_cast<std::ptrdiff_t>(i * kSlots));
+  }
+  comm.sum(slots.data(), slots.size());
+  for (std::size_t i = 0; i < sums.size(); ++i) {
+    sums[i] = support::ExactSum::from_slots(slots.data() + i * kSlots);
+  }
+}
+
+template <class T>
+class DistributedCpuBackend {
+ public:
+  using SampleVector = std::vector<T>;
+  /// This rank's entries of an n-vector: entry i holds global index first() + i.
+  struct DatapointVector {
+    std::vector<T> local;
+  };
+  using SparseDatapointVector = solvers::SparseVector<T>;
+  using Scalar = double;
+
+  /// `phi`: this rank's columns, global indices first ... first + phi.cols - 1 of `columns`.
+  DistributedCpuBackend(MatrixView<T> phi, index_t first, index_t columns, const Communicator& comm,
+                        int threads)
+      : local_(phi, threads), comm_(comm), first_(first), columns_(columns) {}
+
+  static constexpr double epsilon() { return CpuBackend<T>::epsilon(); }
+  index_t rows() const noexcept { return local_.rows(); }
+  index_t cols() const noexcept { return columns_; }
+  index_t first() const noexcept { return first_; }
+  index_t local_cols() const noexcept { return local_.cols(); }
+  SampleVector make_sample_vector() const { return local_.make_sample_vector(); }
+  DatapointVector make_datapoint_vector() const { return {local_.make_datapoint_vector()}; }
+
+  // ---- dense passes ----
+
+  void phi_t_times(const SampleVector& r, DatapointVector& out) const {
+    local_.phi_t_times(r, out.local);
+  }
+  void phi_t_times_on_subset(const SampleVector& r, const std::vector<index_t>& subset,
+                             DatapointVector& out) const {
+    local_.phi_t_times_on_subset(r, to_local(subset), out.local);
+  }
+  void phi_times_dense(const DatapointVector& v, SampleVector& out) const {
+    ExactSums sums(static_cast<std::size_t>(rows()));
+    add_phi_times_dense(local_.phi(), first_, v.local.data(), sums, local_.threads());
+    sum_over_ranks(comm_, sums);
+    round_into(sums, out);
+  }
+  void column_sums(SampleVector& out) const {
+    phi_times_dense({std::vector<T>(static_cast<std::size_t>(local_cols()), T(1))}, out);
+  }
+  void column_norms(DatapointVector& out) const { local_.column_norms(out.local); }
+
+  /// Columns equal bit for bit to one of lower global index: every rank's column hashes are
+  /// gathered (once per solve), each rank tests its own columns against the lower members of
+  /// their hash groups, fetching the few remote columns needed, and the lists are gathered.
+  std::vector<index_t> duplicate_columns() const {
+    std::vector<std::uint64_t> mine(static_cast<std::size_t>(local_cols()));
+    for (index_t j = 0; j < local_cols(); ++j) {
+      mine[static_cast<std::size_t>(j)] = local_.column_hash(j);
+    }
+    const std::vector<std::uint64_t> hash = all_gather_values(comm_, mine);
+    std::vector<index_t> order(hash.size());
+    std::iota(order.begin(), order.end(), index_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](index_t a, index_t b) {
+      return hash[static_cast<std::size_t>(a)] < hash[static_cast<std::size_t>(b)];
+    });
+    // For each local column, the lower-index columns of its hash group: its candidates.
+    std::vector<std::pair<index_t, index_t>> candidates;  // (local column, lower global index)
+    for (std::size_t p = 0; p < order.size();) {
+      std::size_t q = p;
+      while (q < order.size() &&
+             hash[static_cast<std::size_t>(order[q])] == hash[static_cast<std::size_t>(order[p])]) {
+        ++q;
+      }
+      for (std::size_t a = p + 1; a < q; ++a) {
+        if (owns(order[a])) {
+          for (std::size_t b = p; b < a; ++b) {
+            candidates.emplace_back(order[a], order[b]);
+          }
+        }
+      }
+      p = q;
+    }
+    // The remote columns the candidates need, fetched from their owners in one exchange.
+    std::vector<index_t> wanted;
+    for (const auto& [column, lower] : candidates) {
+      if (!owns(lower)) {
+        wanted.push_back(lower);
+      }
+    }
+    std::sort(wanted.begin(), wanted.end());
+    wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+    std::vector<index_t> requested = all_gather_values(comm_, wanted);
+    std::sort(requested.begin(), requested.end());
+    requested.erase(std::unique(requested.begin(), requested.end()), requested.end());
+    const std::vector<index_t> fetched_index = requested;
+    const std::vector<T> fetched = gathered_columns(requested);
+    const auto column_data = [&](index_t global) -> const T* {
+      if (owns(global)) {
+        return local_.phi().column(global - first_);
+      }
+      const auto at = std::lower_bound(fetched_index.begin(), fetched_index.end(), global);
+      return fetched.data() + (at - fetched_index.begin()) * rows();
+    };
+    const std::size_t bytes = static_cast<std::size_t>(rows()) * sizeof(T);
+    std::vector<index_t> duplicates;
+    for (const auto& [column, lower] : candidates) {
+      if ((duplicates.empty() || duplicates.back() != column) &&
+          std::memcmp(column_data(column), column_data(lower), bytes) == 0) {
+        duplicates.push_back(column);
+      }
+    }
+    std::sort(duplicates.begin(), duplicates.end());
+    duplicates.erase(std::unique(duplicates.begin(), duplicates.end()), duplicates.end());
+    return all_gather_values(comm_, duplicates);
+  }
+
+  // ---- sparse products ----
+
+  void phi_times(const SparseDatapointVector& v, SampleVector& out) const {
+    ExactSums sums(static_cast<std::size_t>(rows()));
+    add_phi_times(local_.phi(), first_, v, sums);
+    sum_over_ranks(comm_, sums);
+    round_into(sums, out);
+  }
+  void phi_t_times_on(const SparseDatapointVector& support, const SampleVector& r,
+                      SparseDatapointVector& out) const {
+    std::vector<T> mine;
+    const auto [begin, end] = local_range(support.index);
+    for (std::size_t p = begin; p < end; ++p) {
+      mine.push_back(local_.column_dot(support.index[p] - first_, r));
+    }
+    out.index = support.index;
+    out.value = all_gather_values(comm_, mine);
+  }
+
+  // ---- selection ----
+
+  void select_top_k(const DatapointVector& v, index_t k, solvers::SelectionRule rule,
+                    const SparseDatapointVector& exclude, SparseDatapointVector& out) const {
+    std::vector<index_t> local_index;
+    cpu::select_top_k(v.local.data(), local_cols(), std::min(k, local_cols()), rule,
+                      to_local(exclude.index), local_index, local_.threads());
+    SparseDatapointVector mine;
+    for (const index_t i : local_index) {
+      mine.push_back(i + first_, v.local[static_cast<std::size_t>(i)]);
+    }
+    // The candidates of all ranks, in global index order: ranking their positions breaks ties
+    // by the lower global index, as one process's selection does.
+    SparseDatapointVector all;
+    all.index = all_gather_values(comm_, mine.index);
+    all.value = all_gather_values(comm_, mine.value);
+    std::vector<index_t> kept;
+    cpu::select_top_k(all.value.data(), all.size(), std::min(k, all.size()), rule, {}, kept, 1);
+    out.clear();
+    for (const index_t position : kept) {
+      out.push_back(all.index[static_cast<std::size_t>(position)],
+                    all.value[static_cast<std::size_t>(position)]);
+    }
+  }
+  void gather(const DatapointVector& v, const SparseDatapointVector& at,
+              SparseDatapointVector& out) const {
+    std::vector<T> mine;
+    const auto [begin, end] = local_range(at.index);
+    for (std::size_t p = begin; p < end; ++p) {
+      mine.push_back(v.local[static_cast<std::size_t>(at.index[p] - first_)]);
+    }
+    out.index = at.index;
+    out.value = all_gather_values(comm_, mine);
+  }
+  void restrict_to_union(const DatapointVector& v, const SparseDatapointVector& a,
+                         const SparseDatapointVector& b, SparseDatapointVector& out) const {
+    SparseDatapointVector united;
+    std::set_union(a.index.begin(), a.index.end(), b.index.begin(), b.index.end(),
+                   std::back_inserter(united.index));
+    gather(v, united, out);
+  }
+  void zero_entries(const std::vector<index_t>& at, DatapointVector& v) const {
+    local_.zero_entries(to_local(at), v.local);
+  }
+  template <class Rule, class... Vectors>
+  solvers::ArgMax argmax(const Rule& rule, const Vectors&... v) const {
+    solvers::ArgMax mine = local_.argmax(rule, v.local...);
+    if (mine.index >= 0) {
+      mine.index += first_;
+    }
+    solvers::ArgMax result;
+    for (const solvers::ArgMax& candidate :
+         all_gather_values(comm_, std::vector<solvers::ArgMax>{mine})) {
+      result = solvers::better(result, candidate);
+    }
+    return result;
+  }
+
+  // ---- small sparse steps and sample-space operations: the same on every rank ----
+
+  void projected_step(const SparseDatapointVector& z, const SparseDatapointVector& g_on_z,
+                      const SparseDatapointVector& g_outside_z, Scalar step, index_t k,
+                      SparseDatapointVector& x) const {
+    local_.projected_step(z, g_on_z, g_outside_z, step, k, x);
+  }
+  void clamped_step(const SparseDatapointVector& x, Scalar step, const SparseDatapointVector& g,
+                    SparseDatapointVector& out) const {
+    local_.clamped_step(x, step, g, out);
+  }
+  void extrapolate(const SparseDatapointVector& next, const SparseDatapointVector& prev, Scalar tau,
+                   SparseDatapointVector& out) const {
+    local_.extrapolate(next, prev, tau, out);
+  }
+  void subtract(const SparseDatapointVector& a, const SparseDatapointVector& b,
+                SparseDatapointVector& out) const {
+    local_.subtract(a, b, out);
+  }
+  void subtract(const SampleVector& a, const SampleVector& b, SampleVector& out) const {
+    local_.subtract(a, b, out);
+  }
+  void copy(const SparseDatapointVector& from, SparseDatapointVector& to) const { to = from; }
+  void copy(const SampleVector& from, SampleVector& to) const { to = from; }
+  void convex_step(const SparseDatapointVector& w, Scalar gamma, index_t j, Scalar vertex,
+                   SparseDatapointVector& out) const {
+    local_.convex_step(w, gamma, j, vertex, out);
+  }
+  void scale(double c, const SparseDatapointVector& in, SparseDatapointVector& out) const {
+    local_.scale(c, in, out);
+  }
+  void scale(double c, const DatapointVector& in, DatapointVector& out) const {
+    local_.scale(c, in.local, out.local);
+  }
+  void axpby(double a, const SampleVector& x, double b, const SampleVector& z,
+             SampleVector& out) const {
+    local_.axpby(a, x, b, z, out);
+  }
+
+  /// CpuBackend::fill_unit_random's vector, this rank's part: the whole stream is drawn (the
+  /// normal draws come in pairs, so none can be skipped), its norm summed in index order.
+  void fill_unit_random(DatapointVector& v, std::uint64_t seed) const {
+    std::mt19937_64 generator(seed);
+    std::normal_distribution<double> normal;
+    double norm_sq = 0.0;
+    for (index_t i = 0; i < columns_; ++i) {
+      const T value = static_cast<T>(normal(generator));
+      norm_sq += static_cast<double>(value) * value;
+      if (owns(i)) {
+        v.local[static_cast<std::size_t>(i - first_)] = value;
+      }
+    }
+    scale(1.0 / std::sqrt(norm_sq), v, v);
+  }
+
+  // ---- scalars ----
+
+  Scalar dot(const SampleVector& a, const SampleVector& b) const { return local_.dot(a, b); }
+  Scalar dot(const DatapointVector& a, const DatapointVector& b) const {
+    ExactSums sum(1);
+    add_dot(a.local.data(), b.local.data(), local_cols(), sum[0]);
+    sum_over_ranks(comm_, sum);
+    return sum[0].value();
+  }
+  Scalar sum(const DatapointVector& v) const {
+    ExactSums sum(1);
+    add_sum(v.local.data(), local_cols(), sum[0]);
+    sum_over_ranks(comm_, sum);
+    return sum[0].value();
+  }
+  Scalar squared_norm(const SparseDatapointVector& v) const { return local_.squared_norm(v); }
+  Scalar squared_distance(const SparseDatapointVector& a, const SparseDatapointVector& b) const {
+    return local_.squared_distance(a, b);
+  }
+  Scalar line_search(Scalar numerator, Scalar denominator, double factor) const {
+    return local_.line_search(numerator, denominator, factor);
+  }
+  Scalar constant(double c) const { return c; }
+  /// v_i from its owner.
+  Scalar value_at(const DatapointVector& v, index_t i) const {
+    std::vector<double> mine;
+    if (owns(i)) {
+      mine.push_back(static_cast<double>(v.local[static_cast<std::size_t>(i - first_)]));
+    }
+    return all_gather_values(comm_, mine).at(0);
+  }
+  double read(Scalar s) const { return s; }
+  template <class... S>
+  std::array<double, sizeof...(S)> read_all(S... s) const {
+    return {static_cast<double>(s)...};
+  }
+
+  // ---- host read-back ----
+
+  std::vector<double> to_host(const DatapointVector& v) const {
+    return all_gather_values(comm_, std::vector<double>(v.local.begin(), v.local.end()));
+  }
+  std::vector<double> to_host(const SampleVector& y) const { return local_.to_host(y); }
+  std::vector<double> columns_to_host(const std::vector<index_t>& indices) const {
+    const std::vector<T> columns = gathered_columns(indices);
+    return std::vector<double>(columns.begin(), columns.end());
+  }
+  void from_host(const std::vector<index_t>& index, const std::vector<double>& value,
+                 SparseDatapointVector& out) const {
+    local_.from_host(index, value, out);
+  }
+  Coreset to_coreset(const SparseDatapointVector& w) const { return local_.to_coreset(w); }
+
+ private:
+  bool owns(index_t global) const noexcept {
+    return global >= first_ && global < first_ + local_cols();
+  }
+  /// The positions [begin, end) of the ascending global `indices` that this rank owns.
+  std::pair<std::size_t, std::size_t> local_range(const std::vector<index_t>& indices) const {
+    const auto begin = std::lower_bound(indices.begin(), indices.end(), first_);
+    const auto end = std::lower_bound(begin, indices.end(), first_ + local_cols());
+    return {static_cast<std::size_t>(begin - indices.begin()),
+            static_cast<std::size_t>(end - indices.begin())};
+  }
+  /// The entries of ascending global `indices` owned here, as local indices.
+  std::vector<index_t> to_local(const std::vector<index_t>& indices) const {
+    const auto [begin, end] = local_range(indices);
+    std::vector<index_t> local;
+    local.reserve(end - begin);
+    for (std::size_t p = begin; p < end; ++p) {
+      local.push_back(indices[p] - first_);
+    }
+    return local;
+  }
+  /// The columns `indices` (ascending, global), column-major, on every rank.
+  std::vector<T> gathered_columns(const std::vector<index_t>& indices) const {
+    std::vector<T> mine;
+    const auto [begin, end] = local_range(indices);
+    for (std::size_t p = begin; p < end; ++p) {
+      const T* column = local_.phi().column(indices[p] - first_);
+      mine.insert(mine.end(), column, column + rows());
+    }
+    return all_gather_values(comm_, mine);
+  }
+
+  CpuBackend<T> local_;
+  const Communicator& comm_;
+  index_t first_;
+  index_t columns_;
+};
+
+static_assert(solvers::check_backend<DistributedCpuBackend<float>>());
+static_assert(solvers::check_backend<DistributedCpuBackend<double>>());
+
+}  // namespace coreset::cpu

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# `mpirun -np R coreset solve` against one process on the same files: the coreset files must be
+# identical byte for byte, for every algorithm, from --phi and from --loglik, with and without
+# --y; and a bad file on one rank must stop every rank with one message and no output.
+# Usage: check_distributed_solve.sh CORESET_BINARY RANKS [MPIEXEC]   (ctest: R = 1, 2, 3, 4)
+set -euo pipefail
+coreset="$1"
+ranks="$2"
+mpiexec="${3:-mpirun}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+mpirun=("$mpiexec" --oversubscribe -np "$ranks")
+[ "$(id -u)" -ne 0 ] || mpirun=("$mpiexec" --allow-run-as-root --oversubscribe -np "$ranks")
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# Phi (S x n, CSV: S lines) with n = 1100: four reduction blocks of 256 and a short one, so R = 3
+# and 4 give uneven splits and the last rank fewer points than k. Columns share a direction, as
+# centred log-likelihoods do; columns 900 and 1030 copy columns 3 and 600 (duplicates that cross
+# ranks). The log-likelihoods (n x S) and a target y (S values) come from the same generator.
+awk -v S=30 -v n=1100 'BEGIN {
+  srand(7)
+  for (i = 0; i < S; i++) common[i] = rand() - 0.5
+  for (j = 0; j < n; j++) for (i = 0; i < S; i++) phi[i, j] = (rand() - 0.5) / 3 + common[i]
+  for (i = 0; i < S; i++) { phi[i, 900] = phi[i, 3]; phi[i, 1030] = phi[i, 600] }
+  for (i = 0; i < S; i++) {
+    line = ""
+    for (j = 0; j < n; j++) line = line (j ? "," : "") sprintf("%.17g", phi[i, j])
+    print line > "phi.csv"
+  }
+  for (j = 0; j < n; j++) {
+    line = ""
+    for (i = 0; i < S; i++) line = line (i ? "," : "") sprintf("%.17g", -1 - 3 * rand())
+    print line > "loglik.csv"
+  }
+  for (i = 0; i < S; i++) print 200 * common[i] + rand() > "y.csv"
+}'
+
+compare() {  # name, then the solve arguments
+  local name="$1"
+  shift
+  "$coreset" -q solve "$@" --out "one_$name.csv"
+  "${mpirun[@]}" "$coreset" -q solve "$@" --out "many_$name.csv" --report "many_$name.json" ||
+    fail "$name: mpirun exited with $?"
+  cmp "one_$name.csv" "many_$name.csv" || fail "$name: $ranks ranks differ from one process"
+  grep -q "\"ranks\": $ranks" "many_$name.json" || fail "$name: the report does not name $ranks ranks"
+  [ "$(wc -l < "one_$name.csv")" -gt 2 ] || fail "$name: an empty coreset proves nothing"
+}
+compare aiht2 --phi phi.csv -k 40
+compare aiht2_y_refit --phi phi.csv --y y.csv -k 40 --refit
+compare aiht_batch --phi phi.csv -k 40 --algorithm a-iht --batch-fraction 0.3 --seed 5
+compare iht --phi phi.csv -k 40 --algorithm iht --max-iter 50 --seed 2
+compare giga --phi phi.csv -k 40 --algorithm giga
+compare fw_refit --phi phi.csv -k 40 --algorithm fw --refit
+compare is --phi phi.csv -k 40 --algorithm is --seed 3
+compare uniform --phi phi.csv -k 40 --algorithm uniform --seed 3
+compare loglik_float --loglik loglik.csv -k 30 --precision float
+
+# A bad file on one rank (each rank reads its own copy here): every rank stops, one message names
+# the file, line and rank, the exit code is the input error's (3), and nothing is written.
+if [ "$ranks" -ge 2 ]; then
+  bad=$((ranks - 1))
+  for r in $(seq 0 $((ranks - 1))); do cp phi.csv "phi_$r.csv"; done
+  sed -i '5s/^[^,]*,/oops,/' "phi_$bad.csv"
+  set +e
+  "${mpirun[@]}" bash -c 'exec "$0" -q solve --phi "phi_${OMPI_COMM_WORLD_RANK}.csv" -k 40 \
+      --out bad.csv' "$coreset" 2> bad.err
+  status=$?
+  set -e
+  [ "$status" -eq 3 ] || { cat bad.err >&2; fail "bad file: exit $status, not 3"; }
+  [ "$(grep -c '^coreset: ' bad.err)" -eq 1 ] || { cat bad.err >&2; fail "bad file: not one message"; }
+  grep -q "phi_$bad.csv:5:1: .*(rank $bad of $ranks)" bad.err ||
+    { cat bad.err >&2; fail "bad file: the message does not name file, line and rank"; }
+  [ ! -e bad.csv ] || fail "bad file: an output was written"
+fi
+echo "ok: $ranks ranks"

@@ -1,0 +1,133 @@
+// support::ExactSum: exact, order-free sums rounded once.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "support/exact_sum.hpp"
+
+namespace coreset::support {
+namespace {
+
+double exact(const std::vector<double>& terms) {
+  ExactSum sum;
+  for (const double t : terms) {
+    sum.add(t);
+  }
+  return sum.value();
+}
+
+TEST(ExactSum, CancellationLosesNothing) {
+  EXPECT_EQ(exact({1e300, 1.0, -1e300}), 1.0);
+  EXPECT_EQ(exact({1.0, 1e-300, -1.0}), 1e-300);
+  EXPECT_EQ(exact({0x1p-1074, 0x1p-1074, -0x1p-1074}), 0x1p-1074);  // subnormals
+  EXPECT_EQ(exact({std::numeric_limits<double>::max(), -std::numeric_limits<double>::max(), 3.5}),
+            3.5);
+  EXPECT_EQ(exact({}), 0.0);
+  EXPECT_EQ(exact({-2.5, -0.25}), -2.75);
+}
+
+TEST(ExactSum, RoundsOnceToNearestEven) {
+  // 1 + 2^-53 is a tie between 1 and 1 + 2^-52: even gives 1; a further 2^-200 breaks the tie.
+  EXPECT_EQ(exact({1.0, 0x1p-53}), 1.0);
+  EXPECT_EQ(exact({1.0, 0x1p-53, 0x1p-200}), 1.0 + 0x1p-52);
+  EXPECT_EQ(exact({1.0 + 0x1p-52, 0x1p-53}), 1.0 + 0x1p-51);  // tie to the even neighbour
+  EXPECT_EQ(exact({-1.0, -0x1p-53, -0x1p-200}), -(1.0 + 0x1p-52));
+  // A plain left-to-right sum loses the small terms here; the exact sum keeps them.
+  std::vector<double> terms(1000, 0x1p-60);
+  terms.insert(terms.begin(), 1.0);
+  EXPECT_EQ(exact(terms), 1.0 + 1000 * 0x1p-60);
+}
+
+TEST(ExactSum, MatchesIntegerArithmetic) {
+  // Integers times one power of two: the exact sum is an integer sum, rounded by the compiler's
+  // correctly rounding int64 -> double conversion.
+  std::mt19937_64 generator(7);
+  std::uniform_int_distribution<std::int64_t> digits(-(std::int64_t{1} << 40),
+                                                     std::int64_t{1} << 40);
+  for (int scale : {-1060, -30, 0, 17, 900}) {
+    std::vector<double> terms;
+    std::int64_t total = 0;
+    for (int i = 0; i < 5000; ++i) {
+      const std::int64_t d = digits(generator);
+      total += d;
+      terms.push_back(std::ldexp(static_cast<double>(d), scale));
+    }
+    EXPECT_EQ(exact(terms), std::ldexp(static_cast<double>(total), scale)) << "scale " << scale;
+  }
+}
+
+TEST(ExactSum, OrderAndGroupingDoNotChangeABit) {
+  std::mt19937_64 generator(11);
+  std::normal_distribution<double> normal;
+  std::vector<double> terms;
+  for (int i = 0; i < 20000; ++i) {
+    terms.push_back(std::ldexp(normal(generator), static_cast<int>(generator() % 80) - 40));
+  }
+  const double reference = exact(terms);
+  for (int trial = 0; trial < 5; ++trial) {
+    std::shuffle(terms.begin(), terms.end(), generator);
+    // Split into uneven parts, summed apart and merged, in both directions.
+    const std::size_t cut = generator() % terms.size();
+    ExactSum left;
+    ExactSum right;
+    for (std::size_t i = 0; i < terms.size(); ++i) {
+      (i < cut ? left : right).add(terms[i]);
+    }
+    ExactSum merged = right;
+    merged.merge(left);
+    EXPECT_EQ(merged.value(), reference);
+    // Through the integer slots, as a sum over MPI ranks adds them.
+    const auto a = left.slots();
+    const auto b = right.slots();
+    std::vector<std::int64_t> added(ExactSum::kSlots);
+    for (int i = 0; i < ExactSum::kSlots; ++i) {
+      added[static_cast<std::size_t>(i)] =
+          a[static_cast<std::size_t>(i)] + b[static_cast<std::size_t>(i)];
+    }
+    EXPECT_EQ(ExactSum::from_slots(added.data()).value(), reference);
+  }
+  // And it is more accurate than the plain sum: within half an ulp of a long double sum of the
+  // sorted terms (which is itself accurate to far better than a double ulp here).
+  std::sort(terms.begin(), terms.end(),
+            [](double x, double y) { return std::abs(x) < std::abs(y); });
+  long double careful = 0;
+  for (const double t : terms) {
+    careful += t;
+  }
+  EXPECT_LE(std::abs(static_cast<long double>(reference) - careful),
+            0.5000001L * std::abs(std::nextafter(reference, 2 * reference) - reference));
+}
+
+TEST(ExactSum, ManyTermsCarryCorrectly) {
+  // Every significand bit set, so that every add carries into the next limb, 2^22 times; then
+  // the partial merged into a running sum 4096 times (2^34 terms in all, exactly representable).
+  const double term = 0x1.fffffffffffffp+3;
+  ExactSum partial;
+  for (int i = 0; i < (1 << 22); ++i) {
+    partial.add(term);
+  }
+  EXPECT_EQ(partial.value(), 0x1p22 * term);
+  ExactSum total;
+  for (int i = 0; i < 4096; ++i) {
+    total.merge(partial);
+  }
+  EXPECT_EQ(total.value(), 0x1p34 * term);
+}
+
+TEST(ExactSum, NonFiniteTermsGiveWhatAPlainSumGives) {
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(exact({1.0, inf, 2.0}), inf);
+  EXPECT_EQ(exact({-inf, 1.0}), -inf);
+  EXPECT_TRUE(std::isnan(exact({inf, -inf})));
+  EXPECT_TRUE(std::isnan(exact({1.0, std::numeric_limits<double>::quiet_NaN()})));
+  // A finite sum beyond the double range overflows to infinity, as rounding says.
+  EXPECT_EQ(exact({std::numeric_limits<double>::max(), std::numeric_limits<double>::max()}), inf);
+}
+
+}  // namespace
+}  // namespace coreset::support
