@@ -33,6 +33,8 @@ class CMakeBuild(build_ext):
             "cmake", "-G", "Ninja", "-S", str(ROOT), "-B", str(build_dir),
             "-DCMAKE_BUILD_TYPE=Release", "-DCORESET_BUILD_TESTS=OFF", "-DCORESET_BUILD_BENCH=OFF",
             "-DCORESET_BUILD_PYTHON=ON", "-DCORESET_PYTHON_WHEEL=ON",
+            # The package solves in one process; a wheel should not need libmpi to import.
+            "-DCORESET_ENABLE_MPI=OFF",
             "-DPython_EXECUTABLE=" + sys.executable,
         ] + shlex.split(os.environ.get("CORESET_CMAKE_ARGS", ""))
         subprocess.run(configure, check=True)

@@ -21,7 +21,7 @@ jobs="${FUZZ_BUILD_JOBS:-2}"
 if [[ ! -f "$build/build.ninja" ]]; then
   CXX=clang++ cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCORESET_BUILD_FUZZERS=ON -DCORESET_BUILD_TESTS=OFF -DCORESET_BUILD_BENCH=OFF \
-    -DCORESET_ENABLE_CUDA=OFF >/dev/null
+    -DCORESET_ENABLE_CUDA=OFF -DCORESET_ENABLE_MPI=OFF >/dev/null
 fi
 cmake --build "$build" -j "$jobs" --target fuzzers
 

@@ -8,8 +8,8 @@ packages=(build-essential cmake ninja-build libeigen3-dev libcli11-dev nlohmann-
 case "${CORESET_DEPS:-all}" in
   # scripts/fuzz.sh needs clang with libFuzzer and the sanitizer runtimes, and its OpenMP.
   # The Python package (python/, pip install .): Debian's Python headers, pybind11, NumPy,
-  # pytest, venv and DLPack's header.
-  all) packages+=(libgtest-dev libbenchmark-dev clang-format clang libclang-rt-14-dev libomp-dev
+  # pytest, venv and DLPack's header. Open MPI: the distributed solve and its tests (tests/mpi).
+  all) packages+=(libopenmpi-dev openmpi-bin libgtest-dev libbenchmark-dev clang-format clang libclang-rt-14-dev libomp-dev
                   python3-dev pybind11-dev python3-pybind11 python3-numpy python3-pytest
                   python3-venv python3-setuptools python3-wheel python3-pip libdlpack-dev) ;;
   build) ;;
