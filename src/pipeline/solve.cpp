@@ -133,7 +133,11 @@ SolveResult solve_stage(const pipeline::ExecutionContext& context, const SolverO
 template <class T>
 SolveResult solve_any(MatrixView<T> phi, const T* y, const SolverOptions& options) {
   pipeline::validate_solver_options(options);  // bad options before a missing GPU, as always
-  const pipeline::ExecutionContext context(options.device, options.threads,
+  // A distributed solve runs on the CPU for now: automatic means the CPU there.
+  const Device device = options.communicator != nullptr && options.device == Device::automatic
+                            ? Device::cpu
+                            : options.device;
+  const pipeline::ExecutionContext context(device, options.threads,
                                            sizeof(T) == 4 ? Precision::float32 : Precision::float64,
                                            options.progress);
   return pipeline::solve_in(context, phi, y, options);
