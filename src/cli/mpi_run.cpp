@@ -1,12 +1,34 @@
 #include "cli/mpi_run.hpp"
 
+#include <cctype>
 #include <cstdio>
-#include <regex>
 
 #include "coreset/error.hpp"
 
 namespace coreset::cli {
 namespace {
+
+// Whether `what` ends in " (rank R of N)", the mark coreset::on_every_rank puts on the error it
+// raises on every rank.
+bool shared_by_every_rank(const std::string& what) {
+  const std::size_t at = what.rfind(" (rank ");
+  if (at == std::string::npos || what.back() != ')') {
+    return false;
+  }
+  std::size_t p = at + 7;
+  const auto digits = [&] {
+    const std::size_t start = p;
+    while (p < what.size() && std::isdigit(static_cast<unsigned char>(what[p])) != 0) {
+      ++p;
+    }
+    return p > start;
+  };
+  if (!digits() || what.compare(p, 4, " of ") != 0) {
+    return false;
+  }
+  p += 4;
+  return digits() && p + 1 == what.size();
+}
 
 std::shared_ptr<const Communicator>& job_communicator() {
   static std::shared_ptr<const Communicator> comm;
@@ -34,8 +56,7 @@ int report_failure(int code, const std::string& label, const std::string& what) 
     std::fprintf(stderr, "coreset: %s: %s\n", label.c_str(), what.c_str());
     return code;
   }
-  static const std::regex shared(R"( \(rank [0-9]+ of [0-9]+\)$)");
-  if (std::regex_search(what, shared)) {
+  if (shared_by_every_rank(what)) {
     if (comm->rank() == 0) {
       std::fprintf(stderr, "coreset: %s: %s\n", label.c_str(), what.c_str());
     }
