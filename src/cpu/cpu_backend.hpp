@@ -29,6 +29,24 @@
 
 namespace coreset::cpu {
 
+/// The power iteration's random start (backend.hpp, fill_unit_random): g_i = T(the i-th draw of
+/// std::normal_distribution<double> driven by std::mt19937_64(seed)), i = 0 ... n - 1, each handed
+/// to keep(i, g_i) in index order; returns 1 / sqrt(sum of double(g_i)^2 in index order), the
+/// factor that makes the vector a unit one. Every draw is made: they come in pairs, so none can
+/// be skipped, and a rank holding only some of the entries needs the whole sum anyway.
+template <class T, class Keep>
+double draw_unit_random(index_t n, std::uint64_t seed, Keep&& keep) {
+  std::mt19937_64 generator(seed);
+  std::normal_distribution<double> normal;
+  double norm_sq = 0.0;
+  for (index_t i = 0; i < n; ++i) {
+    const T value = static_cast<T>(normal(generator));
+    norm_sq += static_cast<double>(value) * value;
+    keep(i, value);
+  }
+  return 1.0 / std::sqrt(norm_sq);
+}
+
 template <class T>
 class CpuBackend {
  public:
@@ -47,6 +65,8 @@ class CpuBackend {
   index_t rows() const noexcept { return phi_.rows; }
   index_t cols() const noexcept { return phi_.cols; }
   int threads() const noexcept { return threads_; }
+  /// The threads a dense pass over this Phi uses: 1 where waking a team costs more than it saves.
+  int pass_threads() const noexcept { return worth_threads() ? threads_ : 1; }
   SampleVector make_sample_vector() const {
     return SampleVector(static_cast<std::size_t>(rows()), T(0));
   }
@@ -85,7 +105,7 @@ class CpuBackend {
   /// over ranks changes a bit.
   void phi_times_dense(const DatapointVector& v, SampleVector& out) const {
     ExactSums sums(static_cast<std::size_t>(rows()));
-    add_phi_times_dense(phi_, 0, v.data(), sums, threads_);
+    add_phi_times_dense(phi_, 0, v.data(), sums, pass_threads());
     round_into(sums, out);
   }
 
@@ -422,14 +442,9 @@ class CpuBackend {
 
   /// A unit vector of Gaussian entries from a seeded generator (the power iteration's start).
   void fill_unit_random(DatapointVector& v, std::uint64_t seed) const {
-    std::mt19937_64 generator(seed);
-    std::normal_distribution<double> normal;
-    double norm_sq = 0.0;
-    for (T& value : v) {
-      value = static_cast<T>(normal(generator));
-      norm_sq += static_cast<double>(value) * value;
-    }
-    scale(1.0 / std::sqrt(norm_sq), v, v);
+    const double factor = draw_unit_random<T>(
+        cols(), seed, [&](index_t i, T g) { v[static_cast<std::size_t>(i)] = g; });
+    scale(factor, v, v);
   }
 
   Coreset to_coreset(const SparseDatapointVector& w) const {

@@ -27,40 +27,39 @@ namespace coreset::cpu {
 /// One exact accumulator per entry of an S-vector.
 using ExactSums = std::vector<support::ExactSum>;
 
-/// <a, b> over n entries in T, in eight interleaved partial sums (lane l takes the entries
-/// i = l mod 8) added pairwise at the end: a fixed order that the compiler may vectorise but not
-/// change, so the bits depend on the values alone.
-template <class T>
-T fixed_order_dot(const T* a, const T* b, index_t n) {
+/// The sum of term(0) ... term(n - 1) in Acc, in eight interleaved partial sums (lane l takes
+/// the terms i = l mod 8) added pairwise at the end: a fixed order that the compiler may
+/// vectorise but not change, so the bits depend on the values alone, not on where they lie in
+/// memory (Eigen's reductions start their packets at the first aligned address).
+template <class Acc, class Term>
+Acc fixed_order_sum(index_t n, Term&& term) {
   constexpr index_t kLanes = 8;
-  T lane[kLanes] = {};
+  Acc lane[kLanes] = {};
   index_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
     for (index_t l = 0; l < kLanes; ++l) {
-      lane[l] += a[i + l] * b[i + l];
+      lane[l] += term(i + l);
     }
   }
   for (index_t l = 0; i < n; ++i, ++l) {
-    lane[l] += a[i] * b[i];
+    lane[l] += term(i);
   }
   return ((lane[0] + lane[4]) + (lane[2] + lane[6])) + ((lane[1] + lane[5]) + (lane[3] + lane[7]));
 }
 
-/// sum of a_i^2 in double, in the fixed order of fixed_order_dot.
+/// <a, b> over n entries in T, in fixed_order_sum's order.
+template <class T>
+T fixed_order_dot(const T* a, const T* b, index_t n) {
+  return fixed_order_sum<T>(n, [&](index_t i) { return a[i] * b[i]; });
+}
+
+/// sum of a_i^2 in double, in fixed_order_sum's order.
 template <class T>
 double fixed_order_squared_norm(const T* a, index_t n) {
-  constexpr index_t kLanes = 8;
-  double lane[kLanes] = {};
-  index_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (index_t l = 0; l < kLanes; ++l) {
-      lane[l] += static_cast<double>(a[i + l]) * a[i + l];
-    }
-  }
-  for (index_t l = 0; i < n; ++i, ++l) {
-    lane[l] += static_cast<double>(a[i]) * a[i];
-  }
-  return ((lane[0] + lane[4]) + (lane[2] + lane[6])) + ((lane[1] + lane[5]) + (lane[3] + lane[7]));
+  return fixed_order_sum<double>(n, [&](index_t i) {
+    const double x = a[i];
+    return x * x;
+  });
 }
 
 /// acc += sum of double(a_i) double(b_i), exactly.
@@ -97,7 +96,9 @@ void add_phi_times(MatrixView<T> phi, index_t first, const solvers::SparseVector
 
 /// acc[i] += sum over the columns j here of double(v_j) double(Phi_ij) (v local: v[0] belongs to
 /// global column `first`): the columns of each block of kReductionBlock global indices summed in
-/// double in index order, each block's sum then added exactly. Blocks split over `threads`.
+/// double in index order, each block's sum then added exactly. Blocks split over `threads`
+/// (CpuBackend::pass_threads(): 1 where waking a team costs more than it saves); each thread
+/// sums into its own accumulators, merged exactly, so the count changes no bit.
 template <class T>
 void add_phi_times_dense(MatrixView<T> phi, index_t first, const T* v, ExactSums& acc,
                          int threads) {
@@ -105,11 +106,10 @@ void add_phi_times_dense(MatrixView<T> phi, index_t first, const T* v, ExactSums
   const index_t end = first + phi.cols;
   const index_t first_block = first / kReductionBlock;
   const index_t blocks = phi.cols == 0 ? 0 : (end - 1) / kReductionBlock + 1 - first_block;
-  const bool parallel = threads > 1 && rows * phi.cols >= (index_t{1} << 20);
-  const int teams = parallel ? threads : 1;
+  const int teams = std::max(1, threads);
   std::vector<ExactSums> team_sums(static_cast<std::size_t>(teams),
                                    ExactSums(static_cast<std::size_t>(rows)));
-#pragma omp parallel num_threads(teams) if (parallel)
+#pragma omp parallel num_threads(teams) if (teams > 1)
   {
 #ifdef _OPENMP
     ExactSums& mine = team_sums[static_cast<std::size_t>(omp_get_thread_num())];

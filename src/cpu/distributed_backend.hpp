@@ -9,7 +9,7 @@
 //   - values on a sparse support, argmax candidates, chosen columns: each rank's share, gathered
 //     in rank order, which is global index order.
 // Every result is therefore the one-process CpuBackend's, bit for bit (tests/cpu compare them).
-// Once per solve: duplicate_columns() gathers one hash per column (8 n bytes over all ranks) and
+// Once per solve: duplicate_columns() gathers one hash per column (8 n bytes over all ranks), and
 // fill_unit_random() (iht) draws the whole stream on every rank, as one process would.
 #pragma once
 
@@ -18,8 +18,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <random>
+#include <numeric>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -109,7 +110,7 @@ class DistributedCpuBackend {
   }
   void phi_times_dense(const DatapointVector& v, SampleVector& out) const {
     ExactSums sums(static_cast<std::size_t>(rows()));
-    add_phi_times_dense(local_.phi(), first_, v.local.data(), sums, local_.threads());
+    add_phi_times_dense(local_.phi(), first_, v.local.data(), sums, local_.pass_threads());
     sum_over_ranks(comm_, sums);
     round_into(sums, out);
   }
@@ -118,64 +119,57 @@ class DistributedCpuBackend {
   }
   void column_norms(DatapointVector& out) const { local_.column_norms(out.local); }
 
-  /// Columns equal bit for bit to one of lower global index: every rank's column hashes are
-  /// gathered (once per solve), each rank tests its own columns against the lower members of
-  /// their hash groups, fetching the few remote columns needed, and the lists are gathered.
+  /// Columns equal bit for bit to one of lower global index. Every rank's column hashes are
+  /// gathered (once per solve); a local column that is not the first of its hash group is a copy
+  /// if it equals a lower member. Equality is transitive, so a copy equals the group's first
+  /// member unless 64-bit hashes collide: that one comparison settles almost every column, and
+  /// only the columns it leaves open are compared with the other lower members. So a group of m
+  /// copies costs m comparisons, not m^2. The lists are then gathered.
   std::vector<index_t> duplicate_columns() const {
     std::vector<std::uint64_t> mine(static_cast<std::size_t>(local_cols()));
     for (index_t j = 0; j < local_cols(); ++j) {
       mine[static_cast<std::size_t>(j)] = local_.column_hash(j);
     }
     const std::vector<std::uint64_t> hash = all_gather_values(comm_, mine);
-    std::vector<index_t> order(hash.size());
+    std::vector<index_t> order(hash.size());  // global indices grouped by hash, ascending within
     std::iota(order.begin(), order.end(), index_t{0});
     std::stable_sort(order.begin(), order.end(), [&](index_t a, index_t b) {
       return hash[static_cast<std::size_t>(a)] < hash[static_cast<std::size_t>(b)];
     });
-    // For each local column, the lower-index columns of its hash group: its candidates.
-    std::vector<std::pair<index_t, index_t>> candidates;  // (local column, lower global index)
+    // Round 1: each local column that is not first in its group against the group's first.
+    std::vector<std::pair<index_t, index_t>> first_pairs;    // (local column, the group's first)
+    std::vector<std::pair<std::size_t, std::size_t>> spans;  // its group's positions in `order`
     for (std::size_t p = 0; p < order.size();) {
-      std::size_t q = p;
+      std::size_t q = p + 1;
       while (q < order.size() &&
              hash[static_cast<std::size_t>(order[q])] == hash[static_cast<std::size_t>(order[p])]) {
         ++q;
       }
       for (std::size_t a = p + 1; a < q; ++a) {
         if (owns(order[a])) {
-          for (std::size_t b = p; b < a; ++b) {
-            candidates.emplace_back(order[a], order[b]);
-          }
+          first_pairs.emplace_back(order[a], order[p]);
+          spans.emplace_back(p, a);
         }
       }
       p = q;
     }
-    // The remote columns the candidates need, fetched from their owners in one exchange.
-    std::vector<index_t> wanted;
-    for (const auto& [column, lower] : candidates) {
-      if (!owns(lower)) {
-        wanted.push_back(lower);
+    std::vector<index_t> duplicates;
+    std::vector<std::pair<index_t, index_t>> other_pairs;  // round 2: the open ones
+    const std::vector<bool> equal = columns_equal(first_pairs);
+    for (std::size_t c = 0; c < first_pairs.size(); ++c) {
+      if (equal[c]) {
+        duplicates.push_back(first_pairs[c].first);
+        continue;
+      }
+      for (std::size_t b = spans[c].first + 1; b < spans[c].second; ++b) {
+        other_pairs.emplace_back(first_pairs[c].first, order[b]);
       }
     }
-    std::sort(wanted.begin(), wanted.end());
-    wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
-    std::vector<index_t> requested = all_gather_values(comm_, wanted);
-    std::sort(requested.begin(), requested.end());
-    requested.erase(std::unique(requested.begin(), requested.end()), requested.end());
-    const std::vector<index_t> fetched_index = requested;
-    const std::vector<T> fetched = gathered_columns(requested);
-    const auto column_data = [&](index_t global) -> const T* {
-      if (owns(global)) {
-        return local_.phi().column(global - first_);
-      }
-      const auto at = std::lower_bound(fetched_index.begin(), fetched_index.end(), global);
-      return fetched.data() + (at - fetched_index.begin()) * rows();
-    };
-    const std::size_t bytes = static_cast<std::size_t>(rows()) * sizeof(T);
-    std::vector<index_t> duplicates;
-    for (const auto& [column, lower] : candidates) {
-      if ((duplicates.empty() || duplicates.back() != column) &&
-          std::memcmp(column_data(column), column_data(lower), bytes) == 0) {
-        duplicates.push_back(column);
+    // Round 2 (hash collisions only; a collective, so every rank takes it, mostly with nothing).
+    const std::vector<bool> equal_other = columns_equal(other_pairs);
+    for (std::size_t c = 0; c < other_pairs.size(); ++c) {
+      if (equal_other[c]) {
+        duplicates.push_back(other_pairs[c].first);
       }
     }
     std::sort(duplicates.begin(), duplicates.end());
@@ -209,21 +203,28 @@ class DistributedCpuBackend {
     std::vector<index_t> local_index;
     cpu::select_top_k(v.local.data(), local_cols(), std::min(k, local_cols()), rule,
                       to_local(exclude.index), local_index, local_.threads());
-    SparseDatapointVector mine;
+    struct Candidate {
+      index_t index;
+      T value;
+    };
+    std::vector<Candidate> mine;
     for (const index_t i : local_index) {
-      mine.push_back(i + first_, v.local[static_cast<std::size_t>(i)]);
+      mine.push_back({i + first_, v.local[static_cast<std::size_t>(i)]});
     }
-    // The candidates of all ranks, in global index order: ranking their positions breaks ties
-    // by the lower global index, as one process's selection does.
-    SparseDatapointVector all;
-    all.index = all_gather_values(comm_, mine.index);
-    all.value = all_gather_values(comm_, mine.value);
+    // The candidates of all ranks in one exchange, in global index order: ranking their
+    // positions breaks ties by the lower global index, as one process's selection does.
+    const std::vector<Candidate> all = all_gather_values(comm_, mine);
+    std::vector<T> values;
+    for (const Candidate& candidate : all) {
+      values.push_back(candidate.value);
+    }
+    const auto count = static_cast<index_t>(all.size());
     std::vector<index_t> kept;
-    cpu::select_top_k(all.value.data(), all.size(), std::min(k, all.size()), rule, {}, kept, 1);
+    cpu::select_top_k(values.data(), count, std::min(k, count), rule, {}, kept, 1);
     out.clear();
     for (const index_t position : kept) {
-      out.push_back(all.index[static_cast<std::size_t>(position)],
-                    all.value[static_cast<std::size_t>(position)]);
+      const Candidate& chosen = all[static_cast<std::size_t>(position)];
+      out.push_back(chosen.index, chosen.value);
     }
   }
   void gather(const DatapointVector& v, const SparseDatapointVector& at,
@@ -299,20 +300,14 @@ class DistributedCpuBackend {
     local_.axpby(a, x, b, z, out);
   }
 
-  /// CpuBackend::fill_unit_random's vector, this rank's part: the whole stream is drawn (the
-  /// normal draws come in pairs, so none can be skipped), its norm summed in index order.
+  /// CpuBackend::fill_unit_random's vector, this rank's part (draw_unit_random draws it all).
   void fill_unit_random(DatapointVector& v, std::uint64_t seed) const {
-    std::mt19937_64 generator(seed);
-    std::normal_distribution<double> normal;
-    double norm_sq = 0.0;
-    for (index_t i = 0; i < columns_; ++i) {
-      const T value = static_cast<T>(normal(generator));
-      norm_sq += static_cast<double>(value) * value;
+    const double factor = draw_unit_random<T>(columns_, seed, [&](index_t i, T g) {
       if (owns(i)) {
-        v.local[static_cast<std::size_t>(i - first_)] = value;
+        v.local[static_cast<std::size_t>(i - first_)] = g;
       }
-    }
-    scale(1.0 / std::sqrt(norm_sq), v, v);
+    });
+    scale(factor, v, v);
   }
 
   // ---- scalars ----
@@ -389,6 +384,36 @@ class DistributedCpuBackend {
     }
     return local;
   }
+  /// For each pair (local column, any global column), whether the two are equal bit for bit;
+  /// the second columns held by other ranks are fetched from them in one exchange. A collective.
+  std::vector<bool> columns_equal(const std::vector<std::pair<index_t, index_t>>& pairs) const {
+    std::vector<index_t> wanted;
+    for (const auto& pair : pairs) {
+      if (!owns(pair.second)) {
+        wanted.push_back(pair.second);
+      }
+    }
+    std::sort(wanted.begin(), wanted.end());
+    wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+    std::vector<index_t> requested = all_gather_values(comm_, wanted);
+    std::sort(requested.begin(), requested.end());
+    requested.erase(std::unique(requested.begin(), requested.end()), requested.end());
+    const std::vector<T> fetched = gathered_columns(requested);
+    const auto column = [&](index_t global) -> const T* {
+      if (owns(global)) {
+        return local_.phi().column(global - first_);
+      }
+      const auto at = std::lower_bound(requested.begin(), requested.end(), global);
+      return fetched.data() + (at - requested.begin()) * rows();
+    };
+    const std::size_t bytes = static_cast<std::size_t>(rows()) * sizeof(T);
+    std::vector<bool> equal;
+    for (const auto& [a, b] : pairs) {
+      equal.push_back(std::memcmp(column(a), column(b), bytes) == 0);
+    }
+    return equal;
+  }
+
   /// The columns `indices` (ascending, global), column-major, on every rank.
   std::vector<T> gathered_columns(const std::vector<index_t>& indices) const {
     std::vector<T> mine;

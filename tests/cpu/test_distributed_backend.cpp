@@ -1,0 +1,66 @@
+// cpu::DistributedCpuBackend's once-per-solve primitives against the one-process CpuBackend, on
+// ranks that are threads (helpers/thread_communicator.hpp). The solves themselves are compared in
+// tests/pipeline/test_distributed_solve.cpp.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "coreset/distributed.hpp"
+#include "cpu/cpu_backend.hpp"
+#include "cpu/distributed_backend.hpp"
+#include "helpers/random_problem.hpp"
+#include "helpers/thread_communicator.hpp"
+
+namespace coreset {
+namespace {
+
+TEST(DistributedCpuBackend, FindsTheOneProcessDuplicatesWhereverTheCopiesLie) {
+  // 3 blocks and a bit; copies within a block, across blocks, and a group of 40 copies of one
+  // column spread over every rank (each must cost one comparison, and all be found).
+  constexpr index_t n = 3 * kReductionBlock + 30;
+  Matrix<double> phi = test::gaussian_matrix(12, n, 3);
+  const auto copy = [&](index_t to, index_t from) {
+    for (index_t i = 0; i < phi.rows(); ++i) {
+      phi(i, to) = phi(i, from);
+    }
+  };
+  copy(5, 2);
+  copy(400, 7);
+  copy(n - 1, 300);
+  for (index_t c = 0; c < 40; ++c) {
+    copy(21 + 19 * c, 10);
+  }
+  // -0.0 and 0.0 differ bit for bit: a column that differs from another only so is no copy.
+  copy(700, 600);
+  phi(0, 600) = 0.0;
+  phi(0, 700) = -0.0;
+  const std::vector<index_t> expected = cpu::CpuBackend<double>(phi.view(), 1).duplicate_columns();
+  ASSERT_EQ(expected.size(), 43u);
+
+  for (int ranks = 1; ranks <= 4; ++ranks) {
+    std::mutex mutex;
+    std::vector<std::vector<index_t>> found;
+    test::run_ranks(ranks, [&](const std::shared_ptr<Communicator>& comm) {
+      const DatapointRange range = datapoint_range(n, comm->rank(), ranks);
+      Matrix<double> block(phi.rows(), range.count);
+      for (index_t j = 0; j < range.count; ++j) {
+        for (index_t i = 0; i < phi.rows(); ++i) {
+          block(i, j) = phi(i, range.first + j);
+        }
+      }
+      const cpu::DistributedCpuBackend<double> backend(block.view(), range.first, n, *comm, 1);
+      const std::vector<index_t> duplicates = backend.duplicate_columns();
+      std::lock_guard<std::mutex> lock(mutex);
+      found.push_back(duplicates);
+    });
+    ASSERT_EQ(found.size(), static_cast<std::size_t>(ranks));
+    for (const auto& duplicates : found) {
+      EXPECT_EQ(duplicates, expected) << ranks << " ranks";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace coreset
