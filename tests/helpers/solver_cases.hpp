@@ -10,6 +10,15 @@
 
 namespace coreset::test {
 
+/// SolverOptions for `algorithm` at budget k, every other setting at its default: the base each
+/// test file's own options_for adjusts.
+inline SolverOptions solver_options(Algorithm algorithm, index_t k) {
+  SolverOptions options;
+  options.algorithm = algorithm;
+  options.k = k;
+  return options;
+}
+
 struct SolverCase {
   Algorithm algorithm;
   StepRule rule;

@@ -486,10 +486,8 @@ void expect_same_coreset(const SolveResult& want, const SolveResult& got, const 
 }
 
 SolverOptions options_for(Algorithm algorithm, index_t k, StepRule rule = StepRule::exact) {
-  SolverOptions options;
-  options.algorithm = algorithm;
+  SolverOptions options = test::solver_options(algorithm, k);
   options.step_rule = rule;
-  options.k = k;
   options.tolerance = 1e-9;
   options.max_iterations = 200;
   options.seed = 7;

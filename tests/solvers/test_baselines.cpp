@@ -18,6 +18,7 @@
 #include "cpu/cpu_backend.hpp"
 #include "helpers/error_message.hpp"
 #include "helpers/random_problem.hpp"
+#include "helpers/solver_cases.hpp"
 #include "solvers/baselines/frank_wolfe.hpp"
 #include "solvers/baselines/giga.hpp"
 
@@ -32,9 +33,7 @@ constexpr Algorithm kBaselines[] = {Algorithm::giga, Algorithm::frank_wolfe,
 constexpr Algorithm kGreedy[] = {Algorithm::giga, Algorithm::frank_wolfe};
 
 SolverOptions options_for(Algorithm algorithm, index_t k, std::uint64_t seed = 0) {
-  SolverOptions options;
-  options.algorithm = algorithm;
-  options.k = k;
+  SolverOptions options = test::solver_options(algorithm, k);
   options.seed = seed;
   return options;
 }

@@ -9,16 +9,10 @@
 #include "coreset/solver.hpp"
 #include "helpers/error_message.hpp"
 #include "helpers/random_problem.hpp"
+#include "helpers/solver_cases.hpp"
 
 namespace coreset {
 namespace {
-
-SolverOptions options_for(Algorithm algorithm, index_t k) {
-  SolverOptions options;
-  options.algorithm = algorithm;
-  options.k = k;
-  return options;
-}
 
 void expect_finite(const SolveResult& result) {
   EXPECT_TRUE(std::isfinite(result.objective));
@@ -36,7 +30,7 @@ class EveryAlgorithm : public ::testing::TestWithParam<Algorithm> {};
 TEST_P(EveryAlgorithm, ZeroTargetStopsAtOnceWithTheEmptyCoreset) {
   const Matrix<double> phi = test::gaussian_matrix(20, 50, 1);
   const std::vector<double> y(20, 0.0);
-  const SolveResult result = solve(phi.view(), y.data(), options_for(GetParam(), 5));
+  const SolveResult result = solve(phi.view(), y.data(), test::solver_options(GetParam(), 5));
   expect_finite(result);
   EXPECT_EQ(result.coreset.size(), 0);
   EXPECT_EQ(result.stop_reason, StopReason::stationary);
@@ -49,7 +43,7 @@ TEST_P(EveryAlgorithm, ZeroTargetStopsAtOnceWithTheEmptyCoreset) {
 TEST_P(EveryAlgorithm, ZeroMatrixLeavesTheTargetUnexplained) {
   const Matrix<double> phi(10, 30);
   const std::vector<double> y(10, 1.0);
-  const SolveResult result = solve(phi.view(), y.data(), options_for(GetParam(), 3));
+  const SolveResult result = solve(phi.view(), y.data(), test::solver_options(GetParam(), 3));
   expect_finite(result);
   EXPECT_EQ(result.coreset.size(), 0);
   EXPECT_EQ(result.stop_reason, StopReason::stationary);
@@ -62,7 +56,7 @@ TEST_P(EveryAlgorithm, ZeroColumnsAreNeverSelected) {
   for (const index_t j : {0, 7, 59}) {
     std::fill(phi.column(j), phi.column(j) + 40, 0.0);
   }
-  const SolveResult result = solve(phi.view(), nullptr, options_for(GetParam(), 10));
+  const SolveResult result = solve(phi.view(), nullptr, test::solver_options(GetParam(), 10));
   expect_finite(result);
   for (const index_t j : result.coreset.indices) {
     EXPECT_NE(j, 0);
@@ -93,7 +87,7 @@ TEST_P(EveryAlgorithm, TargetOutsideTheConeGivesTheEmptyCoreset) {
       }
     }
   }
-  const SolveResult result = solve(aligned.view(), y.data(), options_for(GetParam(), 5));
+  const SolveResult result = solve(aligned.view(), y.data(), test::solver_options(GetParam(), 5));
   expect_finite(result);
   EXPECT_EQ(result.coreset.size(), 0);
   EXPECT_DOUBLE_EQ(result.relative_error, 1.0);
@@ -108,10 +102,10 @@ TEST_P(EveryAlgorithm, DuplicateColumnsEndCleanly) {
   }
   // With k = 3 ties between copies may trap the selection on copies of one column; it must
   // still end cleanly. With k = n the three distinct columns span y and f reaches 0.
-  const SolveResult sparse = solve(phi.view(), nullptr, options_for(GetParam(), 3));
+  const SolveResult sparse = solve(phi.view(), nullptr, test::solver_options(GetParam(), 3));
   expect_finite(sparse);
   EXPECT_LT(sparse.relative_error, 0.9);  // still far better than the empty coreset
-  SolverOptions options = options_for(GetParam(), 12);
+  SolverOptions options = test::solver_options(GetParam(), 12);
   options.tolerance = 1e-12;
   const SolveResult full = solve(phi.view(), nullptr, options);
   expect_finite(full);
@@ -120,12 +114,12 @@ TEST_P(EveryAlgorithm, DuplicateColumnsEndCleanly) {
 
 TEST_P(EveryAlgorithm, SingleColumnAndSingleRowProblems) {
   const Matrix<double> column = test::gaussian_matrix(7, 1, 5);
-  const SolveResult one = solve(column.view(), nullptr, options_for(GetParam(), 1));
+  const SolveResult one = solve(column.view(), nullptr, test::solver_options(GetParam(), 1));
   expect_finite(one);
   ASSERT_EQ(one.coreset.size(), 1);
   EXPECT_NEAR(one.coreset.weights[0], 1.0, 1e-9);
   const Matrix<double> row = test::gaussian_matrix(1, 9, 6);
-  const SolveResult wide = solve(row.view(), nullptr, options_for(GetParam(), 2));
+  const SolveResult wide = solve(row.view(), nullptr, test::solver_options(GetParam(), 2));
   expect_finite(wide);
   EXPECT_LE(wide.coreset.size(), 2);
   EXPECT_LT(wide.relative_error, 1.0);
@@ -144,7 +138,7 @@ using test::invalid_argument_message;
 TEST(Validation, RejectsOptionsOutsideTheirDomain) {
   const Matrix<double> phi = test::gaussian_matrix(5, 8, 7);
   auto with = [&](auto change) {
-    SolverOptions options = options_for(Algorithm::aiht2, 2);
+    SolverOptions options = test::solver_options(Algorithm::aiht2, 2);
     change(options);
     return invalid_argument_message([&] { solve(phi.view(), nullptr, options); });
   };
@@ -169,20 +163,20 @@ TEST(Validation, RejectsNonFiniteDataNamingThePosition) {
   Matrix<double> phi = test::gaussian_matrix(5, 8, 8);
   phi(3, 6) = std::numeric_limits<double>::infinity();
   const std::string message = invalid_argument_message(
-      [&] { solve(phi.view(), nullptr, options_for(Algorithm::aiht2, 2)); });
+      [&] { solve(phi.view(), nullptr, test::solver_options(Algorithm::aiht2, 2)); });
   EXPECT_NE(message.find("row 3, column 6"), std::string::npos) << message;
 
   const Matrix<double> finite = test::gaussian_matrix(5, 8, 9);
   std::vector<double> y(5, 1.0);
   y[4] = std::numeric_limits<double>::quiet_NaN();
   const std::string y_message = invalid_argument_message(
-      [&] { solve(finite.view(), y.data(), options_for(Algorithm::aiht2, 2)); });
+      [&] { solve(finite.view(), y.data(), test::solver_options(Algorithm::aiht2, 2)); });
   EXPECT_NE(y_message.find("position 4"), std::string::npos) << y_message;
 }
 
 TEST(Validation, RejectsEmptyOrMalformedMatrices) {
   const std::vector<double> data(10, 1.0);
-  const auto options = options_for(Algorithm::aiht2, 1);
+  const auto options = test::solver_options(Algorithm::aiht2, 1);
   EXPECT_THROW(solve(MatrixView<double>{data.data(), 0, 5, 1}, nullptr, options), InvalidArgument);
   EXPECT_THROW(solve(MatrixView<double>{data.data(), 2, 0, 2}, nullptr, options), InvalidArgument);
   EXPECT_THROW(solve(MatrixView<double>{nullptr, 2, 5, 2}, nullptr, options), InvalidArgument);

@@ -16,6 +16,7 @@
 #include "coreset/error.hpp"
 #include "coreset/solver.hpp"
 #include "helpers/random_problem.hpp"
+#include "helpers/solver_cases.hpp"
 
 namespace coreset {
 namespace {
@@ -26,9 +27,7 @@ constexpr Algorithm kEveryAlgorithm[] = {Algorithm::iht,         Algorithm::aiht
                                          Algorithm::uniform};
 
 SolverOptions options_for(Algorithm algorithm, index_t k, bool refit) {
-  SolverOptions options;
-  options.algorithm = algorithm;
-  options.k = k;
+  SolverOptions options = test::solver_options(algorithm, k);
   options.refit = refit;
   options.tolerance = 1e-12;
   options.max_iterations = 2000;

@@ -13,9 +13,7 @@ namespace coreset {
 namespace {
 
 SolverOptions options_for(Algorithm algorithm, index_t k, StepRule rule = StepRule::exact) {
-  SolverOptions options;
-  options.algorithm = algorithm;
-  options.k = k;
+  SolverOptions options = test::solver_options(algorithm, k);
   options.step_rule = rule;
   options.tolerance = 1e-12;
   options.max_iterations = 300;

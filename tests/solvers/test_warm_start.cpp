@@ -9,15 +9,14 @@
 #include "coreset/solver.hpp"
 #include "cpu/cpu_backend.hpp"
 #include "helpers/random_problem.hpp"
+#include "helpers/solver_cases.hpp"
 #include "solvers/run_algorithm.hpp"
 
 namespace coreset {
 namespace {
 
 SolverOptions options_for(Algorithm algorithm, index_t k) {
-  SolverOptions options;
-  options.algorithm = algorithm;
-  options.k = k;
+  SolverOptions options = test::solver_options(algorithm, k);
   options.threads = 1;
   return options;
 }
