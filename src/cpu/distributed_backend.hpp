@@ -47,6 +47,9 @@ std::string to_bytes(const std::vector<V>& values) {
 template <class V>
 void append_from_bytes(const std::string& bytes, std::vector<V>& out) {
   const std::size_t count = bytes.size() / sizeof(V);
+  if (count == 0) {
+    return;  // out may be empty, its data() null: no memcpy, even of 0 bytes
+  }
   const std::size_t at = out.size();
   out.resize(at + count);
   std::memcpy(out.data() + at, bytes.data(), count * sizeof(V));
