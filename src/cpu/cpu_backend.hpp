@@ -67,6 +67,11 @@ class CpuBackend {
   int threads() const noexcept { return threads_; }
   /// The threads a dense pass over this Phi uses: 1 where waking a team costs more than it saves.
   int pass_threads() const noexcept { return worth_threads() ? threads_ : 1; }
+  /// The threads a sparse product over `columns` columns uses (add_phi_times): its exact adds
+  /// cost some 30 multiply-adds each, so a team pays off 32 times sooner than for a pass.
+  int product_threads(index_t columns) const noexcept {
+    return worth_threads_on(columns * 32) ? threads_ : 1;
+  }
   SampleVector make_sample_vector() const {
     return SampleVector(static_cast<std::size_t>(rows()), T(0));
   }
@@ -120,7 +125,7 @@ class CpuBackend {
   /// rounded once.
   void phi_times(const SparseDatapointVector& v, SampleVector& out) const {
     ExactSums sums(static_cast<std::size_t>(rows()));
-    add_phi_times(phi_, 0, v, sums);
+    add_phi_times(phi_, 0, v, sums, product_threads(v.size()));
     round_into(sums, out);
   }
 

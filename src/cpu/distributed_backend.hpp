@@ -184,7 +184,7 @@ class DistributedCpuBackend {
 
   void phi_times(const SparseDatapointVector& v, SampleVector& out) const {
     ExactSums sums(static_cast<std::size_t>(rows()));
-    add_phi_times(local_.phi(), first_, v, sums);
+    add_phi_times(local_.phi(), first_, v, sums, local_.product_threads(v.size()));
     sum_over_ranks(comm_, sums);
     round_into(sums, out);
   }

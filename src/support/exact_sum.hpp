@@ -6,7 +6,8 @@
 // Representation: every finite double is an integer multiple of 2^-1074 (the smallest
 // subnormal), so a sum of them is too. It is held as kLimbs signed 64-bit limbs of 32 bits each,
 // limb i weighing 2^(32 i - 1074); a term touches at most three limbs (its 53-bit significand
-// shifted into place), and the 31 spare bits of each limb absorb 2^30 terms before the carries
+// shifted into place, adding less than 2^33 to each), and the spare bits of each limb absorb 2^29
+// terms before the carries
 // must be propagated (normalize()). Non-finite terms are counted apart (+inf, -inf, NaN), so
 // that they give what a plain sum would (NaN for +inf + -inf).
 //
@@ -36,37 +37,29 @@ class ExactSum {
   void add(double x) noexcept {
     std::uint64_t bits;
     std::memcpy(&bits, &x, sizeof bits);
-    const int biased = static_cast<int>((bits >> 52) & 0x7ff);
-    const bool negative = (bits >> 63) != 0;
+    const auto biased = static_cast<unsigned>((bits >> 52) & 0x7ff);
     std::uint64_t significand = bits & ((std::uint64_t{1} << 52) - 1);
-    if (biased == 0x7ff) {  // infinity or NaN
-      ++slot_[significand != 0 ? kNan : (negative ? kMinusInf : kPlusInf)];
+    if (__builtin_expect(biased == 0x7ff, 0)) {  // infinity or NaN
+      ++slot_[significand != 0 ? kNan : ((bits >> 63) != 0 ? kMinusInf : kPlusInf)];
       return;
     }
-    int position = 0;  // the bit, counted from 2^-1074, of the significand's lowest bit
-    if (biased == 0) {
-      if (significand == 0) {
-        return;  // +0 and -0 add nothing
-      }
-    } else {
+    // The bit, counted from 2^-1074, of the significand's lowest bit.
+    unsigned position = 0;
+    if (__builtin_expect(biased != 0, 1)) {
       significand |= std::uint64_t{1} << 52;
       position = biased - 1;
     }
-    const int limb = position / kLimbBits;
-    const uint128 shifted = static_cast<uint128>(significand) << (position % kLimbBits);
-    const auto digit = [&](int k) {
-      return static_cast<std::int64_t>((shifted >> (kLimbBits * k)) & 0xffffffffu);
-    };
-    if (negative) {
-      slot_[limb] -= digit(0);
-      slot_[limb + 1] -= digit(1);
-      slot_[limb + 2] -= digit(2);
-    } else {
-      slot_[limb] += digit(0);
-      slot_[limb + 1] += digit(1);
-      slot_[limb + 2] += digit(2);
-    }
-    if (++pending_ == kTermsBeforeCarry) {
+    // The 53-bit significand shifted into place spans three 32-bit digits; shifting its two
+    // halves apart keeps every step in 64 bits. A zero (+0 or -0) adds zero digits.
+    const unsigned shift = position % kLimbBits;
+    const std::uint64_t low = (significand & 0xffffffffu) << shift;  // < 2^63
+    const std::uint64_t high = (significand >> kLimbBits) << shift;  // < 2^52
+    const std::int64_t sign = (bits >> 63) != 0 ? -1 : 1;
+    std::int64_t* limb = slot_.data() + position / kLimbBits;
+    limb[0] += sign * static_cast<std::int64_t>(low & 0xffffffffu);
+    limb[1] += sign * static_cast<std::int64_t>((low >> kLimbBits) + (high & 0xffffffffu));
+    limb[2] += sign * static_cast<std::int64_t>(high >> kLimbBits);
+    if (__builtin_expect(++pending_ == kTermsBeforeCarry, 0)) {
       normalize();
     }
   }
@@ -79,7 +72,7 @@ class ExactSum {
     for (int i = 0; i < kSlots; ++i) {
       slot_[i] += normalized.slot_[i];
     }
-    pending_ = 1;  // limbs now hold up to two digits' worth: carry before 2^30 more terms
+    pending_ = 1;  // limbs now hold up to two digits' worth: carry before 2^29 more terms
   }
 
   /// Propagates the carries: limbs 0 ... kLimbs - 2 end in [0, 2^32), the top one holds the
@@ -162,7 +155,7 @@ class ExactSum {
   static constexpr int kPlusInf = kLimbs;
   static constexpr int kMinusInf = kLimbs + 1;
   static constexpr int kNan = kLimbs + 2;
-  static constexpr int kTermsBeforeCarry = 1 << 30;
+  static constexpr int kTermsBeforeCarry = 1 << 29;
 
   std::array<std::int64_t, kSlots> slot_{};
   int pending_ = 0;
