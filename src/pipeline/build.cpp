@@ -264,7 +264,9 @@ SolveResult solve_on(const pipeline::ExecutionContext& context, const cuda::Devi
 // (ascending, distinct), exactly the result of a run to k alone: the coreset and objective trace
 // after selection k (or, when it stopped early, at m' < k selections, the final coreset with
 // StopReason::stationary, as a run to k would stop there too), and its own refit. `seconds` is
-// the wall time from the start of the run to that snapshot, plus its refit.
+// the wall time from the start of the run to that snapshot, its refit included; the refit is
+// done when the snapshot is taken, as BudgetSnapshots does for GIGA and FW, so the times are
+// cumulative and never decrease from one budget to the next (the sweep takes differences).
 template <class Phi>
 std::vector<SolveResult> solve_sparsevi(const pipeline::ExecutionContext& context,
                                         const models::Model& model, const Phi& phi,
@@ -275,7 +277,6 @@ std::vector<SolveResult> solve_sparsevi(const pipeline::ExecutionContext& contex
   const double target = objective_on(phi, Coreset{});  // ||y||^2
   std::vector<SolveResult> results(ks.size());
   std::vector<double> history;
-  std::vector<double> snapshot_seconds(ks.size(), 0.0);
   std::size_t next = 0;  // the first snapshot not yet taken
   const auto take = [&](std::size_t p, const Coreset& coreset, int selections, StopReason stop) {
     SolveResult& result = results[p];
@@ -290,7 +291,8 @@ std::vector<SolveResult> solve_sparsevi(const pipeline::ExecutionContext& contex
     result.objective = history.empty() ? target : history.back();
     result.target_norm = std::sqrt(target);
     result.relative_error = target > 0.0 ? std::sqrt(result.objective / target) : 0.0;
-    snapshot_seconds[p] = seconds_since(start);
+    refit_on(phi, solver, result);
+    result.seconds = seconds_since(start);
   };
   BuildSolverOptions longest = solver;
   longest.k = ks.back();
@@ -304,11 +306,6 @@ std::vector<SolveResult> solve_sparsevi(const pipeline::ExecutionContext& contex
       });
   for (; next < ks.size(); ++next) {  // it stopped before selection ks[next]
     take(next, run.coreset, run.selections, run.stop_reason);
-  }
-  for (std::size_t p = 0; p < ks.size(); ++p) {
-    const auto refit_start = Clock::now();
-    refit_on(phi, solver, results[p]);
-    results[p].seconds = snapshot_seconds[p] + seconds_since(refit_start);
   }
   return results;
 }
