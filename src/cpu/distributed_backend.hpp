@@ -64,20 +64,6 @@ std::vector<V> all_gather_values(const Communicator& comm, const std::vector<V>&
   return all;
 }
 
-/// Exact partial sums added over the ranks, in place.
-inline void sum_over_ranks(const Communicator& comm, ExactSums& sums) {
-  constexpr std::size_t kSlots = support::ExactSum::kSlots;
-  std::vector<std::int64_t> slots(sums.size() * kSlots);
-  for (std::size_t i = 0; i < sums.size(); ++i) {
-    const auto& mine = sums[i].slots();
-    std::copy(mine.begin(), mine.end(), slots.begin() + static_cast<std::ptrdiff_t>(i * kSlots));
-  }
-  comm.sum(slots.data(), slots.size());
-  for (std::size_t i = 0; i < sums.size(); ++i) {
-    sums[i] = support::ExactSum::from_slots(slots.data() + i * kSlots);
-  }
-}
-
 template <class T>
 class DistributedCpuBackend {
  public:

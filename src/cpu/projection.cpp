@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -29,7 +30,8 @@ namespace {
 // between the product that writes it and the link and centring passes that rewrite it, so
 // Phi's memory is written once. Blocks depend only on S and n, never on the thread count.
 constexpr index_t kBlockBytes = index_t{512} << 10;
-constexpr index_t kMaxBlock = 1024;
+static_assert(kReductionBlock % 8 == 0 && (kReductionBlock & (kReductionBlock - 1)) == 0,
+              "projection blocks are powers of two from 8 that divide kReductionBlock");
 
 using ColumnMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic>;
 
@@ -75,9 +77,17 @@ void link_block(const Model& model, const Eigen::MatrixXd& samples, index_t firs
 }  // namespace
 
 index_t projection_block_width(index_t samples) {
-  return std::clamp<index_t>(
+  const index_t fits = std::clamp<index_t>(
       kBlockBytes / (std::max<index_t>(samples, 1) * static_cast<index_t>(sizeof(double))), 8,
-      kMaxBlock);
+      kReductionBlock);
+  // A power of two, so that it divides kReductionBlock: a rank's datapoints of a distributed
+  // build start at a multiple of that, hence on a block boundary, and every block is the very
+  // product and pass one process computes (the same bits, whatever the split).
+  index_t width = 8;
+  while (width * 2 <= fits) {
+    width *= 2;
+  }
+  return width;
 }
 
 template <class T>
@@ -118,18 +128,29 @@ void center_and_scale(T* values, index_t count) {
 
 template <class T>
 Matrix<T> projection(const Model& model, const Eigen::MatrixXd& samples, int threads,
-                     ProgressObserver* progress) {
+                     ProgressObserver* progress, std::optional<DatapointRange> columns) {
   Matrix<T> phi;
-  projection_into(model, samples, threads, phi, progress);
+  projection_into(model, samples, threads, phi, progress, columns);
   return phi;
 }
 
 template <class T>
 void projection_into(const Model& model, const Eigen::MatrixXd& samples, int threads,
-                     Matrix<T>& phi, ProgressObserver* progress) {
+                     Matrix<T>& phi, ProgressObserver* progress,
+                     std::optional<DatapointRange> columns) {
   models::validate_projection_inputs(model, samples);
   const index_t s = samples.rows();
-  const index_t n = model.rows();
+  const DatapointRange range = columns.value_or(DatapointRange{0, model.rows()});
+  const index_t width_max = projection_block_width(s);
+  if (range.first < 0 || range.count < 0 || range.first + range.count > model.rows() ||
+      (range.count > 0 && range.first % width_max != 0)) {
+    throw InvalidArgument("projection: datapoints " + std::to_string(range.first) + " ... " +
+                          std::to_string(range.first + range.count - 1) +
+                          " are not a block of the model's " + std::to_string(model.rows()) +
+                          " starting at a multiple of " + std::to_string(kReductionBlock));
+  }
+  const index_t origin = range.first;  // phi's column 0
+  const index_t n = range.count;
   // The job's execution context resolves the count (pipeline/execution_context.hpp).
   const int team = std::max(threads, 1);
 
@@ -145,7 +166,6 @@ void projection_into(const Model& model, const Eigen::MatrixXd& samples, int thr
     phi = Matrix<T>();  // release the old storage before taking the new
     phi = Matrix<T>::uninitialized(s, n);
   }
-  const index_t width_max = projection_block_width(s);
   const index_t blocks = (n + width_max - 1) / width_max;
   index_t bad = -1;                  // smallest flat index of a non-finite L_n(theta_j), if any
   std::atomic<index_t> done{0};      // datapoints finished, for `progress`
@@ -166,7 +186,7 @@ void projection_into(const Model& model, const Eigen::MatrixXd& samples, int thr
         stopped.store(true, std::memory_order_relaxed);
         continue;  // an OpenMP loop cannot be left early
       }
-      const index_t first = b * width_max;
+      const index_t first = b * width_max;  // in phi; datapoint origin + first of the model
       const index_t width = std::min(width_max, n - first);
       // For a double Phi the block is Phi's own memory; for float it is the reusable buffer.
       double* out = nullptr;
@@ -176,7 +196,7 @@ void projection_into(const Model& model, const Eigen::MatrixXd& samples, int thr
         buffer.resize(s, width);
         out = buffer.data();
       }
-      link_block(model, samples, first, width, quadratic_values, out, signed_rows);
+      link_block(model, samples, origin + first, width, quadratic_values, out, signed_rows);
       // Summed after the link rather than inside it, so the sums, and hence Phi, are the same
       // whichever vector width ran the link.
       cpu::simd::column_means(out, s, width, means.data());
@@ -186,7 +206,7 @@ void projection_into(const Model& model, const Eigen::MatrixXd& samples, int thr
           const double* column = out + i * s;
           const index_t j =
               std::find_if(column, column + s, [](double v) { return !std::isfinite(v); }) - column;
-          local_bad = (first + i) * s + std::min(j, s - 1);
+          local_bad = (origin + first + i) * s + std::min(j, s - 1);
         }
       }
       cpu::simd::subtract_and_scale(out, s, width, means.data(), scale, phi.column(first));
@@ -252,13 +272,13 @@ template double column_sum<double>(const double*, index_t);
 template void center_and_scale<float>(float*, index_t);
 template void center_and_scale<double>(double*, index_t);
 template Matrix<float> projection<float>(const Model&, const Eigen::MatrixXd&, int,
-                                         ProgressObserver*);
+                                         ProgressObserver*, std::optional<DatapointRange>);
 template Matrix<double> projection<double>(const Model&, const Eigen::MatrixXd&, int,
-                                           ProgressObserver*);
+                                           ProgressObserver*, std::optional<DatapointRange>);
 template void projection_into<float>(const Model&, const Eigen::MatrixXd&, int, Matrix<float>&,
-                                     ProgressObserver*);
+                                     ProgressObserver*, std::optional<DatapointRange>);
 template void projection_into<double>(const Model&, const Eigen::MatrixXd&, int, Matrix<double>&,
-                                      ProgressObserver*);
+                                      ProgressObserver*, std::optional<DatapointRange>);
 template Matrix<float> projection_from_loglik<float>(const float*, index_t, index_t, index_t,
                                                      index_t);
 template Matrix<double> projection_from_loglik<double>(const double*, index_t, index_t, index_t,

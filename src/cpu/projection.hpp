@@ -3,7 +3,9 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <optional>
 
+#include "coreset/distributed.hpp"
 #include "coreset/matrix.hpp"
 #include "coreset/progress.hpp"
 #include "models/model.hpp"
@@ -19,9 +21,14 @@ using models::Model;
 /// `progress` (null: none) is told the datapoints done after each block and polled before each;
 /// when it asks to stop, the remaining blocks are skipped and Cancelled is thrown. The stage
 /// itself is announced by the caller.
+/// `columns` (default: all n): only the datapoints columns->first ... first + count - 1, a
+/// distributed build's share (S x count; first a multiple of kReductionBlock, as
+/// datapoint_range() gives), each column the same bits as in the whole Phi. InvalidArgument for
+/// a range outside the model or not so aligned.
 template <class T>
 Matrix<T> projection(const Model& model, const Eigen::MatrixXd& samples, int threads,
-                     ProgressObserver* progress = nullptr);
+                     ProgressObserver* progress = nullptr,
+                     std::optional<DatapointRange> columns = std::nullopt);
 
 /// projection() written into `phi`, whose storage is reused when it already is S x n (otherwise
 /// it is replaced by a new S x n matrix). Repeated projections of one size (SparseVI draws a new
@@ -30,7 +37,8 @@ Matrix<T> projection(const Model& model, const Eigen::MatrixXd& samples, int thr
 /// exception (invalid input, Cancelled, NumericalError) phi's values are unspecified.
 template <class T>
 void projection_into(const Model& model, const Eigen::MatrixXd& samples, int threads,
-                     Matrix<T>& phi, ProgressObserver* progress = nullptr);
+                     Matrix<T>& phi, ProgressObserver* progress = nullptr,
+                     std::optional<DatapointRange> columns = std::nullopt);
 
 /// Phi from a user's own log-likelihoods, centred and scaled exactly as projection() does: the
 /// value of datapoint i at draw s is loglik[i * datapoint_stride + s * draw_stride] (strides in
@@ -42,8 +50,8 @@ Matrix<T> projection_from_loglik(const T* loglik, index_t n, index_t s, index_t 
                                  index_t draw_stride);
 
 /// Datapoints per block of projection() at S samples: a block of S x width doubles stays in a
-/// core's L2 cache between its product and its link and centring passes. Exported for the
-/// benchmark, whose floor is the same blocked product.
+/// core's L2 cache between its product and its link and centring passes; a power of two that
+/// divides kReductionBlock. Exported for the benchmark, whose floor is the same blocked product.
 index_t projection_block_width(index_t samples);
 
 /// The sum of `values[0..count)` in double, in the fixed order the projection's centring uses.

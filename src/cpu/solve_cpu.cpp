@@ -37,20 +37,28 @@ SolveResult solve_on_cpu(MatrixView<T> phi, const T* y, const SolverOptions& opt
 }
 
 template <class T>
-void refit_on_cpu(MatrixView<T> phi, const T* y, const SolverSettings& options,
-                  SolveResult& result) {
+void refit_on_cpu(MatrixView<T> phi, const T* y, const SolverSettings& options, SolveResult& result,
+                  const RankColumns* rank) {
   result.objective_before_refit = result.objective;
   if (!options.refit) {
     return;
   }
-  CpuBackend<T> backend(phi, 1);
-  auto target = backend.make_sample_vector();
-  if (y != nullptr) {
-    target.assign(y, y + phi.rows);
+  const auto refit = [&](auto& backend) {
+    auto target = backend.make_sample_vector();
+    if (y != nullptr) {
+      target.assign(y, y + phi.rows);
+    } else {
+      backend.column_sums(target);
+    }
+    solvers::refit_on_support(backend, target, result);
+  };
+  if (rank != nullptr) {
+    DistributedCpuBackend<T> backend(phi, rank->first, rank->columns, *rank->comm, 1);
+    refit(backend);
   } else {
-    backend.column_sums(target);
+    CpuBackend<T> backend(phi, 1);
+    refit(backend);
   }
-  solvers::refit_on_support(backend, target, result);
 }
 
 template <class T>
@@ -76,9 +84,9 @@ template SolveResult solve_on_cpu<float>(MatrixView<float>, const float*, const 
 template SolveResult solve_on_cpu<double>(MatrixView<double>, const double*, const SolverOptions&,
                                           int, solvers::BudgetSnapshots*, const RankColumns*);
 template void refit_on_cpu<float>(MatrixView<float>, const float*, const SolverSettings&,
-                                  SolveResult&);
+                                  SolveResult&, const RankColumns*);
 template void refit_on_cpu<double>(MatrixView<double>, const double*, const SolverSettings&,
-                                   SolveResult&);
+                                   SolveResult&, const RankColumns*);
 template index_t find_non_finite<float>(MatrixView<float>, int);
 template index_t find_non_finite<double>(MatrixView<double>, int);
 

@@ -26,10 +26,11 @@ SolveResult solve_on_cpu(MatrixView<T> phi, const T* y, const SolverOptions& opt
                          const RankColumns* rank = nullptr);
 
 /// The refit of solvers/refit.hpp for a result computed outside run_algorithm (sparsevi, which
-/// runs in the pipeline): sets objective_before_refit, then refits when options.refit.
+/// runs in the pipeline): sets objective_before_refit, then refits when options.refit. `rank`
+/// as for solve_on_cpu (a collective then: every rank calls it with the same result).
 template <class T>
-void refit_on_cpu(MatrixView<T> phi, const T* y, const SolverSettings& options,
-                  SolveResult& result);
+void refit_on_cpu(MatrixView<T> phi, const T* y, const SolverSettings& options, SolveResult& result,
+                  const RankColumns* rank = nullptr);
 
 /// Index of the first non-finite entry in column-major order, or -1 when all are finite.
 template <class T>

@@ -20,6 +20,7 @@
 #include "cuda/device_phi.hpp"
 #include "models/model.hpp"
 #include "pipeline/execution_context.hpp"
+#include "pipeline/host_phi.hpp"
 #include "pipeline/solve_in.hpp"
 #include "pipeline/sparsevi.hpp"
 #include "posterior/posterior.hpp"
@@ -121,7 +122,11 @@ void check_host_memory(const Prepared& prepared, const BuildOptions& options,
                        const pipeline::ExecutionContext& context) {
   const double s = prepared.pihat == Pihat::samples ? static_cast<double>(prepared.samples.rows())
                                                     : static_cast<double>(options.samples);
-  const double n = static_cast<double>(prepared.model.rows());
+  // A rank of a distributed build holds only its own columns of Phi.
+  const Communicator* comm = options.solver.communicator.get();
+  const double n = static_cast<double>(
+      comm == nullptr ? prepared.model.rows()
+                      : datapoint_range(prepared.model.rows(), comm->rank(), comm->size()).count);
   const double d = static_cast<double>(prepared.model.dim());
   const double phi_bytes = context.on_gpu()                            ? 0.0
                            : context.precision() == Precision::float32 ? 4.0
@@ -216,20 +221,13 @@ void check_rows(const Coreset& coreset, index_t rows) {
   }
 }
 
-// Phi on the host with its target y = Phi 1, summed once: the evaluations and SparseVI's trace
-// then cost O(|coreset| S) each instead of a pass over Phi.
-template <class T>
-struct HostPhi {
-  using Scalar = T;
-  Matrix<T> matrix;
-  std::vector<double> target;
-};
-
-// Phi where the job solves it: a host matrix on the CPU, a device buffer on the GPU. These three
-// are what the pipeline does with either besides solving.
+// Phi where the job solves it: a host matrix on the CPU (pipeline/host_phi.hpp: in one process
+// or a rank's block of a distributed build), a device buffer on the GPU. These three are what the
+// pipeline does with either besides solving.
+using pipeline::HostPhi;
 template <class T>
 double objective_on(const HostPhi<T>& phi, const Coreset& coreset) {
-  return pipeline::objective_from(phi.matrix.view(), phi.target, coreset);
+  return pipeline::objective_of(phi, coreset);
 }
 template <class T>
 double objective_on(const cuda::DevicePhi<T>& phi, const Coreset& coreset) {
@@ -237,7 +235,7 @@ double objective_on(const cuda::DevicePhi<T>& phi, const Coreset& coreset) {
 }
 template <class T>
 void refit_on(const HostPhi<T>& phi, const SolverSettings& solver, SolveResult& result) {
-  cpu::refit_on_cpu(phi.matrix.view(), static_cast<const T*>(nullptr), solver, result);
+  pipeline::refit_with(phi, solver, result);
 }
 template <class T>
 void refit_on(const cuda::DevicePhi<T>& phi, const SolverSettings& solver, SolveResult& result) {
@@ -320,6 +318,17 @@ SolverOptions phi_solver_options(const BuildSolverOptions& solver, std::uint64_t
   return options;
 }
 
+// A distributed build runs on the CPU for now: automatic means the CPU there, as for solve().
+Device build_device(const SolverSettings& solver) {
+  if (solver.communicator == nullptr) {
+    return solver.device;
+  }
+  if (solver.device == Device::gpu) {
+    throw InvalidArgument("a distributed build runs on the CPU for now: use device cpu");
+  }
+  return Device::cpu;
+}
+
 }  // namespace
 
 struct PreparedProblem::Impl {
@@ -327,12 +336,16 @@ struct PreparedProblem::Impl {
   // reported before a missing GPU, as it always was; pi-hat is fitted in the context.
   Impl(Prepared&& prepared_, const BuildOptions& options)
       : prepared(std::move(prepared_)),
-        context(options.solver.device, options.solver.threads, options.precision,
-                options.solver.progress) {}
+        context(build_device(options.solver), options.solver.threads, options.precision,
+                options.solver.progress),
+        comm(options.solver.communicator) {}
 
   Prepared prepared;
   // Resolved once for the problem; every stage, solve and evaluation takes it.
   pipeline::ExecutionContext context;
+  // Null: one process. Otherwise every rank holds the model and pi-hat (computed alike on each)
+  // and its own block of Phi's columns; the solves and every sum over Phi are collectives.
+  std::shared_ptr<const Communicator> comm;
   std::string source;  // for the messages: the dataset's file
   posterior::Gaussian full;
   std::vector<double> full_mean;
@@ -346,6 +359,25 @@ struct PreparedProblem::Impl {
   // sums and the projection read it; released once the full-data posterior is known.
   std::unique_ptr<cuda::DeviceDataset> device_data;
 
+  // A solve of this problem's Phi: on its ranks, whatever the caller's settings name.
+  SolverOptions solver_options(const BuildSolverOptions& solver) const {
+    if (solver.communicator != nullptr && solver.communicator != comm) {
+      throw InvalidArgument(
+          "a prepared problem solves on the communicator it was prepared with, not another");
+    }
+    SolverOptions options = phi_solver_options(solver, seed);
+    options.communicator = comm;
+    return options;
+  }
+
+  // The posterior comparison of `coreset` with the full data's, on every rank alike.
+  void compare(const Coreset& coreset, Quality& quality, std::vector<double>* coreset_mean,
+               ProgressObserver* progress) const {
+    on_every_rank(comm.get(), [&] {
+      compare_posteriors(prepared.model, full, coreset, quality, coreset_mean, progress);
+    });
+  }
+
   // `use(phi)` with Phi where and in the precision it was built.
   template <class Use>
   decltype(auto) with_phi(Use&& use) const {
@@ -357,14 +389,30 @@ struct PreparedProblem::Impl {
   }
 };
 
+namespace {
+
+// prepare() on every rank of a distributed build (each holds the whole dataset and builds the
+// same model); a bad input or option stops all of them alike (coreset::on_every_rank).
+Prepared prepare_everywhere(const Dataset& data, const BuildOptions& options) {
+  Prepared prepared;
+  on_every_rank(options.solver.communicator.get(), [&] {
+    build_device(options.solver);
+    prepared = prepare(data, options);
+  });
+  return prepared;
+}
+
+}  // namespace
+
 PreparedProblem::PreparedProblem(const Dataset& data, const BuildOptions& options)
-    : impl_(std::make_unique<Impl>(prepare(data, options), options)) {
+    : impl_(std::make_unique<Impl>(prepare_everywhere(data, options), options)) {
   Impl& impl = *impl_;
   impl.source = dataset_name(data);
   const Prepared& prepared = impl.prepared;
   StageSeconds& seconds = impl.prepared.seconds;
   const pipeline::ExecutionContext& context = impl.context;
-  check_host_memory(impl.prepared, options, context);
+  const Communicator* comm = impl.comm.get();
+  on_every_rank(comm, [&] { check_host_memory(impl.prepared, options, context); });
   double upload_seconds = 0.0;
   if (context.on_gpu()) {
     // Uploaded once; the Laplace fit and the projection both read it in place. Its time is
@@ -374,7 +422,8 @@ PreparedProblem::PreparedProblem(const Dataset& data, const BuildOptions& option
         std::make_unique<cuda::DeviceDataset>(context.gpu_session(), impl.prepared.model);
     upload_seconds = seconds_since(upload_start);
   }
-  fit_pihat(impl.prepared, options, impl.device_data.get());
+  // pi-hat and the full-data posterior: on every rank alike, from the whole dataset.
+  on_every_rank(comm, [&] { fit_pihat(impl.prepared, options, impl.device_data.get()); });
 
   ProgressObserver* progress = context.progress();
   support::throw_if_stopped(progress);
@@ -395,9 +444,17 @@ PreparedProblem::PreparedProblem(const Dataset& data, const BuildOptions& option
   } else {
     const auto project = [&](auto& phi) {
       using T = typename std::decay_t<decltype(phi)>::Scalar;
-      phi.matrix =
-          cpu::projection<T>(prepared.model, prepared.samples, context.threads(), progress);
-      phi.target = pipeline::column_sums(phi.matrix.view());
+      const index_t n = prepared.model.rows();
+      // Under a communicator this rank projects only its own datapoints, each column the bits
+      // one process computes (cpu/projection.hpp).
+      const DatapointRange mine =
+          comm == nullptr ? DatapointRange{0, n} : datapoint_range(n, comm->rank(), comm->size());
+      phi.rank = cpu::RankColumns{comm, mine.first, n};
+      on_every_rank(comm, [&] {
+        phi.matrix =
+            cpu::projection<T>(prepared.model, prepared.samples, context.threads(), progress, mine);
+      });
+      pipeline::sum_columns(phi, context.threads());
     };
     if (single) {
       project(impl.phi_float);
@@ -408,7 +465,8 @@ PreparedProblem::PreparedProblem(const Dataset& data, const BuildOptions& option
   seconds.projection = upload_seconds + seconds_since(start);
 
   start = Clock::now();
-  impl.full = full_posterior(prepared, progress, impl.device_data.get());
+  on_every_rank(comm,
+                [&] { impl.full = full_posterior(prepared, progress, impl.device_data.get()); });
   // Nothing of the job reads the dataset on the device any more (coreset posteriors are k rows,
   // on the host): its n x d doubles go back to the solves.
   impl.device_data.reset();
@@ -449,7 +507,7 @@ std::uint64_t PreparedProblem::seed() const noexcept {
 }
 
 SolveResult PreparedProblem::solve(const BuildSolverOptions& solver) const {
-  check_budget(impl_->source, rows(), solver.k);
+  on_every_rank(impl_->comm.get(), [&] { check_budget(impl_->source, rows(), solver.k); });
   // The solve runs where this problem's Phi is (its context's device); solver.device is not
   // asked again. Its threads and progress are the solve's own.
   const pipeline::ExecutionContext context = impl_->context.for_solve(solver);
@@ -465,7 +523,7 @@ SolveResult PreparedProblem::solve(const BuildSolverOptions& solver) const {
               .front());
     });
   }
-  const SolverOptions options = phi_solver_options(solver, impl_->seed);
+  const SolverOptions options = impl_->solver_options(solver);
   return impl_->with_phi([&](const auto& phi) { return solve_on(context, phi, options); });
 }
 
@@ -477,8 +535,7 @@ Quality PreparedProblem::evaluate(const Coreset& coreset) const {
     const double residual = objective_on(phi, coreset);
     quality.relative_projection_error = target > 0.0 ? std::sqrt(residual / target) : 0.0;
   });
-  compare_posteriors(impl_->prepared.model, impl_->full, coreset, quality, nullptr,
-                     impl_->context.progress());
+  impl_->compare(coreset, quality, nullptr, impl_->context.progress());
   return quality;
 }
 
@@ -489,8 +546,7 @@ CoresetRun PreparedProblem::solve_and_evaluate(const BuildSolverOptions& solver)
   run.solve_seconds = seconds_since(start);
 
   start = Clock::now();
-  compare_posteriors(impl_->prepared.model, impl_->full, run.solve.coreset, run.quality,
-                     &run.coreset_posterior_mean, solver.progress);
+  impl_->compare(run.solve.coreset, run.quality, &run.coreset_posterior_mean, solver.progress);
   run.quality.relative_projection_error = run.solve.relative_error;
   run.evaluation_seconds = seconds_since(start);
   return run;
@@ -525,12 +581,14 @@ std::vector<CoresetRun> PreparedProblem::solve_and_evaluate_budgets(
     }
     return runs;
   }
-  for (const index_t k : ks) {
-    check_budget(impl_->source, rows(), k);
-  }
-  if (ks.front() < 1) {
-    throw InvalidArgument("k must be at least 1 (got " + std::to_string(ks.front()) + ")");
-  }
+  on_every_rank(impl_->comm.get(), [&] {
+    for (const index_t k : ks) {
+      check_budget(impl_->source, rows(), k);
+    }
+    if (ks.front() < 1) {
+      throw InvalidArgument("k must be at least 1 (got " + std::to_string(ks.front()) + ")");
+    }
+  });
   const pipeline::ExecutionContext context = impl_->context.for_solve(solver);
   std::vector<SolveResult> results;
   if (solver.algorithm == BuildAlgorithm::sparsevi) {
@@ -545,7 +603,7 @@ std::vector<CoresetRun> PreparedProblem::solve_and_evaluate_budgets(
     solvers::BudgetSnapshots snapshots;
     snapshots.budgets = ks;
     impl_->with_phi([&](const auto& phi) {
-      return solve_on(context, phi, phi_solver_options(longest, impl_->seed), &snapshots);
+      return solve_on(context, phi, impl_->solver_options(longest), &snapshots);
     });
     results = std::move(snapshots.results);
     for (SolveResult& result : results) {
@@ -557,8 +615,7 @@ std::vector<CoresetRun> PreparedProblem::solve_and_evaluate_budgets(
     run.solve = std::move(results[p]);
     run.solve_seconds = run.solve.seconds;
     const auto start = Clock::now();
-    compare_posteriors(impl_->prepared.model, impl_->full, run.solve.coreset, run.quality,
-                       &run.coreset_posterior_mean, solver.progress);
+    impl_->compare(run.solve.coreset, run.quality, &run.coreset_posterior_mean, solver.progress);
     run.quality.relative_projection_error = run.solve.relative_error;
     run.evaluation_seconds = seconds_since(start);
   }
@@ -566,10 +623,12 @@ std::vector<CoresetRun> PreparedProblem::solve_and_evaluate_budgets(
 }
 
 BuildResult build_coreset(const Dataset& data, const BuildOptions& options) {
-  check_budget(dataset_name(data), data.rows(), options.solver.k);  // before the costly stages
-  if (options.solver.algorithm == BuildAlgorithm::sparsevi) {
-    pipeline::resolve_sparsevi_settings(options.solver.sparsevi, options.model.kind);  // validates
-  }
+  on_every_rank(options.solver.communicator.get(), [&] {
+    check_budget(dataset_name(data), data.rows(), options.solver.k);  // before the costly stages
+    if (options.solver.algorithm == BuildAlgorithm::sparsevi) {
+      pipeline::resolve_sparsevi_settings(options.solver.sparsevi, options.model.kind);
+    }
+  });
   const PreparedProblem problem(data, options);
   return to_build_result(problem, problem.solve_and_evaluate(options.solver));
 }
@@ -591,7 +650,8 @@ BuildResult to_build_result(const PreparedProblem& problem, CoresetRun run) {
 }
 
 Quality evaluate_coreset(const Dataset& data, const BuildOptions& options, const Coreset& coreset) {
-  check_rows(coreset, data.rows());  // before the costly stages
+  // Before the costly stages.
+  on_every_rank(options.solver.communicator.get(), [&] { check_rows(coreset, data.rows()); });
   return PreparedProblem(data, options).evaluate(coreset);
 }
 

@@ -202,6 +202,39 @@ TEST(ProjectionColumns, ColumnSumIsTheCentredScaledTotalLogLikelihood) {
   }
 }
 
+// A distributed build's rank projects only its datapoints (datapoint_range's blocks): every
+// column must be the bits of the same column of the whole Phi, at every S (block widths from 8
+// to kReductionBlock) and for every model; a block off the kReductionBlock grid is refused.
+TEST(ProjectionRange, ARanksDatapointsAreTheSameColumnsOfTheWholePhi) {
+  const index_t n = 3 * kReductionBlock + 45;
+  for (const index_t s : {index_t{7}, index_t{300}, index_t{5000}}) {
+    const index_t width = projection_block_width(s);
+    EXPECT_EQ(kReductionBlock % width, 0) << s;
+    for (const auto& [name, model] : every_model(n)) {
+      const Eigen::MatrixXd samples = random_samples(s, model.dim(), 8);
+      const Matrix<float> whole = projection<float>(model, samples, 2);
+      for (const int ranks : {2, 3}) {
+        for (int r = 0; r < ranks; ++r) {
+          const DatapointRange range = datapoint_range(n, r, ranks);
+          const Matrix<float> part = projection<float>(model, samples, 2, nullptr, range);
+          ASSERT_EQ(part.cols(), range.count);
+          ASSERT_EQ(part.rows(), s);
+          EXPECT_EQ(std::memcmp(part.data(), whole.column(range.first),
+                                sizeof(float) * static_cast<std::size_t>(s * range.count)),
+                    0)
+              << name << ", S = " << s << ", rank " << r << " of " << ranks;
+        }
+      }
+    }
+  }
+  const Model model = every_model(n).front().model;
+  const Eigen::MatrixXd samples = random_samples(10, model.dim(), 8);
+  EXPECT_THROW(projection<double>(model, samples, 1, nullptr, DatapointRange{100, 50}),
+               InvalidArgument);
+  EXPECT_THROW(projection<double>(model, samples, 1, nullptr, DatapointRange{0, n + 1}),
+               InvalidArgument);
+}
+
 TEST(ProjectionThreads, ResultDoesNotDependOnTheThreadCount) {
   for (const auto& [name, model] : every_model(5000)) {
     const Eigen::MatrixXd samples = random_samples(kSamples, model.dim(), 5);

@@ -1,0 +1,240 @@
+// build_coreset and PreparedProblem distributed over ranks (BuildOptions::solver.communicator),
+// the ranks being threads of this process (helpers/thread_communicator.hpp): every rank holds the
+// dataset and projects only its block of Phi's columns, and every algorithm, SparseVI included,
+// must give every rank the one-process build bit for bit: coreset, objective trace, refit and
+// quality, on every split. tests/mpi runs `coreset build` under a real MPI.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "coreset/build.hpp"
+#include "coreset/dataset.hpp"
+#include "coreset/distributed.hpp"
+#include "coreset/error.hpp"
+#include "coreset/sweep.hpp"
+#include "helpers/thread_communicator.hpp"
+
+namespace coreset {
+namespace {
+
+// Five reduction blocks and a short sixth: uneven splits, and at R = 4 ranks of two blocks and
+// of one. Small S keeps SparseVI's per-step projections cheap.
+constexpr index_t kRows = 5 * kReductionBlock + 77;
+
+bool same_bits(double a, double b) {
+  return std::memcmp(&a, &b, sizeof(double)) == 0;
+}
+
+void expect_same_bits(const std::vector<double>& expected, const std::vector<double>& actual,
+                      const std::string& what) {
+  ASSERT_EQ(actual.size(), expected.size()) << what;
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_TRUE(same_bits(actual[i], expected[i]))
+        << what << "[" << i << "]: " << actual[i] << " vs " << expected[i];
+  }
+}
+
+void expect_same_run(const CoresetRun& expected, const CoresetRun& actual,
+                     const std::string& where) {
+  SCOPED_TRACE(where);
+  const SolveResult& a = actual.solve;
+  const SolveResult& e = expected.solve;
+  EXPECT_EQ(a.coreset.indices, e.coreset.indices);
+  expect_same_bits(e.coreset.weights, a.coreset.weights, "weights");
+  expect_same_bits(e.objective_history, a.objective_history, "objective_history");
+  EXPECT_TRUE(same_bits(a.objective, e.objective)) << a.objective << " vs " << e.objective;
+  EXPECT_TRUE(same_bits(a.objective_before_refit, e.objective_before_refit));
+  EXPECT_TRUE(same_bits(a.relative_error, e.relative_error));
+  EXPECT_EQ(a.iterations, e.iterations);
+  EXPECT_EQ(a.stop_reason, e.stop_reason);
+  EXPECT_TRUE(same_bits(actual.quality.forward_kl, expected.quality.forward_kl));
+  EXPECT_TRUE(same_bits(actual.quality.reverse_kl, expected.quality.reverse_kl));
+  EXPECT_TRUE(same_bits(actual.quality.relative_projection_error,
+                        expected.quality.relative_projection_error));
+  expect_same_bits(expected.coreset_posterior_mean, actual.coreset_posterior_mean,
+                   "coreset_posterior_mean");
+}
+
+BuildOptions options_for(ModelKind kind, BuildAlgorithm algorithm, Precision precision) {
+  BuildOptions options;
+  options.model.kind = kind;
+  options.samples = 24;
+  options.seed = 11;
+  options.precision = precision;
+  options.solver.algorithm = algorithm;
+  options.solver.k = 12;
+  options.solver.max_iterations = 60;
+  options.solver.threads = 2;
+  options.solver.refit = true;
+  options.solver.sparsevi.steps = 6;
+  options.solver.sparsevi.samples = 20;
+  return options;
+}
+
+// Every rank's run, in rank order, of `make(problem, comm)` on a problem prepared on R ranks.
+template <class Make>
+std::vector<CoresetRun> on_ranks(const Dataset& data, const BuildOptions& options, int ranks,
+                                 Make&& make) {
+  std::vector<CoresetRun> runs(static_cast<std::size_t>(ranks));
+  test::run_ranks(ranks, [&](const std::shared_ptr<Communicator>& comm) {
+    BuildOptions mine = options;
+    mine.solver.communicator = comm;
+    const PreparedProblem problem(data, mine);
+    runs[static_cast<std::size_t>(comm->rank())] = make(problem, mine);
+  });
+  return runs;
+}
+
+struct Case {
+  ModelKind kind;
+  BuildAlgorithm algorithm;
+};
+
+class DistributedBuild : public ::testing::TestWithParam<Case> {};
+
+void check_every_split(const Case& c, Precision precision) {
+  const Dataset data = c.kind == ModelKind::gaussian ? synthetic_gaussian_dataset(kRows, 3, 5)
+                                                     : synthetic_logistic_dataset(kRows, 5);
+  const BuildOptions options = options_for(c.kind, c.algorithm, precision);
+  const PreparedProblem alone(data, options);
+  const CoresetRun expected = alone.solve_and_evaluate(options.solver);
+  ASSERT_GE(expected.solve.coreset.size(), 2);  // else the comparison proves little
+  for (int ranks = 1; ranks <= 4; ++ranks) {
+    const auto runs = on_ranks(data, options, ranks,
+                               [](const PreparedProblem& problem, const BuildOptions& mine) {
+                                 return problem.solve_and_evaluate(mine.solver);
+                               });
+    for (int r = 0; r < ranks; ++r) {
+      expect_same_run(expected, runs[static_cast<std::size_t>(r)],
+                      "rank " + std::to_string(r) + " of " + std::to_string(ranks));
+    }
+  }
+}
+
+TEST_P(DistributedBuild, EveryRankGetsTheOneProcessBuildInDouble) {
+  check_every_split(GetParam(), Precision::float64);
+}
+
+TEST_P(DistributedBuild, EveryRankGetsTheOneProcessBuildInFloat) {
+  check_every_split(GetParam(), Precision::float32);
+}
+
+INSTANTIATE_TEST_SUITE_P(Algorithms, DistributedBuild,
+                         ::testing::Values(Case{ModelKind::logistic, BuildAlgorithm::aiht2},
+                                           Case{ModelKind::logistic, BuildAlgorithm::aiht},
+                                           Case{ModelKind::logistic, BuildAlgorithm::iht},
+                                           Case{ModelKind::logistic, BuildAlgorithm::giga},
+                                           Case{ModelKind::logistic, BuildAlgorithm::frank_wolfe},
+                                           Case{ModelKind::logistic,
+                                                BuildAlgorithm::importance_sampling},
+                                           Case{ModelKind::logistic, BuildAlgorithm::uniform},
+                                           Case{ModelKind::logistic, BuildAlgorithm::sparsevi},
+                                           Case{ModelKind::gaussian, BuildAlgorithm::aiht2},
+                                           Case{ModelKind::gaussian, BuildAlgorithm::sparsevi}),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           std::string name =
+                               to_string(info.param.kind) + "_" + to_string(info.param.algorithm);
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+// The snapshot paths (one greedy run for many budgets) and the warm-started sweep run their
+// collectives in another order than a single solve: they must match one process too.
+TEST(DistributedBuildPaths, SweepsAndBudgetSnapshotsMatchOneProcess) {
+  const Dataset data = synthetic_logistic_dataset(kRows, 9);
+  for (const BuildAlgorithm algorithm :
+       {BuildAlgorithm::aiht2, BuildAlgorithm::giga, BuildAlgorithm::sparsevi}) {
+    SCOPED_TRACE(to_string(algorithm));
+    const BuildOptions options = options_for(ModelKind::logistic, algorithm, Precision::float64);
+    const std::vector<index_t> ks = {3, 8, 12};
+    const SweepResult expected = sweep(PreparedProblem(data, options), options.solver, ks);
+    std::vector<SweepResult> results(3);
+    test::run_ranks(3, [&](const std::shared_ptr<Communicator>& comm) {
+      BuildOptions mine = options;
+      mine.solver.communicator = comm;
+      results[static_cast<std::size_t>(comm->rank())] =
+          sweep(PreparedProblem(data, mine), mine.solver, ks);
+    });
+    for (const SweepResult& result : results) {
+      ASSERT_EQ(result.budgets.size(), expected.budgets.size());
+      for (std::size_t p = 0; p < ks.size(); ++p) {
+        expect_same_run(expected.budgets[p].run, result.budgets[p].run,
+                        "k = " + std::to_string(ks[p]));
+      }
+    }
+  }
+}
+
+TEST(DistributedBuildPaths, EvaluateGivesTheOneProcessQuality) {
+  const Dataset data = synthetic_logistic_dataset(kRows, 4);
+  const BuildOptions options =
+      options_for(ModelKind::logistic, BuildAlgorithm::aiht2, Precision::float32);
+  // Points on several ranks' blocks, the last of the last block among them.
+  const Coreset coreset{{2, 300, 700, 1100, kRows - 1}, {40.0, 200.5, 3.25, 600.0, 1.0}};
+  const Quality expected = evaluate_coreset(data, options, coreset);
+  std::vector<Quality> qualities(4);
+  test::run_ranks(4, [&](const std::shared_ptr<Communicator>& comm) {
+    BuildOptions mine = options;
+    mine.solver.communicator = comm;
+    qualities[static_cast<std::size_t>(comm->rank())] = evaluate_coreset(data, mine, coreset);
+  });
+  for (const Quality& quality : qualities) {
+    EXPECT_TRUE(same_bits(quality.relative_projection_error, expected.relative_projection_error));
+    EXPECT_TRUE(same_bits(quality.forward_kl, expected.forward_kl));
+    EXPECT_TRUE(same_bits(quality.reverse_kl, expected.reverse_kl));
+  }
+  EXPECT_GT(expected.relative_projection_error, 0.0);
+}
+
+// A failure of one stage must reach every rank as the same error, named "(rank r of R)", so
+// that none is left waiting in a collective.
+TEST(DistributedBuildErrors, BadOptionsAndBudgetsStopEveryRankAlike) {
+  const Dataset data = synthetic_logistic_dataset(600, 2);
+  BuildOptions gpu = options_for(ModelKind::logistic, BuildAlgorithm::aiht2, Precision::float64);
+  gpu.solver.device = Device::gpu;
+  BuildOptions too_big = gpu;
+  too_big.solver.device = Device::automatic;
+  too_big.solver.k = 601;
+  BuildOptions few_samples = too_big;
+  few_samples.solver.k = 5;
+  few_samples.samples = 1;
+  for (const BuildOptions* options : {&gpu, &too_big, &few_samples}) {
+    std::mutex mutex;
+    std::vector<std::string> messages;
+    test::run_ranks(3, [&](const std::shared_ptr<Communicator>& comm) {
+      BuildOptions mine = *options;
+      mine.solver.communicator = comm;
+      try {
+        build_coreset(data, mine);
+      } catch (const Error& error) {
+        const std::lock_guard<std::mutex> lock(mutex);
+        messages.push_back(error.what());
+      }
+    });
+    ASSERT_EQ(messages.size(), 3u);
+    for (const std::string& message : messages) {
+      EXPECT_EQ(message, messages.front());
+      EXPECT_NE(message.find("(rank 0 of 3)"), std::string::npos) << message;
+    }
+  }
+}
+
+TEST(DistributedBuildErrors, AProblemSolvesOnlyOnItsOwnCommunicator) {
+  const Dataset data = synthetic_logistic_dataset(300, 2);
+  const BuildOptions options =
+      options_for(ModelKind::logistic, BuildAlgorithm::aiht2, Precision::float64);
+  const PreparedProblem alone(data, options);
+  test::run_ranks(1, [&](const std::shared_ptr<Communicator>& comm) {
+    BuildSolverOptions other = options.solver;
+    other.communicator = comm;
+    EXPECT_THROW(alone.solve(other), InvalidArgument);
+  });
+}
+
+}  // namespace
+}  // namespace coreset
