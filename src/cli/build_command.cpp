@@ -10,6 +10,7 @@
 #include "cli/device_choice.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/model_options.hpp"
+#include "cli/mpi_run.hpp"
 #include "cli/output_paths.hpp"
 #include "cli/outputs.hpp"
 #include "cli/report.hpp"
@@ -17,6 +18,7 @@
 #include "cli/sweep_report.hpp"
 #include "cli/terminal.hpp"
 #include "coreset/build.hpp"
+#include "coreset/distributed.hpp"
 #include "coreset/error.hpp"
 #include "coreset/io.hpp"
 #include "coreset/sweep.hpp"
@@ -74,7 +76,8 @@ BuildResult build_auto(const Dataset& data, const BuildOptions& options, const K
   const PreparedProblem problem(data, options);
   search = choose_k(problem, options.solver, target);
   progress.finish();
-  if (!quiet()) {
+  const Communicator* comm = options.solver.communicator.get();
+  if (!quiet() && (comm == nullptr || comm->rank() == 0)) {
     progress.print_line(render_budgets_tried(search, target));
   }
   if (!search.reached) {
@@ -86,9 +89,17 @@ BuildResult build_auto(const Dataset& data, const BuildOptions& options, const K
 int run_build(const BuildArguments& args) {
   const std::optional<KTarget> target = k_target(args);
   const index_t k = target ? 0 : parse_budget(args.k, "-k");
-  const DeviceChoice choice = choose_device(args.device);  // before any file is touched
-  check_writable_destination(args.out_path, "--out");
-  check_writable_destination(args.report_path, "--report");
+  const DeviceChoice choice = choose_run_device(args.device);  // before any file is touched
+  // Under mpirun: one rank of a distributed build (coreset/distributed.hpp), holding its block of
+  // Phi's columns; rank 0 alone shows progress and writes the outputs.
+  const std::shared_ptr<const Communicator> comm = distributed_run();
+  const bool writer = comm == nullptr || comm->rank() == 0;
+  on_every_rank(comm.get(), [&] {
+    if (writer) {
+      check_writable_destination(args.out_path, "--out");
+      check_writable_destination(args.report_path, "--report");
+    }
+  });
   BuildInputs inputs;
   const ModelArguments& model = args.model;
   BuildOptions options = to_build_options(model);
@@ -96,15 +107,30 @@ int run_build(const BuildArguments& args) {
   options.solver.device = choice.device;
   apply_solver_arguments(args.solver, options.solver);
   options.solver.k = target ? 1 : k;  // -k auto: each budget of the search sets its own
-  TerminalProgress progress;
+  options.solver.communicator = comm;
+  TerminalProgress progress(writer);
   progress.task(reading_label(model), 0);
-  const Dataset data = load_dataset(model, inputs);
+  // Each rank reads the whole dataset (reading only its own rows is not done yet).
+  Dataset data;
+  on_every_rank(comm.get(), [&] { data = load_dataset(model, inputs); });
   inputs.options = options;
   options.solver.progress = &progress;  // not in inputs.options: the report shows no pointer
   ChooseKResult search;
-  const BuildResult result =
-      target ? build_auto(data, options, *target, progress, search) : build_coreset(data, options);
+  BuildResult result;
+  try {
+    result = target ? build_auto(data, options, *target, progress, search)
+                    : build_coreset(data, options);
+  } catch (const TargetNotReached& error) {
+    if (comm == nullptr) {
+      throw;
+    }
+    // Every rank's search found the same: rank 0 alone says so, and no rank is stopped.
+    return report_shared_failure(kTargetNotReached, "target not reached", error.what());
+  }
   progress.finish();
+  if (!writer) {
+    return kSuccess;
+  }
   if (target) {
     inputs.options.solver.k = result.solve.k;  // the report's k_requested: the chosen one
   }

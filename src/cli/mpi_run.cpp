@@ -50,17 +50,37 @@ std::shared_ptr<const Communicator> distributed_run() {
   return job_communicator();
 }
 
+DeviceChoice choose_run_device(const DeviceArguments& args) {
+  const std::shared_ptr<const Communicator> comm = distributed_run();
+  if (comm == nullptr) {
+    return choose_device(args);
+  }
+  DeviceChoice choice;
+  on_every_rank(comm.get(), [&] {
+    if (args.device == "gpu") {
+      throw InvalidArgument(
+          "--device gpu: under mpirun every rank runs on the CPU for now; use --device cpu or "
+          "auto");
+    }
+    DeviceArguments on_cpu = args;
+    on_cpu.device = "cpu";
+    choice = choose_device(on_cpu);
+  });
+  return choice;
+}
+
+int report_shared_failure(int code, const std::string& label, const std::string& what) {
+  const std::shared_ptr<const Communicator>& comm = job_communicator();
+  if (comm == nullptr || comm->rank() == 0) {
+    std::fprintf(stderr, "coreset: %s: %s\n", label.c_str(), what.c_str());
+  }
+  return code;
+}
+
 int report_failure(int code, const std::string& label, const std::string& what) {
   const std::shared_ptr<const Communicator>& comm = job_communicator();
-  if (comm == nullptr || comm->size() == 1) {
-    std::fprintf(stderr, "coreset: %s: %s\n", label.c_str(), what.c_str());
-    return code;
-  }
-  if (shared_by_every_rank(what)) {
-    if (comm->rank() == 0) {
-      std::fprintf(stderr, "coreset: %s: %s\n", label.c_str(), what.c_str());
-    }
-    return code;
+  if (comm == nullptr || comm->size() == 1 || shared_by_every_rank(what)) {
+    return report_shared_failure(code, label, what);
   }
   std::fprintf(stderr, "coreset: rank %d of %d: %s: %s\n", comm->rank(), comm->size(),
                label.c_str(), what.c_str());

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "cli/device_choice.hpp"
 #include "coreset/distributed.hpp"
 
 namespace coreset::cli {
@@ -14,10 +15,18 @@ namespace coreset::cli {
 /// InvalidArgument when started by one but built without MPI.
 std::shared_ptr<const Communicator> distributed_run();
 
+/// choose_device() for a command that may run under an MPI launcher: there every rank runs on
+/// the CPU for now, so auto means cpu and gpu is refused (on every rank alike).
+DeviceChoice choose_run_device(const DeviceArguments& args);
+
 /// Prints the failure `label: what` on stderr and returns `code`. Under MPI with several ranks:
 /// a failure every rank shares (coreset::on_every_rank's, named "(rank r of R)") is printed by
 /// rank 0 alone and the ranks exit normally; any other is printed with its rank and stops the
 /// whole job (MPI_Abort), since the other ranks may be waiting for this one in a collective.
 int report_failure(int code, const std::string& label, const std::string& what);
+
+/// report_failure() for a failure that every rank is known to share (each found it alike):
+/// printed by rank 0 alone; returns `code`.
+int report_shared_failure(int code, const std::string& label, const std::string& what);
 
 }  // namespace coreset::cli

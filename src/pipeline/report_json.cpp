@@ -26,8 +26,8 @@ Json path_or_null(const std::string& path) {
 
 // What ran the job. With the version, the options and the seed it pins the output: the same
 // runtime gives the same bits (the CPU kernel set can change the last bits of Phi).
-// The ranks of a distributed solve and the columns each held (datapoint_range's split of n);
-// null for one process.
+// The ranks of a distributed solve or build and the columns (datapoints) each held
+// (datapoint_range's split of n); null for one process.
 Json distributed_json(const Communicator* comm, index_t n) {
   if (comm == nullptr) {
     return nullptr;
@@ -198,6 +198,7 @@ Json build_report(const BuildReportInputs& inputs, const BuildResult& result) {
   report["samples"] = result.samples;
   report["seed"] = inputs.options.seed;
   report["runtime"] = runtime_json(inputs.options.solver.threads, result.solve.device);
+  report["distributed"] = distributed_json(inputs.options.solver.communicator.get(), inputs.rows);
   add_solve_fields(report, inputs.options.solver, result.solve);
   if (result.solve.algorithm == BuildAlgorithm::sparsevi) {
     report["sparsevi"] = sparsevi_json(inputs.options.solver.sparsevi, inputs.options.model.kind);

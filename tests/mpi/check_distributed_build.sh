@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# `mpirun -np R coreset build` against one process on the same data: the coreset files must be
+# identical byte for byte and the reports must agree on the quality, for several models and
+# algorithms, -k auto included, on the built-in example and (when ../shared/data is there) the
+# papers' datasets; a bad dataset must stop every rank with one message and no output.
+# Usage: check_distributed_build.sh CORESET_BINARY RANKS DATA_DIR [MPIEXEC]   (ctest: R = 1 ... 4)
+set -euo pipefail
+coreset="$1"
+ranks="$2"
+data="$3"
+mpiexec="${4:-mpirun}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+mpirun=("$mpiexec" --oversubscribe -np "$ranks")
+[ "$(id -u)" -ne 0 ] || mpirun=("$mpiexec" --allow-run-as-root --oversubscribe -np "$ranks")
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# The quality block of a report (KLs, relative error, posterior method), as one line.
+quality() { tr -d ' \n' < "$1" | grep -o '"quality":{[^}]*}'; }
+
+compare() {  # name, then the build arguments
+  local name="$1"
+  shift
+  "$coreset" -q build "$@" --out "one_$name.csv" --report "one_$name.json"
+  "${mpirun[@]}" "$coreset" -q build "$@" --out "many_$name.csv" --report "many_$name.json" ||
+    fail "$name: mpirun exited with $?"
+  cmp "one_$name.csv" "many_$name.csv" || fail "$name: $ranks ranks differ from one process"
+  [ "$(quality "one_$name.json")" = "$(quality "many_$name.json")" ] ||
+    fail "$name: the quality differs: $(quality "one_$name.json") vs $(quality "many_$name.json")"
+  grep -q "\"ranks\": $ranks" "many_$name.json" || fail "$name: the report does not name $ranks ranks"
+  [ "$(wc -l < "one_$name.csv")" -gt 2 ] || fail "$name: an empty coreset proves nothing"
+}
+
+# The built-in example (N = 10,000 synthetic logistic rows), smaller S to keep CI short.
+compare example --model logistic -k 40 --samples 60 --max-iter 200
+compare example_float_giga --model logistic -k 30 --samples 60 --algorithm giga --precision float
+compare example_sparsevi --model logistic -k 4 --samples 40 --algorithm sparsevi \
+  --sparsevi-steps 5 --sparsevi-samples 20 --refit
+compare example_auto --model logistic -k auto --target-error 0.3 --samples 60 --max-iter 200
+
+# A gaussian dataset of 1,100 rows (uneven splits; at R = 4 the last rank holds 76 points).
+awk 'BEGIN { srand(3); print "x1,x2,x3"
+  for (i = 0; i < 1100; i++) printf "%.6f,%.6f,%.6f\n", rand() * 4 - 1, rand() - 2, rand() * 2 }' \
+  > gaussian.csv
+compare gaussian --data gaussian.csv --model gaussian -k 25 --samples 50 --refit
+
+if [ -d "$data" ]; then
+  compare ds1 --data "$data/ds1.csv" --model logistic -k 30 --samples 80
+  compare biketrips --data "$data/biketrips_large.csv" --model poisson -k 50 --samples 60 \
+    --algorithm a-iht --max-iter 150
+else
+  echo "note: $data is absent; the papers' datasets were skipped"
+fi
+
+# A bad dataset (each rank reads its own copy here, one of them broken): every rank stops, one
+# message names the file, line and rank, the exit code is the input error's (3), nothing written.
+if [ "$ranks" -ge 2 ]; then
+  bad=$((ranks - 1))
+  for r in $(seq 0 $((ranks - 1))); do cp gaussian.csv "data_$r.csv"; done
+  sed -i '7s/^[^,]*,/oops,/' "data_$bad.csv"
+  set +e
+  "${mpirun[@]}" bash -c 'exec "$0" -q build --data "data_${OMPI_COMM_WORLD_RANK}.csv" \
+      --model gaussian -k 10 --out bad.csv --report bad.json' "$coreset" 2> bad.err
+  status=$?
+  set -e
+  [ "$status" -eq 3 ] || { cat bad.err >&2; fail "bad file: exit $status, not 3"; }
+  [ "$(grep -c '^coreset: ' bad.err)" -eq 1 ] || { cat bad.err >&2; fail "bad file: not one message"; }
+  grep -q "data_$bad.csv:7:1: .*(rank $bad of $ranks)" bad.err ||
+    { cat bad.err >&2; fail "bad file: the message does not name file, line and rank"; }
+  [ ! -e bad.csv ] && [ ! -e bad.json ] || fail "bad file: an output was written"
+
+  # A target that no k reaches: exit 8 (kTargetNotReached), one message, nothing written.
+  set +e
+  "${mpirun[@]}" "$coreset" -q build --data gaussian.csv --model gaussian -k auto \
+    --target-error 1e-12 --samples 30 --out none.csv 2> none.err
+  status=$?
+  set -e
+  [ "$status" -eq 8 ] || { cat none.err >&2; fail "unreachable target: exit $status, not 8"; }
+  [ "$(grep -c '^coreset: ' none.err)" -eq 1 ] || { cat none.err >&2; fail "unreachable target: not one message"; }
+  [ ! -e none.csv ] || fail "unreachable target: an output was written"
+fi
+echo "ok: $ranks ranks"
