@@ -59,11 +59,11 @@ void validate_theta(const Model& model, const Eigen::VectorXd& theta, const char
 /// and the negative Hessian design^T diag(w .* -ell'') design when asked for, in the fixed
 /// order of models/row_sums.hpp. The shared quadratic and the prior are added by the caller,
 /// once, scaled by the total weight.
-RowSums link_sums(const Model& model, const Eigen::Ref<const Eigen::MatrixXd>& design,
-                  const Eigen::Ref<const Eigen::VectorXd>& response,
-                  const Eigen::Ref<const Eigen::VectorXd>& offset,
-                  const Eigen::Ref<const Eigen::VectorXd>& weights, const Eigen::VectorXd& theta,
-                  bool want_gradient, bool want_hessian) {
+ExactRowSums exact_link_sums(const Model& model, const Eigen::Ref<const Eigen::MatrixXd>& design,
+                             const Eigen::Ref<const Eigen::VectorXd>& response,
+                             const Eigen::Ref<const Eigen::VectorXd>& offset,
+                             const Eigen::Ref<const Eigen::VectorXd>& weights,
+                             const Eigen::VectorXd& theta, bool want_gradient, bool want_hessian) {
   const auto terms = [&](index_t first, index_t count, Eigen::VectorXd& g, Eigen::VectorXd& c) {
     const Eigen::VectorXd predictor = design.middleRows(first, count) * theta;
     double value = 0.0;
@@ -77,10 +77,36 @@ RowSums link_sums(const Model& model, const Eigen::Ref<const Eigen::MatrixXd>& d
     }
     return value;
   };
-  return sum_over_rows(design, want_gradient, want_hessian, terms);
+  return exact_sums_over_rows(design, want_gradient, want_hessian, terms);
+}
+
+RowSums link_sums(const Model& model, const Eigen::Ref<const Eigen::MatrixXd>& design,
+                  const Eigen::Ref<const Eigen::VectorXd>& response,
+                  const Eigen::Ref<const Eigen::VectorXd>& offset,
+                  const Eigen::Ref<const Eigen::VectorXd>& weights, const Eigen::VectorXd& theta,
+                  bool want_gradient, bool want_hessian) {
+  return round_row_sums(
+      exact_link_sums(model, design, response, offset, weights, theta, want_gradient, want_hessian),
+      design.cols(), want_gradient, want_hessian);
 }
 
 }  // namespace
+
+ExactRowSums exact_link_sums(const Model& model, index_t first, index_t count,
+                             const Eigen::VectorXd& theta, bool want_vector, bool want_matrix) {
+  validate_model(model, "exact_link_sums");
+  validate_theta(model, theta, "exact_link_sums");
+  if (first < 0 || count < 0 || first + count > model.rows() ||
+      (count > 0 && first % kRowSumBlock != 0)) {
+    throw InvalidArgument("exact_link_sums: rows " + std::to_string(first) + " ... " +
+                          std::to_string(first + count - 1) + " are not a block of the model's " +
+                          std::to_string(model.rows()) + " starting at a multiple of " +
+                          std::to_string(kRowSumBlock));
+  }
+  return exact_link_sums(model, model.design.middleRows(first, count),
+                         model.response.segment(first, count), model.offset.segment(first, count),
+                         Eigen::VectorXd::Ones(count), theta, want_vector, want_matrix);
+}
 
 double log_likelihood(const Model& model, index_t n, const Eigen::VectorXd& theta,
                       Eigen::VectorXd* gradient, Eigen::MatrixXd* hessian) {

@@ -12,6 +12,7 @@
 #include "coreset/model.hpp"
 #include "coreset/solver.hpp"
 #include "models/link.hpp"
+#include "models/row_sums.hpp"
 
 namespace coreset::models {
 
@@ -58,6 +59,12 @@ double log_likelihood(const Model& model, index_t n, const Eigen::VectorXd& thet
 double log_joint(const Model& model, const Coreset* weights, const Eigen::VectorXd& theta,
                  Eigen::VectorXd* gradient = nullptr, Eigen::MatrixXd* negative_hessian = nullptr,
                  const RowSumsProvider* full_data = nullptr);
+
+/// The unit-weight sums of log_joint over the model's rows first ... first + count - 1 (a rank's
+/// block of a distributed build: first a multiple of kRowSumBlock), exact and unrounded
+/// (models/row_sums.hpp), so that the ranks' parts add up to the one-process sums bit for bit.
+ExactRowSums exact_link_sums(const Model& model, index_t first, index_t count,
+                             const Eigen::VectorXd& theta, bool want_vector, bool want_matrix);
 
 /// Throws InvalidArgument unless `samples` (S x d) has S >= 1 finite rows of the model's d
 /// parameters and the model's response and offset have a value per datapoint: the checks every

@@ -4,17 +4,25 @@
 //
 // over the rows z_n of a design, with v_n, g_n and c_n computed per block of rows by the caller.
 // They are summed over fixed blocks of rows, each block's products by Eigen on one thread, and
-// the blocks' partial sums added in one fixed order: the result is bitwise the same for every
-// thread count (a product over all n rows at once would be blocked by Eigen for the number of
-// threads it runs on), the temporaries are O(block x d) instead of n x d, and the parts still
-// run in parallel.
+// the blocks' partial sums added exactly (support/exact_sum.hpp) and rounded once: the result is
+// bitwise the same for every thread count (a product over all n rows at once would be blocked by
+// Eigen for the number of threads it runs on) and for every split of the rows over the ranks of
+// a distributed build at block boundaries, the temporaries are O(block x d) instead of n x d,
+// and the blocks still run in parallel.
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
+#include <utility>
 #include <vector>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
+#include "coreset/distributed.hpp"
 #include "coreset/types.hpp"
 #include "support/eigen.hpp"
+#include "support/exact_sum.hpp"
 
 namespace coreset::models {
 
@@ -25,78 +33,128 @@ struct RowSums {
   Eigen::MatrixXd matrix;
 };
 
-/// Rows per block: a block of the design and its products stay in a core's L2 cache.
-inline constexpr index_t kRowSumBlock = 2048;
+/// Rows per block: a block of the design and its products stay in a core's L2 cache. The
+/// blocks of a distributed build's ranks must be the one-process blocks, and a rank's rows start
+/// at a multiple of kReductionBlock (coreset/distributed.hpp): so the two are one.
+inline constexpr index_t kRowSumBlock = kReductionBlock;
 
-/// The number of independently summed parts for n rows of d columns: at most 64 (enough to keep
-/// the cores busy), fewer when d x d partial matrices would pass 64 MiB. A function of n and d
-/// only, never of the thread count, so that the summation order is fixed.
-inline index_t row_sum_parts(index_t rows, index_t dims) {
-  const index_t blocks = (rows + kRowSumBlock - 1) / kRowSumBlock;
-  const index_t by_memory =
-      std::max<index_t>(1, (index_t{8} << 20) / std::max<index_t>(1, dims * dims));
-  return std::max<index_t>(1, std::min({blocks, index_t{64}, by_memory}));
+/// The exact accumulators sum_over_rows keeps: the value, the vector's d entries when wanted and
+/// the matrix's upper triangle (column by column, d (d + 1) / 2 entries) when wanted.
+inline index_t row_sum_accumulators(index_t dims, bool want_vector, bool want_matrix) {
+  return 1 + (want_vector ? dims : 0) + (want_matrix ? dims * (dims + 1) / 2 : 0);
 }
 
-/// Sums over the rows of `design`. `terms(first, count, g, c)` fills g and c (count entries each,
-/// for rows first .. first + count - 1; either may be left alone when not wanted) and returns
-/// the sum of v_n over those rows. `terms` is called concurrently for disjoint blocks.
+/// Exact partial sums of sum_over_rows, one accumulator per entry (row_sum_accumulators()): what
+/// the ranks of a distributed build add up before rounding (support::ExactSum's slots).
+using ExactRowSums = std::vector<support::ExactSum>;
+
+/// The teams that share the blocks: the OpenMP threads, fewer when their accumulators would take
+/// more than 256 MiB (568 bytes each). Exactness makes the result independent of the count.
+inline int row_sum_teams(index_t blocks, index_t accumulators) {
+  const index_t team_bytes = accumulators * static_cast<index_t>(sizeof(support::ExactSum));
+  const index_t by_memory = std::max<index_t>(1, (index_t{256} << 20) / team_bytes);
+#ifdef _OPENMP
+  const index_t threads = omp_get_max_threads();
+#else
+  const index_t threads = 1;
+#endif
+  return static_cast<int>(std::max<index_t>(1, std::min({blocks, threads, by_memory})));
+}
+
+/// The exact sums over the rows of `design` (see sum_over_rows), unrounded. `terms(first, count,
+/// g, c)` fills g and c (count entries each, for rows first .. first + count - 1; either may be
+/// left alone when not wanted) and returns the sum of v_n over those rows. `terms` is called
+/// concurrently for disjoint blocks. Each block's sums are taken in double by Eigen on one
+/// thread and then added exactly, so the result depends on the block boundaries alone: the rows
+/// of `design` must start at a multiple of kRowSumBlock of the whole data.
 template <class Terms>
-RowSums sum_over_rows(const Eigen::Ref<const Eigen::MatrixXd>& design, bool want_vector,
-                      bool want_matrix, const Terms& terms) {
+ExactRowSums exact_sums_over_rows(const Eigen::Ref<const Eigen::MatrixXd>& design, bool want_vector,
+                                  bool want_matrix, const Terms& terms) {
   const index_t n = design.rows();
   const index_t d = design.cols();
   const index_t blocks = (n + kRowSumBlock - 1) / kRowSumBlock;
-  const index_t parts = row_sum_parts(n, d);
-  std::vector<RowSums> partial(static_cast<std::size_t>(parts));
-#pragma omp parallel for schedule(dynamic, 1) if (parts > 1)
-  for (index_t p = 0; p < parts; ++p) {
-    RowSums& sums = partial[static_cast<std::size_t>(p)];
-    if (want_vector) {
-      sums.vector = Eigen::VectorXd::Zero(d);
-    }
-    if (want_matrix) {
-      sums.matrix = Eigen::MatrixXd::Zero(d, d);
-    }
+  const index_t accumulators = row_sum_accumulators(d, want_vector, want_matrix);
+  const int teams = row_sum_teams(blocks, accumulators);
+  std::vector<ExactRowSums> team_sums(static_cast<std::size_t>(teams),
+                                      ExactRowSums(static_cast<std::size_t>(accumulators)));
+#pragma omp parallel num_threads(teams) if (teams > 1)
+  {
+#ifdef _OPENMP
+    ExactRowSums& mine = team_sums[static_cast<std::size_t>(omp_get_thread_num())];
+#else
+    ExactRowSums& mine = team_sums[0];
+#endif
     Eigen::VectorXd g;
     Eigen::VectorXd c;
+    Eigen::VectorXd vector;
     Eigen::MatrixXd scaled;
-    for (index_t b = p * blocks / parts; b < (p + 1) * blocks / parts; ++b) {
+    Eigen::MatrixXd matrix;
+#pragma omp for schedule(dynamic, 1)
+    for (index_t b = 0; b < blocks; ++b) {
       const index_t first = b * kRowSumBlock;
       const index_t count = std::min(kRowSumBlock, n - first);
       const auto rows = design.middleRows(first, count);
       g.resize(count);
       c.resize(count);
-      sums.value += terms(first, count, g, c);
+      std::size_t slot = 0;
+      mine[slot++].add(terms(first, count, g, c));
       if (want_vector) {
-        sums.vector.noalias() += rows.transpose() * g;
+        vector.noalias() = rows.transpose() * g;
+        for (index_t i = 0; i < d; ++i) {
+          mine[slot++].add(vector[i]);
+        }
       }
       if (want_matrix) {
         // A general product rather than a rank update of diag(sqrt(c)) rows: the square root
         // would need c >= 0, and the Poisson link's -ell'' can round to a tiny negative number.
         scaled.noalias() = c.asDiagonal() * rows;
-        sums.matrix.noalias() += rows.transpose() * scaled;
+        matrix.noalias() = rows.transpose() * scaled;
+        for (index_t j = 0; j < d; ++j) {
+          for (index_t i = 0; i <= j; ++i) {
+            mine[slot++].add(matrix(i, j));
+          }
+        }
       }
     }
   }
+  for (std::size_t t = 1; t < team_sums.size(); ++t) {
+    for (std::size_t a = 0; a < team_sums[0].size(); ++a) {
+      team_sums[0][a].merge(team_sums[t][a]);
+    }
+  }
+  return std::move(team_sums[0]);
+}
+
+/// `sums` (from exact_sums_over_rows, for d columns) rounded once each; the matrix symmetric.
+inline RowSums round_row_sums(const ExactRowSums& sums, index_t d, bool want_vector,
+                              bool want_matrix) {
   RowSums total;
-  total.value = 0.0;
+  std::size_t slot = 0;
+  total.value = sums[slot++].value();
   if (want_vector) {
-    total.vector = Eigen::VectorXd::Zero(d);
+    total.vector.resize(d);
+    for (index_t i = 0; i < d; ++i) {
+      total.vector[i] = sums[slot++].value();
+    }
   }
   if (want_matrix) {
-    total.matrix = Eigen::MatrixXd::Zero(d, d);
-  }
-  for (const RowSums& sums : partial) {
-    total.value += sums.value;
-    if (want_vector) {
-      total.vector += sums.vector;
-    }
-    if (want_matrix) {
-      total.matrix += sums.matrix;
+    total.matrix.resize(d, d);
+    for (index_t j = 0; j < d; ++j) {
+      for (index_t i = 0; i <= j; ++i) {
+        total.matrix(i, j) = total.matrix(j, i) = sums[slot++].value();
+      }
     }
   }
   return total;
+}
+
+/// Sums over the rows of `design`, rounded once (exact_sums_over_rows): bitwise the same for
+/// every thread count and every split of the rows at kRowSumBlock boundaries.
+template <class Terms>
+RowSums sum_over_rows(const Eigen::Ref<const Eigen::MatrixXd>& design, bool want_vector,
+                      bool want_matrix, const Terms& terms) {
+  return round_row_sums(exact_sums_over_rows(design, want_vector, want_matrix, terms),
+                        design.cols(), want_vector, want_matrix);
 }
 
 }  // namespace coreset::models

@@ -19,6 +19,7 @@
 #include "cuda/device_dataset.hpp"
 #include "cuda/device_phi.hpp"
 #include "models/model.hpp"
+#include "pipeline/distributed_row_sums.hpp"
 #include "pipeline/execution_context.hpp"
 #include "pipeline/host_phi.hpp"
 #include "pipeline/solve_in.hpp"
@@ -423,7 +424,19 @@ PreparedProblem::PreparedProblem(const Dataset& data, const BuildOptions& option
     upload_seconds = seconds_since(upload_start);
   }
   // pi-hat and the full-data posterior: on every rank alike, from the whole dataset.
-  on_every_rank(comm, [&] { fit_pihat(impl.prepared, options, impl.device_data.get()); });
+  // The full data's sums of the Laplace fits: on the device (a GPU job), split over the ranks
+  // (a distributed build: each sums its own rows, the same bits as one process), or the host's.
+  std::unique_ptr<pipeline::DistributedRowSums> rank_sums;
+  if (comm != nullptr) {
+    rank_sums = std::make_unique<pipeline::DistributedRowSums>(
+        impl.prepared.model, datapoint_range(prepared.model.rows(), comm->rank(), comm->size()),
+        *comm);
+  }
+  const models::RowSumsProvider* full_data =
+      impl.device_data != nullptr
+          ? static_cast<const models::RowSumsProvider*>(impl.device_data.get())
+          : rank_sums.get();
+  on_every_rank(comm, [&] { fit_pihat(impl.prepared, options, full_data); });
 
   ProgressObserver* progress = context.progress();
   support::throw_if_stopped(progress);
@@ -465,8 +478,7 @@ PreparedProblem::PreparedProblem(const Dataset& data, const BuildOptions& option
   seconds.projection = upload_seconds + seconds_since(start);
 
   start = Clock::now();
-  on_every_rank(comm,
-                [&] { impl.full = full_posterior(prepared, progress, impl.device_data.get()); });
+  on_every_rank(comm, [&] { impl.full = full_posterior(prepared, progress, full_data); });
   // Nothing of the job reads the dataset on the device any more (coreset posteriors are k rows,
   // on the host): its n x d doubles go back to the solves.
   impl.device_data.reset();

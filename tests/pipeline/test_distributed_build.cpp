@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -17,7 +18,10 @@
 #include "coreset/distributed.hpp"
 #include "coreset/error.hpp"
 #include "coreset/sweep.hpp"
+#include "helpers/model_datasets.hpp"
 #include "helpers/thread_communicator.hpp"
+#include "models/model.hpp"
+#include "pipeline/distributed_row_sums.hpp"
 
 namespace coreset {
 namespace {
@@ -142,6 +146,40 @@ INSTANTIATE_TEST_SUITE_P(Algorithms, DistributedBuild,
                            std::replace(name.begin(), name.end(), '-', '_');
                            return name;
                          });
+
+// The Laplace fit's sums split over the ranks: each rank must read only its own rows (the others
+// are NaN on its copy here) and every rank must get the one-process log joint bit for bit.
+TEST(DistributedRowSums, EachRankSumsItsOwnRowsAndAllGetTheOneProcessSums) {
+  for (const ModelKind kind : {ModelKind::logistic, ModelKind::poisson}) {
+    SCOPED_TRACE(to_string(kind));
+    const Dataset data = test::model_dataset(kind, kRows, 6, 3);
+    ModelOptions model_options;
+    model_options.kind = kind;
+    const models::Model model = models::make_model(data, model_options, 0);
+    const Eigen::VectorXd theta = Eigen::VectorXd::LinSpaced(model.dim(), -0.3, 0.2);
+    Eigen::VectorXd gradient;
+    Eigen::MatrixXd hessian;
+    const double value = models::log_joint(model, nullptr, theta, &gradient, &hessian);
+    for (int ranks = 1; ranks <= 4; ++ranks) {
+      test::run_ranks(ranks, [&](const std::shared_ptr<Communicator>& comm) {
+        const DatapointRange mine = datapoint_range(model.rows(), comm->rank(), ranks);
+        models::Model poisoned = model;
+        for (index_t i = 0; i < model.rows(); ++i) {
+          if (i < mine.first || i >= mine.first + mine.count) {
+            poisoned.design.row(i).setConstant(std::numeric_limits<double>::quiet_NaN());
+          }
+        }
+        const pipeline::DistributedRowSums sums(poisoned, mine, *comm);
+        Eigen::VectorXd g;
+        Eigen::MatrixXd h;
+        const double v = models::log_joint(poisoned, nullptr, theta, &g, &h, &sums);
+        EXPECT_TRUE(same_bits(v, value)) << v << " vs " << value;
+        EXPECT_TRUE(g == gradient);
+        EXPECT_TRUE(h == hessian);
+      });
+    }
+  }
+}
 
 // The snapshot paths (one greedy run for many budgets) and the warm-started sweep run their
 // collectives in another order than a single solve: they must match one process too.

@@ -1,0 +1,38 @@
+// The full data's sums of the Laplace fit (models/row_sums_provider.hpp) in a distributed build:
+// each rank sums its own block of rows exactly, the ranks' exact parts are added, and the total
+// is rounded once on every rank. So Newton's steps split their O(n d^2) work over the ranks and
+// still see the one-process sums bit for bit (the same pi-hat, hence the same samples and Phi).
+#pragma once
+
+#include "coreset/distributed.hpp"
+#include "cpu/datapoint_sums.hpp"
+#include "models/model.hpp"
+#include "models/row_sums_provider.hpp"
+
+namespace coreset::pipeline {
+
+class DistributedRowSums final : public models::RowSumsProvider {
+ public:
+  /// `model`: the whole data (kept by reference); `mine`: this rank's rows (datapoint_range).
+  DistributedRowSums(const models::Model& model, DatapointRange mine, const Communicator& comm)
+      : model_(model), mine_(mine), comm_(comm) {}
+
+  index_t rows() const noexcept override { return model_.rows(); }
+  index_t dim() const noexcept override { return model_.dim(); }
+
+  /// A collective: every rank calls it with the same theta.
+  models::RowSums link_sums(const Eigen::VectorXd& theta, bool want_vector,
+                            bool want_matrix) const override {
+    models::ExactRowSums sums =
+        models::exact_link_sums(model_, mine_.first, mine_.count, theta, want_vector, want_matrix);
+    cpu::sum_over_ranks(comm_, sums);
+    return models::round_row_sums(sums, model_.dim(), want_vector, want_matrix);
+  }
+
+ private:
+  const models::Model& model_;
+  DatapointRange mine_;
+  const Communicator& comm_;
+};
+
+}  // namespace coreset::pipeline
