@@ -40,15 +40,19 @@ class CountingCommunicator final : public coreset::Communicator {
     inner_->sum(values, count);
     seconds += seconds_since(start);
     ++calls;
+    ++sums;
     bytes += count * sizeof(std::int64_t);
+    sum_bytes += count * sizeof(std::int64_t);
   }
   std::vector<std::string> all_gather(const std::string& mine) const override {
     const auto start = Clock::now();
     auto all = inner_->all_gather(mine);
     seconds += seconds_since(start);
     ++calls;
+    ++gathers;
     for (const auto& part : all) {
       bytes += part.size();
+      gather_bytes += part.size();
     }
     return all;
   }
@@ -57,6 +61,10 @@ class CountingCommunicator final : public coreset::Communicator {
   mutable double seconds = 0.0;
   mutable long long calls = 0;
   mutable long long bytes = 0;  // received, summed over the collectives
+  mutable long long sums = 0;   // of them, sums (exact S-vectors, scalars)
+  mutable long long sum_bytes = 0;
+  mutable long long gathers = 0;  // and all_gathers (candidates, hashes, checks)
+  mutable long long gather_bytes = 0;
 
  private:
   std::shared_ptr<const coreset::Communicator> inner_;
@@ -122,6 +130,9 @@ int main(int argc, char** argv) {
 
   if (rank == 0) {
     const double per_iteration = solve_seconds / std::max(1, result.iterations);
+    const auto per = [&](long long total) {
+      return static_cast<double>(total) / std::max(1, result.iterations);
+    };
     nlohmann::json line = {{"ranks", ranks},
                            {"communicator", world->description()},
                            {"hardware_threads", std::thread::hardware_concurrency()},
@@ -138,6 +149,10 @@ int main(int argc, char** argv) {
                             static_cast<double>(counting->calls) / std::max(1, result.iterations)},
                            {"bytes_received_per_iteration",
                             static_cast<double>(counting->bytes) / std::max(1, result.iterations)},
+                           {"sums_per_iteration", per(counting->sums)},
+                           {"sum_bytes_per_iteration", per(counting->sum_bytes)},
+                           {"gathers_per_iteration", per(counting->gathers)},
+                           {"gather_bytes_received_per_iteration", per(counting->gather_bytes)},
                            {"exact_sum_latency_seconds", sum_latency},
                            {"gather_k_latency_seconds", gather_latency},
                            {"objective", result.objective},
