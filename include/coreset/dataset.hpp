@@ -34,9 +34,20 @@ struct CORESET_API Dataset {
   std::string source;
   index_t first_data_line = 0;
   index_t response_column = 0;
+  /// A rank's share of a distributed build (coreset/distributed.hpp): these rows are rows
+  /// first_row ... first_row + rows() - 1 of a dataset of total_rows, the block that
+  /// datapoint_range(total_rows, rank, ranks) gives this rank (io::DatasetReadOptions::rank reads
+  /// one). total_rows 0, the default: the whole dataset (first_row 0). Coreset indices are rows
+  /// of the whole dataset either way.
+  index_t first_row = 0;
+  index_t total_rows = 0;
 
-  index_t rows() const noexcept { return covariates.rows(); }  ///< n
+  index_t rows() const noexcept { return covariates.rows(); }  ///< n (this share's, when one)
   index_t dims() const noexcept { return covariates.cols(); }  ///< D, the intercept excluded
+  /// The whole dataset's rows: total_rows, or rows() when this is the whole dataset.
+  index_t all_rows() const noexcept { return total_rows == 0 ? rows() : total_rows; }
+  /// Whether this holds only a share of the rows (a rank's block).
+  bool is_share() const noexcept { return total_rows != 0 && total_rows != rows(); }
 };
 
 /// The papers' synthetic logistic-regression problem (spec 3.6): x_n ~ N(0, I_2), labels in

@@ -111,6 +111,13 @@ struct CORESET_API DatasetReadOptions {
   char delimiter = 0;        ///< CSV: ',', ';' or '\t'; 0: detected from the header
   index_t features = 0;      ///< LIBSVM: D; 0: the largest index in the file
   int threads = 0;           ///< CSV and .npy: threads converting the numbers; 0: every core
+  /// ranks > 1: keep only rank `rank`'s share of the rows, the block datapoint_range(n, rank,
+  /// ranks) of a distributed build (coreset/distributed.hpp); the Dataset's first_row and
+  /// total_rows say which, and its errors name the whole file's lines and rows. A .npy file's
+  /// other rows are never read; CSV and LIBSVM files are parsed whole, then cut (reading only
+  /// the share's byte range is not implemented). InvalidArgument for rank outside 0 ... ranks - 1.
+  int rank = 0;
+  int ranks = 1;
 };
 
 /// The format read_dataset uses for `path` under `format` (automatic: by extension).

@@ -110,9 +110,16 @@ int run_build(const BuildArguments& args) {
   options.solver.communicator = comm;
   TerminalProgress progress(writer);
   progress.task(reading_label(model), 0);
-  // Each rank reads the whole dataset (reading only its own rows is not done yet).
+  // Under mpirun each rank reads only its share of the rows, unless the job needs all of them on
+  // every rank: SparseVI, and the linear model's RBF features (drawn from every row).
+  const bool share = comm != nullptr && comm->size() > 1 &&
+                     options.solver.algorithm != BuildAlgorithm::sparsevi &&
+                     !(options.model.kind == ModelKind::linear && options.model.rbf.enabled);
   Dataset data;
-  on_every_rank(comm.get(), [&] { data = load_dataset(model, inputs); });
+  on_every_rank(comm.get(), [&] {
+    data = share ? load_dataset(model, inputs, comm->rank(), comm->size())
+                 : load_dataset(model, inputs);
+  });
   inputs.options = options;
   options.solver.progress = &progress;  // not in inputs.options: the report shows no pointer
   ChooseKResult search;

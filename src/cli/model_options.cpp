@@ -96,7 +96,7 @@ void add_model_options(CLI::App* command, ModelArguments& args) {
       ->capture_default_str();
 }
 
-Dataset load_dataset(const ModelArguments& args, BuildInputs& inputs) {
+Dataset load_dataset(const ModelArguments& args, BuildInputs& inputs, int rank, int ranks) {
   const ModelKind kind = parse_model(args.model);
   Dataset data;
   if (args.data_path.empty()) {
@@ -117,10 +117,12 @@ Dataset load_dataset(const ModelArguments& args, BuildInputs& inputs) {
     read.delimiter = parse_delimiter(args.delimiter);
     read.features = args.features;
     read.threads = args.threads;
+    read.rank = rank;
+    read.ranks = ranks;
     data = io::read_dataset(args.data_path, read);
     inputs.data_description = args.data_path;
   }
-  inputs.rows = data.rows();
+  inputs.rows = data.all_rows();
   inputs.covariates = data.dims();
   inputs.response_name = data.response_name;
   inputs.prior_covariance_path = args.prior_covariance_path;

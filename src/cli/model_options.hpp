@@ -39,8 +39,10 @@ struct ModelArguments {
 void add_model_options(CLI::App* command, ModelArguments& args);
 
 /// The dataset the arguments name (or the built-in one), and the options for the library; fills
-/// `inputs` for the report. Reads the covariance and sample files.
-Dataset load_dataset(const ModelArguments& args, BuildInputs& inputs);
+/// `inputs` for the report. Reads the covariance and sample files. With ranks > 1, a file is
+/// read as rank `rank`'s share of its rows (io::DatasetReadOptions::rank); the built-in data,
+/// 10,000 rows, is always whole.
+Dataset load_dataset(const ModelArguments& args, BuildInputs& inputs, int rank = 0, int ranks = 1);
 BuildOptions to_build_options(const ModelArguments& args);
 
 }  // namespace coreset::cli

@@ -222,9 +222,9 @@ void projection_into(const Model& model, const Eigen::MatrixXd& samples, int thr
   }
   if (bad >= 0) {
     // An exception must not leave an OpenMP region, so the first offender is reported here.
-    throw NumericalError("the log-likelihood of datapoint " + std::to_string(bad / s) +
-                         " (0-based) at parameter sample " + std::to_string(bad % s) +
-                         " is not finite");
+    throw NumericalError(
+        "the log-likelihood of datapoint " + std::to_string(model.first_row + bad / s) +
+        " (0-based) at parameter sample " + std::to_string(bad % s) + " is not finite");
   }
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "coreset/dataset.hpp"
+#include "coreset/distributed.hpp"
 #include "coreset/error.hpp"
 #include "coreset/io.hpp"
 #include "io/input_file.hpp"
@@ -49,16 +50,19 @@ index_t destination(index_t c, index_t skip) {
   return c < skip ? c : c == skip ? -1 : c - 1;
 }
 
-// Fortran order: every column is contiguous; each is converted on its own, in parallel.
-BadValue read_columns(const NpyHeader& header, const unsigned char* data, index_t rows,
-                      index_t cols, index_t skip, int threads, Dataset& out) {
+// Fortran order: every column is contiguous; each is converted on its own, in parallel. Rows
+// first_row ... first_row + rows - 1 of the array's `all_rows`.
+BadValue read_columns(const NpyHeader& header, const unsigned char* data, index_t all_rows,
+                      index_t first_row, index_t rows, index_t cols, index_t skip, int threads,
+                      Dataset& out) {
   const auto element = static_cast<index_t>(header.dtype.size);
   std::vector<BadValue> bad(static_cast<std::size_t>(cols));
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
   for (index_t c = 0; c < cols; ++c) {
     const index_t target = destination(c, skip);
     double* const column = target < 0 ? out.response.data() : out.covariates.data() + target * rows;
-    const index_t row = decode_npy_checked(header.dtype, data + c * rows * element, rows, column);
+    const index_t row =
+        decode_npy_checked(header.dtype, data + (c * all_rows + first_row) * element, rows, column);
     if (row >= 0) {
       bad[static_cast<std::size_t>(c)] = {row, c, column[row]};
     }
@@ -71,7 +75,7 @@ BadValue read_columns(const NpyHeader& header, const unsigned char* data, index_
 }
 
 // C order: bands of whole rows, converted into a staging band and scattered as the CSV reader
-// does; bands in parallel.
+// does; bands in parallel. `data` points at the first row read.
 BadValue read_rows(const NpyHeader& header, const unsigned char* data, index_t rows, index_t cols,
                    index_t skip, int threads, Dataset& out) {
   const auto element = static_cast<index_t>(header.dtype.size);
@@ -109,7 +113,7 @@ BadValue read_rows(const NpyHeader& header, const unsigned char* data, index_t r
 }  // namespace
 
 Dataset read_dataset_npy(ByteSource& file, std::string_view bytes, index_t response_column,
-                         bool has_response, int threads) {
+                         bool has_response, int threads, int rank, int ranks) {
   const std::string& path = file.path();
   const NpyHeader header = read_npy_header(file);
   const std::vector<index_t>& shape = header.shape;
@@ -121,9 +125,9 @@ Dataset read_dataset_npy(ByteSource& file, std::string_view bytes, index_t respo
     throw InputError(path,
                      std::string("expected ") + expected + ", got shape " + npy_shape_text(shape));
   }
-  const index_t rows = shape[0];
+  const index_t all_rows = shape[0];
   const index_t cols = shape[1];
-  if (rows == 0) {
+  if (all_rows == 0) {
     throw InputError(path, "no data rows: the array has shape " + npy_shape_text(shape));
   }
   if (cols < (has_response ? 2 : 1)) {
@@ -148,9 +152,17 @@ Dataset read_dataset_npy(ByteSource& file, std::string_view bytes, index_t respo
   // 0-based column of the response; without one, past the last column.
   const index_t skip = !has_response ? cols : response_column < 0 ? cols - 1 : response_column;
   const index_t dims = has_response ? cols - 1 : cols;
+  // A rank's share (datapoint_range): only its rows of the mapped file are read.
+  const DatapointRange share =
+      ranks > 1 ? datapoint_range(all_rows, rank, ranks) : DatapointRange{0, all_rows};
+  const index_t rows = share.count;
 
   Dataset data;
   data.source = path;
+  if (ranks > 1) {
+    data.first_row = share.first;
+    data.total_rows = all_rows;
+  }
   data.covariates = Matrix<double>(rows, dims);
   for (index_t c = 1; c <= dims; ++c) {
     data.covariate_names.push_back("x" + std::to_string(c));
@@ -164,13 +176,16 @@ Dataset read_dataset_npy(ByteSource& file, std::string_view bytes, index_t respo
   const auto* const values =
       reinterpret_cast<const unsigned char*>(bytes.data()) + header.data_offset;
   // A single row or column is laid out the same way in either order.
-  const BadValue bad = header.fortran_order || rows == 1
-                           ? read_columns(header, values, rows, cols, skip, threads, data)
-                           : read_rows(header, values, rows, cols, skip, threads, data);
+  const auto element = static_cast<index_t>(header.dtype.size);
+  const BadValue bad =
+      header.fortran_order || all_rows == 1
+          ? read_columns(header, values, all_rows, share.first, rows, cols, skip, threads, data)
+          : read_rows(header, values + share.first * cols * element, rows, cols, skip, threads,
+                      data);
   if (bad.row >= 0) {
-    throw_npy_nonfinite(
-        path, bad.value,
-        "row " + std::to_string(bad.row) + ", column " + std::to_string(bad.col) + " (0-based)");
+    throw_npy_nonfinite(path, bad.value,
+                        "row " + std::to_string(share.first + bad.row) + ", column " +
+                            std::to_string(bad.col) + " (0-based)");
   }
   return data;
 }
@@ -182,5 +197,15 @@ Dataset read_dataset_npy(const std::string& path, index_t response_column, bool 
   detail::MappedFile file(path);
   return detail::read_dataset_npy(file, file.bytes(), response_column, has_response, threads);
 }
+
+namespace detail {
+
+Dataset read_dataset_npy_share(const std::string& path, index_t response_column, bool has_response,
+                               int threads, int rank, int ranks) {
+  MappedFile file(path);
+  return read_dataset_npy(file, file.bytes(), response_column, has_response, threads, rank, ranks);
+}
+
+}  // namespace detail
 
 }  // namespace coreset::io

@@ -5,8 +5,10 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <utility>
 #include <vector>
 
+#include "coreset/distributed.hpp"
 #include "coreset/error.hpp"
 #include "coreset/io.hpp"
 #include "io/csv_parse.hpp"
@@ -82,7 +84,52 @@ DataFormat dataset_format(const std::string& path, DataFormat format) {
   return has_npy_extension(path) ? DataFormat::npy : DataFormat::csv;
 }
 
+void detail::keep_share(Dataset& data, int rank, int ranks) {
+  const index_t n = data.rows();
+  const DatapointRange share = datapoint_range(n, rank, ranks);
+  Matrix<double> covariates = Matrix<double>::uninitialized(share.count, data.dims());
+  for (index_t c = 0; c < data.dims(); ++c) {
+    std::copy_n(data.covariates.column(c) + share.first, share.count, covariates.column(c));
+  }
+  data.covariates = std::move(covariates);
+  if (!data.response.empty()) {
+    data.response = std::vector<double>(data.response.begin() + share.first,
+                                        data.response.begin() + share.first + share.count);
+  }
+  if (data.first_data_line > 0) {
+    data.first_data_line += share.first;  // row i is on line first_data_line + i
+  }
+  data.first_row = share.first;
+  data.total_rows = n;
+}
+
+namespace {
+
+Dataset read_whole_dataset(const std::string& path, const DatasetReadOptions& options);
+
+}  // namespace
+
 Dataset read_dataset(const std::string& path, const DatasetReadOptions& options) {
+  if (options.ranks < 1 || options.rank < 0 || options.rank >= options.ranks) {
+    throw InvalidArgument("read_dataset: rank " + std::to_string(options.rank) + " of " +
+                          std::to_string(options.ranks) + " is not a rank of the job");
+  }
+  if (options.ranks > 1 && dataset_format(path, options.format) == DataFormat::npy &&
+      options.delimiter == 0 && options.features == 0) {
+    return detail::read_dataset_npy_share(path, npy_response_column(path, options.response),
+                                          options.has_response, options.threads, options.rank,
+                                          options.ranks);
+  }
+  Dataset data = read_whole_dataset(path, options);
+  if (options.ranks > 1) {
+    detail::keep_share(data, options.rank, options.ranks);
+  }
+  return data;
+}
+
+namespace {
+
+Dataset read_whole_dataset(const std::string& path, const DatasetReadOptions& options) {
   check_delimiter(options.delimiter);
   const DataFormat format = dataset_format(path, options.format);
   if (format == DataFormat::npy) {
@@ -115,5 +162,7 @@ Dataset read_dataset(const std::string& path, const DatasetReadOptions& options)
   return read_dataset_csv(path, options.response, options.has_response, options.delimiter,
                           options.threads);
 }
+
+}  // namespace
 
 }  // namespace coreset::io

@@ -44,9 +44,17 @@ Dataset read_dataset_libsvm(LineReader& lines, bool has_response, index_t featur
                             std::int64_t memory_limit);
 Coreset read_coreset_csv(LineReader& lines);
 
-/// The .npy dataset in `bytes` (the whole file, as mapped), whose header `file` reads.
+/// The .npy dataset in `bytes` (the whole file, as mapped), whose header `file` reads. With
+/// ranks > 1, only rank `rank`'s share of the rows (datapoint_range; Dataset::first_row and
+/// total_rows say which): the other rows' bytes are never read.
 Dataset read_dataset_npy(ByteSource& file, std::string_view bytes, index_t response_column,
-                         bool has_response, int threads);
+                         bool has_response, int threads, int rank = 0, int ranks = 1);
+/// The file `path` mapped and read as above.
+Dataset read_dataset_npy_share(const std::string& path, index_t response_column, bool has_response,
+                               int threads, int rank, int ranks);
+/// Cuts a whole dataset read from a file to rank `rank`'s share of its rows (datapoint_range),
+/// keeping its line numbers right (first_data_line) and setting first_row and total_rows.
+void keep_share(Dataset& data, int rank, int ranks);
 
 template <class T>
 Matrix<T> read_npy_matrix(ByteSource& source);

@@ -46,6 +46,17 @@ void validate_model(const Model& model, const char* caller) {
   }
 }
 
+/// A model of one rank's rows (Model::is_share) has neither all rows nor a coreset's.
+void require_whole(const Model& model, const std::string& what) {
+  if (model.is_share()) {
+    throw InvalidArgument(what + " need the whole data, but the model holds only rows " +
+                          std::to_string(model.first_row) + " ... " +
+                          std::to_string(model.first_row + model.rows() - 1) + " of " +
+                          std::to_string(model.all_rows()) +
+                          " (a distributed build's share: sum through a provider)");
+  }
+}
+
 void validate_theta(const Model& model, const Eigen::VectorXd& theta, const char* caller) {
   if (theta.size() != model.dim()) {
     throw InvalidArgument(std::string(caller) + ": theta has " + std::to_string(theta.size()) +
@@ -168,20 +179,22 @@ double log_joint(const Model& model, const Coreset* weights, const Eigen::Vector
   double total_weight = 0.0;
   RowSums sums;
   if (weights == nullptr) {
-    total_weight = static_cast<double>(model.rows());
+    total_weight = static_cast<double>(model.all_rows());
     if (full_data != nullptr) {
-      if (full_data->rows() != model.rows() || full_data->dim() != d) {
+      if (full_data->rows() != model.all_rows() || full_data->dim() != d) {
         throw InvalidArgument(
             "log_joint: the sums provider holds " + shape(full_data->rows(), full_data->dim()) +
-            " design rows and columns but the model has " + shape(model.rows(), d));
+            " design rows and columns but the model has " + shape(model.all_rows(), d));
       }
       sums = full_data->link_sums(theta, want_gradient, want_hessian);
     } else {
+      require_whole(model, "log_joint: the sums over all datapoints");
       const Eigen::VectorXd ones = Eigen::VectorXd::Ones(model.rows());
       sums = link_sums(model, model.design, model.response, model.offset, ones, theta,
                        want_gradient, want_hessian);
     }
   } else {
+    require_whole(model, "log_joint: a coreset's rows");
     if (weights->indices.size() != weights->weights.size()) {
       throw InvalidArgument("log_joint: the coreset has " +
                             std::to_string(weights->indices.size()) + " indices but " +

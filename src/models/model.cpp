@@ -91,8 +91,9 @@ index_t line_of(const Dataset& data, index_t row) {
 [[noreturn]] void response_error(const Dataset& data, index_t row, const std::string& message) {
   if (data.first_data_line == 0 && data.response_column > 0) {
     // A file without lines (.npy): name the row and column as its reader does, 0-based.
-    throw InputError(data.source, message + " at row " + std::to_string(row) + ", column " +
-                                      std::to_string(data.response_column - 1) + " (0-based)");
+    throw InputError(data.source, message + " at row " + std::to_string(data.first_row + row) +
+                                      ", column " + std::to_string(data.response_column - 1) +
+                                      " (0-based)");
   }
   throw InputError(data.source, message, line_of(data, row), data.response_column);
 }
@@ -142,8 +143,14 @@ Eigen::MatrixXd inverse(const Eigen::LLT<Eigen::MatrixXd>& factor) {
 
 void validate_dataset(const Dataset& data) {
   const index_t n = data.rows();
-  if (n < 1) {
+  if (n < 1 && !data.is_share()) {
     throw InputError(data.source, "the dataset has no rows");
+  }
+  if (data.total_rows < 0 || data.first_row < 0 ||
+      (data.total_rows != 0 && data.first_row + n > data.total_rows)) {
+    throw InvalidArgument("the dataset's share, rows " + std::to_string(data.first_row) + " ... " +
+                          std::to_string(data.first_row + n - 1) + ", is not within its " +
+                          std::to_string(data.total_rows) + " rows");
   }
   if (!data.response.empty() && static_cast<index_t>(data.response.size()) != n) {
     throw InvalidArgument("the dataset has " + std::to_string(data.response.size()) +
@@ -165,7 +172,9 @@ void validate_dataset(const Dataset& data) {
         // The file column of a covariate is not recorded in the Dataset, so only the line is
         // given; the name says which cell. Without lines (in memory, .npy) the row is named.
         const std::string where =
-            data.first_data_line > 0 ? "" : " at row " + std::to_string(i) + " (0-based)";
+            data.first_data_line > 0
+                ? ""
+                : " at row " + std::to_string(data.first_row + i) + " (0-based)";
         throw InputError(data.source,
                          "covariate '" + name + "' is " + format_number(column[i]) +
                              ", not a finite number" + where,
@@ -176,7 +185,8 @@ void validate_dataset(const Dataset& data) {
 }
 
 void require_response(const Dataset& data, ModelKind kind) {
-  if (data.response.empty()) {
+  // An empty share (a rank past the last block) cannot tell; rank 0's share is never empty.
+  if (data.response.empty() && !(data.is_share() && data.rows() == 0)) {
     throw InputError(data.source, "the " + to_string(kind) + " model needs a response column");
   }
 }
@@ -454,6 +464,12 @@ Model make_model(const Dataset& data, const ModelOptions& options, std::uint64_t
       model.link = Link::gaussian;
       if (options.rbf.enabled) {
         validate_rbf(options.rbf, data.dims());
+        if (data.is_share()) {
+          // The centres are drawn from all rows and the near-constant basis sits at their mean.
+          throw InvalidArgument(
+              "the linear model's RBF features are drawn from the whole dataset: a distributed "
+              "build of it needs the whole dataset on every rank");
+        }
         set_rbf_design(model, data, options.rbf, seed);
       } else {
         set_covariate_design(model, data, options.intercept);
@@ -470,6 +486,8 @@ Model make_model(const Dataset& data, const ModelOptions& options, std::uint64_t
                           " model has no parameters (no covariates and no intercept)");
   }
   set_prior(model, options);
+  model.first_row = data.first_row;
+  model.total_rows = data.total_rows;
   return model;
 }
 

@@ -36,8 +36,16 @@ struct Model {
   double prior_log_normalizer = 0.0;
   std::vector<std::string> parameter_names;
 
+  /// A rank's share of a distributed build: the rows above are rows first_row ... of a dataset
+  /// of total_rows (Dataset::first_row, total_rows); total_rows 0: the whole dataset.
+  index_t first_row = 0;
+  index_t total_rows = 0;
+
   index_t rows() const noexcept { return design.rows(); }
   index_t dim() const noexcept { return design.cols(); }
+  /// n of the whole dataset: the count a sum over all datapoints weighs (log_joint).
+  index_t all_rows() const noexcept { return total_rows == 0 ? rows() : total_rows; }
+  bool is_share() const noexcept { return total_rows != 0 && total_rows != rows(); }
 };
 
 /// Checks the dataset against the model's domain and builds the design. Out-of-domain values

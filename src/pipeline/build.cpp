@@ -19,6 +19,7 @@
 #include "cuda/device_dataset.hpp"
 #include "cuda/device_phi.hpp"
 #include "models/model.hpp"
+#include "pipeline/coreset_rows.hpp"
 #include "pipeline/distributed_row_sums.hpp"
 #include "pipeline/execution_context.hpp"
 #include "pipeline/host_phi.hpp"
@@ -73,8 +74,10 @@ posterior::Gaussian posterior_of(const models::Model& model, const Coreset* weig
   posterior::LaplaceOptions laplace;
   laplace.progress = progress;
   laplace.full_data = full_data;
-  return conjugate(model.kind) ? posterior::exact_posterior(model, weights)
-                               : posterior::laplace(model, weights, laplace).posterior;
+  // A share's sums over all rows come from the ranks; a whole model's from its own rows.
+  return conjugate(model.kind)
+             ? posterior::exact_posterior(model, weights, model.is_share() ? full_data : nullptr)
+             : posterior::laplace(model, weights, laplace).posterior;
 }
 
 // Everything before the solve: the model, pi-hat and the samples. prepare() checks the inputs
@@ -126,8 +129,9 @@ void check_host_memory(const Prepared& prepared, const BuildOptions& options,
   // A rank of a distributed build holds only its own columns of Phi.
   const Communicator* comm = options.solver.communicator.get();
   const double n = static_cast<double>(
-      comm == nullptr ? prepared.model.rows()
-                      : datapoint_range(prepared.model.rows(), comm->rank(), comm->size()).count);
+      comm == nullptr
+          ? prepared.model.rows()
+          : datapoint_range(prepared.model.all_rows(), comm->rank(), comm->size()).count);
   const double d = static_cast<double>(prepared.model.dim());
   const double phi_bytes = context.on_gpu()                            ? 0.0
                            : context.precision() == Precision::float32 ? 4.0
@@ -149,7 +153,8 @@ void fit_pihat(Prepared& prepared, const BuildOptions& options,
   ProgressObserver* progress = options.solver.progress;
   auto start = Clock::now();
   if (prepared.pihat == Pihat::exact) {
-    prepared.fitted = posterior::exact_posterior(model, nullptr);
+    prepared.fitted =
+        posterior::exact_posterior(model, nullptr, model.is_share() ? full_data : nullptr);
   } else {
     support::stage_started(progress, Stage::laplace, 0);
     posterior::LaplaceOptions laplace;
@@ -374,9 +379,27 @@ struct PreparedProblem::Impl {
   // The posterior comparison of `coreset` with the full data's, on every rank alike.
   void compare(const Coreset& coreset, Quality& quality, std::vector<double>* coreset_mean,
                ProgressObserver* progress) const {
+    if (prepared.model.is_share()) {
+      // Each rank holds its rows only: the coreset's are gathered first.
+      const pipeline::CoresetRows rows =
+          pipeline::gather_coreset_rows(prepared.model, coreset, *comm);
+      on_every_rank(comm.get(), [&] {
+        compare_posteriors(rows.model, full, rows.coreset, quality, coreset_mean, progress);
+      });
+      return;
+    }
     on_every_rank(comm.get(), [&] {
       compare_posteriors(prepared.model, full, coreset, quality, coreset_mean, progress);
     });
+  }
+
+  // SparseVI draws its coreset posteriors' log-likelihoods over every datapoint from the model.
+  void check_sparsevi_has_the_data(const BuildSolverOptions& solver) const {
+    if (solver.algorithm == BuildAlgorithm::sparsevi && prepared.model.is_share()) {
+      throw InvalidArgument(
+          "sparsevi runs on the whole dataset: a distributed build of it needs the whole dataset "
+          "on every rank");
+    }
   }
 
   // `use(phi)` with Phi where and in the precision it was built.
@@ -392,12 +415,34 @@ struct PreparedProblem::Impl {
 
 namespace {
 
+// A dataset that holds only some rows (Dataset::is_share) must be this rank's block of a
+// distributed build (datapoint_range), as io::DatasetReadOptions::rank reads it.
+void check_share(const Dataset& data, const Communicator* comm) {
+  if (data.total_rows == 0) {
+    return;
+  }
+  const DatapointRange mine = comm == nullptr
+                                  ? DatapointRange{0, data.total_rows}
+                                  : datapoint_range(data.total_rows, comm->rank(), comm->size());
+  if (data.first_row != mine.first || data.rows() != mine.count) {
+    throw InvalidArgument("the dataset holds rows " + std::to_string(data.first_row) + " ... " +
+                          std::to_string(data.first_row + data.rows() - 1) + " of " +
+                          std::to_string(data.total_rows) + ", but this " +
+                          (comm == nullptr
+                               ? std::string("process, alone, needs all of them")
+                               : "rank's share is rows " + std::to_string(mine.first) + " ... " +
+                                     std::to_string(mine.first + mine.count - 1)));
+  }
+}
+
 // prepare() on every rank of a distributed build (each holds the whole dataset and builds the
 // same model); a bad input or option stops all of them alike (coreset::on_every_rank).
 Prepared prepare_everywhere(const Dataset& data, const BuildOptions& options) {
   Prepared prepared;
-  on_every_rank(options.solver.communicator.get(), [&] {
+  const Communicator* comm = options.solver.communicator.get();
+  on_every_rank(comm, [&] {
     build_device(options.solver);
+    check_share(data, comm);
     prepared = prepare(data, options);
   });
   return prepared;
@@ -428,8 +473,11 @@ PreparedProblem::PreparedProblem(const Dataset& data, const BuildOptions& option
   // (a distributed build: each sums its own rows, the same bits as one process), or the host's.
   std::unique_ptr<pipeline::DistributedRowSums> rank_sums;
   if (comm != nullptr) {
+    const models::Model& model = impl.prepared.model;
     rank_sums = std::make_unique<pipeline::DistributedRowSums>(
-        impl.prepared.model, datapoint_range(prepared.model.rows(), comm->rank(), comm->size()),
+        model,
+        model.is_share() ? DatapointRange{0, model.rows()}
+                         : datapoint_range(model.rows(), comm->rank(), comm->size()),
         *comm);
   }
   const models::RowSumsProvider* full_data =
@@ -457,15 +505,16 @@ PreparedProblem::PreparedProblem(const Dataset& data, const BuildOptions& option
   } else {
     const auto project = [&](auto& phi) {
       using T = typename std::decay_t<decltype(phi)>::Scalar;
-      const index_t n = prepared.model.rows();
-      // Under a communicator this rank projects only its own datapoints, each column the bits
-      // one process computes (cpu/projection.hpp).
+      const models::Model& model = prepared.model;
+      const index_t n = model.all_rows();
+      // Under a communicator this rank projects only its own datapoints (all of a share's),
+      // each column the bits one process computes (cpu/projection.hpp).
       const DatapointRange mine =
           comm == nullptr ? DatapointRange{0, n} : datapoint_range(n, comm->rank(), comm->size());
+      const DatapointRange rows = model.is_share() ? DatapointRange{0, model.rows()} : mine;
       phi.rank = cpu::RankColumns{comm, mine.first, n};
       on_every_rank(comm, [&] {
-        phi.matrix =
-            cpu::projection<T>(prepared.model, prepared.samples, context.threads(), progress, mine);
+        phi.matrix = cpu::projection<T>(model, prepared.samples, context.threads(), progress, rows);
       });
       pipeline::sum_columns(phi, context.threads());
     };
@@ -491,7 +540,7 @@ PreparedProblem::PreparedProblem(PreparedProblem&&) noexcept = default;
 PreparedProblem& PreparedProblem::operator=(PreparedProblem&&) noexcept = default;
 
 index_t PreparedProblem::rows() const noexcept {
-  return impl_->prepared.model.rows();
+  return impl_->prepared.model.all_rows();
 }
 index_t PreparedProblem::parameters() const noexcept {
   return impl_->prepared.model.dim();
@@ -519,7 +568,10 @@ std::uint64_t PreparedProblem::seed() const noexcept {
 }
 
 SolveResult PreparedProblem::solve(const BuildSolverOptions& solver) const {
-  on_every_rank(impl_->comm.get(), [&] { check_budget(impl_->source, rows(), solver.k); });
+  on_every_rank(impl_->comm.get(), [&] {
+    check_budget(impl_->source, rows(), solver.k);
+    impl_->check_sparsevi_has_the_data(solver);
+  });
   // The solve runs where this problem's Phi is (its context's device); solver.device is not
   // asked again. Its threads and progress are the solve's own.
   const pipeline::ExecutionContext context = impl_->context.for_solve(solver);
@@ -594,6 +646,7 @@ std::vector<CoresetRun> PreparedProblem::solve_and_evaluate_budgets(
     return runs;
   }
   on_every_rank(impl_->comm.get(), [&] {
+    impl_->check_sparsevi_has_the_data(solver);
     for (const index_t k : ks) {
       check_budget(impl_->source, rows(), k);
     }
@@ -636,7 +689,8 @@ std::vector<CoresetRun> PreparedProblem::solve_and_evaluate_budgets(
 
 BuildResult build_coreset(const Dataset& data, const BuildOptions& options) {
   on_every_rank(options.solver.communicator.get(), [&] {
-    check_budget(dataset_name(data), data.rows(), options.solver.k);  // before the costly stages
+    check_budget(dataset_name(data), data.all_rows(),
+                 options.solver.k);  // before the costly stages
     if (options.solver.algorithm == BuildAlgorithm::sparsevi) {
       pipeline::resolve_sparsevi_settings(options.solver.sparsevi, options.model.kind);
     }
@@ -663,7 +717,7 @@ BuildResult to_build_result(const PreparedProblem& problem, CoresetRun run) {
 
 Quality evaluate_coreset(const Dataset& data, const BuildOptions& options, const Coreset& coreset) {
   // Before the costly stages.
-  on_every_rank(options.solver.communicator.get(), [&] { check_rows(coreset, data.rows()); });
+  on_every_rank(options.solver.communicator.get(), [&] { check_rows(coreset, data.all_rows()); });
   return PreparedProblem(data, options).evaluate(coreset);
 }
 

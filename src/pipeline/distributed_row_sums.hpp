@@ -13,11 +13,13 @@ namespace coreset::pipeline {
 
 class DistributedRowSums final : public models::RowSumsProvider {
  public:
-  /// `model`: the whole data (kept by reference); `mine`: this rank's rows (datapoint_range).
+  /// `model` (kept by reference): the whole data, or this rank's share of it (Model::is_share);
+  /// `mine`: the model's rows that are this rank's (datapoint_range's block of the whole data,
+  /// or all rows of a share).
   DistributedRowSums(const models::Model& model, DatapointRange mine, const Communicator& comm)
       : model_(model), mine_(mine), comm_(comm) {}
 
-  index_t rows() const noexcept override { return model_.rows(); }
+  index_t rows() const noexcept override { return model_.all_rows(); }
   index_t dim() const noexcept override { return model_.dim(); }
 
   /// A collective: every rank calls it with the same theta.

@@ -77,7 +77,8 @@ void add_data_terms(const QuadraticLink& link, const Eigen::Ref<const Eigen::Mat
 
 }  // namespace
 
-Gaussian exact_posterior(const models::Model& model, const Coreset* weights) {
+Gaussian exact_posterior(const models::Model& model, const Coreset* weights,
+                         const models::RowSumsProvider* full_data) {
   const QuadraticLink link = quadratic_link(model);
   const Eigen::Index n = model.rows();
   const Eigen::Index d = model.dim();
@@ -99,11 +100,31 @@ Gaussian exact_posterior(const models::Model& model, const Coreset* weights) {
   Eigen::MatrixXd precision = model.prior_precision;
   Eigen::VectorXd linear_term = Eigen::VectorXd::Zero(d);
   double total_weight = 0.0;
-  if (weights == nullptr) {
+  if (weights == nullptr && full_data != nullptr) {
+    if (full_data->rows() != model.all_rows() || full_data->dim() != d) {
+      throw InvalidArgument("exact_posterior: the sums provider does not hold the model's data");
+    }
+    // At theta = 0 the link's derivatives are the terms above: ell'(0) = slope y + intercept and
+    // -ell'' = curvature, so log_joint's sums there are the precision and the linear term.
+    const bool curved = link.curvature != 0.0;
+    const models::RowSums sums = full_data->link_sums(Eigen::VectorXd::Zero(d), true, curved);
+    if (curved) {
+      precision += sums.matrix;
+    }
+    linear_term += sums.vector;
+    total_weight = static_cast<double>(model.all_rows());
+  } else if (weights == nullptr) {
+    if (model.is_share()) {
+      throw InvalidArgument(
+          "exact_posterior: the model holds one rank's rows: the sums over all need a provider");
+    }
     total_weight = static_cast<double>(n);
     add_data_terms(link, model.design, Eigen::VectorXd::Ones(n), model.response, precision,
                    linear_term);
   } else {
+    if (model.is_share()) {
+      throw InvalidArgument("exact_posterior: a coreset's rows need the whole data");
+    }
     if (weights->indices.size() != weights->weights.size()) {
       throw InvalidArgument("exact_posterior: the coreset has " +
                             std::to_string(weights->indices.size()) + " indices but " +

@@ -45,8 +45,12 @@ LaplaceFit laplace(const models::Model& model, const Coreset* weights,
                    const LaplaceOptions& options = {});
 
 /// The closed-form posterior of the conjugate models gaussian and linear for any weights (spec
-/// eqs. 20 and 23). Throws InvalidArgument for the other models.
-Gaussian exact_posterior(const models::Model& model, const Coreset* weights);
+/// eqs. 20 and 23). Throws InvalidArgument for the other models. `full_data` (weights null
+/// only): the provider of the sums over all datapoints (log_joint's at theta = 0, which are the
+/// posterior's precision and linear term), as a distributed build's ranks share them; null: the
+/// model's own rows (all of them).
+Gaussian exact_posterior(const models::Model& model, const Coreset* weights,
+                         const models::RowSumsProvider* full_data = nullptr);
 
 /// `count` draws mean + L eps, L L^T = covariance, eps i.i.d. N(0, I) from a generator seeded by
 /// `seed`: one sample per row (count x d). The same seed gives the same samples on any machine

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "coreset/distributed.hpp"
 #include "coreset/error.hpp"
 #include "coreset/io.hpp"
 #include "dataset_compare.hpp"
@@ -76,6 +77,64 @@ class DatasetNpyTest : public ::testing::Test {
  protected:
   test::TempDir dir_;
 };
+
+// A rank's share (DatasetReadOptions::rank, ranks): the rows of datapoint_range, the same numbers
+// as those rows of the whole file, in both layouts and from CSV alike; a .npy file's other rows
+// are never read (a NaN there goes unnoticed), and a bad value in the share is named by its row
+// in the whole file.
+TEST_F(DatasetNpyTest, ARanksShareIsItsRowsOfTheWholeFileAndOnlyThoseAreRead) {
+  const index_t rows = 3 * kReductionBlock + 20;
+  const index_t cols = 4;
+  std::vector<double> table = random_table(rows, cols, 9);
+  const std::string csv = dir_.write("s.csv", as_csv(table, cols));
+  const int ranks = 3;
+  for (const bool fortran : {false, true}) {
+    SCOPED_TRACE(fortran ? "Fortran order" : "C order");
+    const std::string npy = dir_.file(fortran ? "f.npy" : "c.npy");
+    write_table<double>(npy, table, rows, cols, fortran);
+    const Dataset whole = read_dataset(npy);
+    for (int r = 0; r < ranks; ++r) {
+      DatasetReadOptions options;
+      options.rank = r;
+      options.ranks = ranks;
+      const Dataset share = read_dataset(npy, options);
+      const Dataset from_csv = read_dataset(csv, options);
+      const DatapointRange range = datapoint_range(rows, r, ranks);
+      EXPECT_EQ(share.first_row, range.first);
+      EXPECT_EQ(share.total_rows, rows);
+      EXPECT_EQ(share.all_rows(), rows);
+      ASSERT_EQ(share.rows(), range.count);
+      EXPECT_EQ(from_csv.first_row, range.first);
+      EXPECT_EQ(from_csv.first_data_line, 2 + range.first);  // line 1 is the header
+      EXPECT_EQ(numbers(share), numbers(from_csv));
+      for (index_t i = 0; i < range.count; ++i) {
+        for (index_t c = 0; c + 1 < cols; ++c) {
+          EXPECT_EQ(share.covariates(i, c), whole.covariates(range.first + i, c));
+        }
+        EXPECT_EQ(share.response[static_cast<std::size_t>(i)],
+                  whole.response[static_cast<std::size_t>(range.first + i)]);
+      }
+    }
+    // A NaN in rank 2's rows: ranks 0 and 1 never read it; rank 2 names its row in the file.
+    std::vector<double> poisoned = table;
+    const index_t bad_row = rows - 3;
+    poisoned[static_cast<std::size_t>(bad_row * cols + 1)] =
+        std::numeric_limits<double>::quiet_NaN();
+    write_table<double>(npy, poisoned, rows, cols, fortran);
+    DatasetReadOptions options;
+    options.ranks = ranks;
+    for (options.rank = 0; options.rank < 2; ++options.rank) {
+      EXPECT_EQ(read_dataset(npy, options).rows(), datapoint_range(rows, options.rank, 3).count);
+    }
+    options.rank = 2;
+    EXPECT_TRUE(contains(expect_input_error([&] { read_dataset(npy, options); }).what(),
+                         "row " + std::to_string(bad_row) + ", column 1"));
+  }
+  DatasetReadOptions outside;
+  outside.rank = 3;
+  outside.ranks = 3;
+  EXPECT_THROW(read_dataset(csv, outside), InvalidArgument);
+}
 
 TEST_F(DatasetNpyTest, SameNumbersAsTheCsvInEveryLayoutDtypeAndResponseColumn) {
   const index_t rows = 1000;

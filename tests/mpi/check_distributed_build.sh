@@ -44,6 +44,20 @@ awk 'BEGIN { srand(3); print "x1,x2,x3"
   for (i = 0; i < 1100; i++) printf "%.6f,%.6f,%.6f\n", rand() * 4 - 1, rand() - 2, rand() * 2 }' \
   > gaussian.csv
 compare gaussian --data gaussian.csv --model gaussian -k 25 --samples 50 --refit
+# The same rows as a logistic .npy (the last column the label): each rank maps only its share.
+/usr/bin/python3 - <<'PY' 2>/dev/null || true
+import numpy as np
+x = np.loadtxt("gaussian.csv", delimiter=",", skiprows=1)
+y = np.where(x[:, 0] + x[:, 1] + 1.5 > 0.3 * x[:, 2], 1.0, -1.0)
+np.save("logistic.npy", np.column_stack([x, y]))
+np.save("logistic_f.npy", np.asfortranarray(np.column_stack([x, y])))
+PY
+if [ -e logistic.npy ]; then
+  compare npy --data logistic.npy --model logistic -k 20 --samples 40 --algorithm a-iht --refit
+  compare npy_fortran --data logistic_f.npy --model logistic -k 20 --samples 40 --precision float
+else
+  echo "note: numpy is absent; the .npy builds were skipped"
+fi
 
 if [ -d "$data" ]; then
   compare ds1 --data "$data/ds1.csv" --model logistic -k 30 --samples 80
@@ -53,12 +67,13 @@ else
   echo "note: $data is absent; the papers' datasets were skipped"
 fi
 
-# A bad dataset (each rank reads its own copy here, one of them broken): every rank stops, one
-# message names the file, line and rank, the exit code is the input error's (3), nothing written.
+# A bad dataset (each rank reads its own copy here; the last rank's is broken on line 1100, in
+# the last rank's share): every rank stops, one message names the file, line and rank, the exit
+# code is the input error's (3), nothing written.
 if [ "$ranks" -ge 2 ]; then
   bad=$((ranks - 1))
   for r in $(seq 0 $((ranks - 1))); do cp gaussian.csv "data_$r.csv"; done
-  sed -i '7s/^[^,]*,/oops,/' "data_$bad.csv"
+  sed -i '1100s/^[^,]*,/oops,/' "data_$bad.csv"
   set +e
   "${mpirun[@]}" bash -c 'exec "$0" -q build --data "data_${OMPI_COMM_WORLD_RANK}.csv" \
       --model gaussian -k 10 --out bad.csv --report bad.json' "$coreset" 2> bad.err
@@ -66,7 +81,7 @@ if [ "$ranks" -ge 2 ]; then
   set -e
   [ "$status" -eq 3 ] || { cat bad.err >&2; fail "bad file: exit $status, not 3"; }
   [ "$(grep -c '^coreset: ' bad.err)" -eq 1 ] || { cat bad.err >&2; fail "bad file: not one message"; }
-  grep -q "data_$bad.csv:7:1: .*(rank $bad of $ranks)" bad.err ||
+  grep -q "data_$bad.csv:1100:1: .*(rank $bad of $ranks)" bad.err ||
     { cat bad.err >&2; fail "bad file: the message does not name file, line and rank"; }
   [ ! -e bad.csv ] && [ ! -e bad.json ] || fail "bad file: an output was written"
 

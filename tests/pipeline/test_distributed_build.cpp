@@ -20,6 +20,7 @@
 #include "coreset/sweep.hpp"
 #include "helpers/model_datasets.hpp"
 #include "helpers/thread_communicator.hpp"
+#include "io/readers.hpp"
 #include "models/model.hpp"
 #include "pipeline/distributed_row_sums.hpp"
 
@@ -179,6 +180,83 @@ TEST(DistributedRowSums, EachRankSumsItsOwnRowsAndAllGetTheOneProcessSums) {
       });
     }
   }
+}
+
+// Each rank holding only its share of the rows (Dataset::first_row, total_rows; what `coreset
+// build` reads under mpirun): pi-hat's sums, Phi and the coreset posterior's rows come from the
+// ranks, and the build must still be the one-process build bit for bit, for every model.
+TEST(DistributedBuildShares, EveryModelGivesTheOneProcessBuildFromTheRanksShares) {
+  for (const ModelKind kind : test::all_model_kinds()) {
+    const Dataset data = test::model_dataset(kind, kRows, 3, 17);
+    for (const BuildAlgorithm algorithm :
+         {BuildAlgorithm::aiht2, BuildAlgorithm::giga, BuildAlgorithm::importance_sampling}) {
+      for (const Precision precision : {Precision::float64, Precision::float32}) {
+        SCOPED_TRACE(to_string(kind) + " " + to_string(algorithm) +
+                     (precision == Precision::float32 ? " float" : " double"));
+        const BuildOptions options = options_for(kind, algorithm, precision);
+        const CoresetRun expected =
+            PreparedProblem(data, options).solve_and_evaluate(options.solver);
+        ASSERT_GE(expected.solve.coreset.size(), 2);
+        for (const int ranks : {2, 3, 4}) {
+          std::vector<CoresetRun> runs(static_cast<std::size_t>(ranks));
+          test::run_ranks(ranks, [&](const std::shared_ptr<Communicator>& comm) {
+            Dataset share = data;
+            io::detail::keep_share(share, comm->rank(), ranks);
+            BuildOptions mine = options;
+            mine.solver.communicator = comm;
+            const PreparedProblem problem(share, mine);
+            EXPECT_EQ(problem.rows(), kRows);
+            runs[static_cast<std::size_t>(comm->rank())] = problem.solve_and_evaluate(mine.solver);
+          });
+          for (int r = 0; r < ranks; ++r) {
+            expect_same_run(expected, runs[static_cast<std::size_t>(r)],
+                            "rank " + std::to_string(r) + " of " + std::to_string(ranks));
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(DistributedBuildShares, WhatNeedsEveryRowOrAnotherShareIsRefusedOnEveryRank) {
+  const Dataset data = test::model_dataset(ModelKind::linear, kRows, 2, 5);
+  BuildOptions options = options_for(ModelKind::linear, BuildAlgorithm::aiht2, Precision::float64);
+  BuildOptions rbf = options;
+  rbf.model.rbf.enabled = true;
+  BuildOptions sparsevi = options;
+  sparsevi.solver.algorithm = BuildAlgorithm::sparsevi;
+  struct Refused {
+    const char* what;
+    const BuildOptions* options;
+    int shift;  // the share handed to rank r is rank (r + shift) mod R's
+  };
+  for (const Refused& c : {Refused{"rbf", &rbf, 0}, Refused{"sparsevi", &sparsevi, 0},
+                           Refused{"another rank's share", &options, 1}}) {
+    SCOPED_TRACE(c.what);
+    std::mutex mutex;
+    std::vector<std::string> messages;
+    test::run_ranks(3, [&](const std::shared_ptr<Communicator>& comm) {
+      Dataset share = data;
+      io::detail::keep_share(share, (comm->rank() + c.shift) % 3, 3);
+      BuildOptions mine = *c.options;
+      mine.solver.communicator = comm;
+      try {
+        build_coreset(share, mine);
+      } catch (const InvalidArgument& error) {
+        const std::lock_guard<std::mutex> lock(mutex);
+        messages.push_back(error.what());
+      }
+    });
+    ASSERT_EQ(messages.size(), 3u);
+    for (const std::string& message : messages) {
+      EXPECT_EQ(message, messages.front());
+      EXPECT_NE(message.find("of 3)"), std::string::npos) << message;
+    }
+  }
+  // A share without the ranks to complete it.
+  Dataset alone = data;
+  io::detail::keep_share(alone, 1, 2);
+  EXPECT_THROW(build_coreset(alone, options), InvalidArgument);
 }
 
 // The snapshot paths (one greedy run for many budgets) and the warm-started sweep run their

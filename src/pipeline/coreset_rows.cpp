@@ -1,0 +1,75 @@
+#include "pipeline/coreset_rows.hpp"
+
+#include <cstddef>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "coreset/error.hpp"
+
+namespace coreset::pipeline {
+
+CoresetRows gather_coreset_rows(const models::Model& share, const Coreset& coreset,
+                                const Communicator& comm) {
+  const index_t d = share.dim();
+  const auto k = static_cast<index_t>(coreset.indices.size());
+  // Each row this rank holds as d + 3 doubles: its position in the coreset (exact below 2^53),
+  // the design row, the response and the offset.
+  const index_t record = d + 3;
+  std::vector<double> mine;
+  for (index_t p = 0; p < k; ++p) {
+    const index_t row = coreset.indices[static_cast<std::size_t>(p)] - share.first_row;
+    if (row < 0 || row >= share.rows()) {
+      continue;
+    }
+    mine.push_back(static_cast<double>(p));
+    for (index_t c = 0; c < d; ++c) {
+      mine.push_back(share.design(row, c));
+    }
+    mine.push_back(share.response[row]);
+    mine.push_back(share.offset[row]);
+  }
+  const std::vector<std::string> all = comm.all_gather(
+      std::string(reinterpret_cast<const char*>(mine.data()), mine.size() * sizeof(double)));
+
+  CoresetRows rows;
+  rows.model = share;  // the kind, link, quadratic, prior and names; the rows are replaced
+  rows.model.design.resize(k, d);
+  rows.model.response.resize(k);
+  rows.model.offset.resize(k);
+  rows.model.first_row = 0;
+  rows.model.total_rows = 0;
+  std::vector<bool> found(static_cast<std::size_t>(k), false);
+  std::vector<double> values;
+  for (const std::string& part : all) {
+    values.resize(part.size() / sizeof(double));
+    if (!part.empty()) {
+      std::memcpy(values.data(), part.data(), part.size());
+    }
+    for (std::size_t at = 0; at + static_cast<std::size_t>(record) <= values.size();
+         at += static_cast<std::size_t>(record)) {
+      const auto p = static_cast<index_t>(values[at]);
+      for (index_t c = 0; c < d; ++c) {
+        rows.model.design(p, c) = values[at + 1 + static_cast<std::size_t>(c)];
+      }
+      rows.model.response[p] = values[at + 1 + static_cast<std::size_t>(d)];
+      rows.model.offset[p] = values[at + 2 + static_cast<std::size_t>(d)];
+      found[static_cast<std::size_t>(p)] = true;
+    }
+  }
+  for (index_t p = 0; p < k; ++p) {
+    if (!found[static_cast<std::size_t>(p)]) {
+      throw InvalidArgument(
+          "coreset row " + std::to_string(coreset.indices[static_cast<std::size_t>(p)]) +
+          " is on no rank's share of the " + std::to_string(share.all_rows()) + " rows");
+    }
+  }
+  rows.coreset.weights = coreset.weights;
+  rows.coreset.indices.resize(static_cast<std::size_t>(k));
+  for (index_t p = 0; p < k; ++p) {
+    rows.coreset.indices[static_cast<std::size_t>(p)] = p;
+  }
+  return rows;
+}
+
+}  // namespace coreset::pipeline
