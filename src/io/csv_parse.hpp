@@ -65,6 +65,8 @@ class LineReader {
   bool next_block(std::string_view& block, index_t& lines_left, std::size_t max_bytes);
   /// Counts `lines` more lines as read (after next_block).
   void advance(index_t lines) noexcept { line_number_ += lines; }
+  /// Yields no line after the 1-based line `last` (a rank's share of a file's rows).
+  void stop_after(index_t last) noexcept { line_count_ = std::min(line_count_, last); }
 
  private:
   void count_lines_in_memory();

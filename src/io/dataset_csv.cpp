@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "coreset/dataset.hpp"
+#include "coreset/distributed.hpp"
 #include "coreset/error.hpp"
 #include "coreset/io.hpp"
 #include "io/csv_parse.hpp"
@@ -94,7 +95,8 @@ std::size_t response_index(const std::string& path, const std::vector<std::strin
 namespace detail {
 
 Dataset read_dataset_csv(LineReader& lines, const std::string& response, bool has_response,
-                         char delimiter, int threads, std::size_t block_bytes) {
+                         char delimiter, int threads, std::size_t block_bytes, int rank,
+                         int ranks) {
   const std::string& path = lines.name();
   std::string_view line;
   if (!lines.next(line)) {
@@ -123,7 +125,25 @@ Dataset read_dataset_csv(LineReader& lines, const std::string& response, bool ha
     throw InputError(path, "no data rows after the header");
   }
   data.first_data_line = lines.line_number();
-  const index_t rows = lines.line_count() - 1;
+  index_t rows = lines.line_count() - 1;
+  if (ranks > 1) {
+    // A rank's share: skip to its first row (a scan for line ends, no parsing), and stop
+    // after its last. Row i of the file is on line first_data_line + i.
+    const index_t all_rows = rows;
+    const DatapointRange share = datapoint_range(all_rows, rank, ranks);
+    data.first_row = share.first;
+    data.total_rows = all_rows;
+    data.first_data_line += share.first;
+    rows = share.count;
+    if (rows == 0) {
+      data.covariates = Matrix<double>(0, static_cast<index_t>(data.covariate_names.size()));
+      return data;
+    }
+    for (index_t skipped = 0; skipped < share.first; ++skipped) {
+      lines.next(line);
+    }
+    lines.stop_after(data.first_data_line + rows - 1);
+  }
   const index_t dims = static_cast<index_t>(data.covariate_names.size());
   check_table_fits<double>(lines, line, rows, cols, delimiter, "the header");
   data.covariates = Matrix<double>(rows, dims);
@@ -147,8 +167,9 @@ Dataset read_dataset_csv(LineReader& lines, const std::string& response, bool ha
 
 }  // namespace detail
 
-Dataset read_dataset_csv(const std::string& path, const std::string& response, bool has_response,
-                         char delimiter, int threads) {
+Dataset detail::read_dataset_csv_share(const std::string& path, const std::string& response,
+                                       bool has_response, char delimiter, int threads, int rank,
+                                       int ranks) {
   check_delimiter(delimiter);
   threads = detail::resolve_threads(threads);
   // A chunk of a few MiB per thread keeps every thread busy on one block, while still holding
@@ -157,7 +178,13 @@ Dataset read_dataset_csv(const std::string& path, const std::string& response, b
       std::max(detail::LineReader::kDefaultChunkBytes,
                static_cast<std::size_t>(threads) * detail::kParallelBytesPerThread);
   detail::LineReader lines(path, chunk);
-  return detail::read_dataset_csv(lines, response, has_response, delimiter, threads);
+  return detail::read_dataset_csv(lines, response, has_response, delimiter, threads, 0, rank,
+                                  ranks);
+}
+
+Dataset read_dataset_csv(const std::string& path, const std::string& response, bool has_response,
+                         char delimiter, int threads) {
+  return detail::read_dataset_csv_share(path, response, has_response, delimiter, threads, 0, 1);
 }
 
 }  // namespace coreset::io

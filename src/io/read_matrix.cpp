@@ -120,8 +120,8 @@ Dataset read_dataset(const std::string& path, const DatasetReadOptions& options)
                                           options.has_response, options.threads, options.rank,
                                           options.ranks);
   }
-  Dataset data = read_whole_dataset(path, options);
-  if (options.ranks > 1) {
+  Dataset data = read_whole_dataset(path, options);  // a CSV file's share only, already
+  if (options.ranks > 1 && data.total_rows == 0) {
     detail::keep_share(data, options.rank, options.ranks);
   }
   return data;
@@ -159,8 +159,9 @@ Dataset read_whole_dataset(const std::string& path, const DatasetReadOptions& op
     throw InvalidArgument("the number of features applies to LIBSVM only, not to the CSV file " +
                           path);
   }
-  return read_dataset_csv(path, options.response, options.has_response, options.delimiter,
-                          options.threads);
+  return detail::read_dataset_csv_share(path, options.response, options.has_response,
+                                        options.delimiter, options.threads, options.rank,
+                                        options.ranks);
 }
 
 }  // namespace

@@ -130,6 +130,34 @@ TEST_F(DatasetNpyTest, ARanksShareIsItsRowsOfTheWholeFileAndOnlyThoseAreRead) {
     EXPECT_TRUE(contains(expect_input_error([&] { read_dataset(npy, options); }).what(),
                          "row " + std::to_string(bad_row) + ", column 1"));
   }
+  // The same for a CSV file: a word in rank 2's rows is parsed by rank 2 alone, which names the
+  // file's line and column.
+  std::vector<std::string> text_lines;
+  {
+    const std::string text = as_csv(table, cols);
+    std::size_t start = 0;
+    for (std::size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1) {
+      text_lines.push_back(text.substr(start, end - start));
+    }
+  }
+  const index_t bad_line = rows - 1;  // row rows - 3, after the header line
+  text_lines[static_cast<std::size_t>(bad_line - 1)] =
+      "oops" + text_lines[static_cast<std::size_t>(bad_line - 1)];
+  std::string broken;
+  for (const std::string& line : text_lines) {
+    broken += line + "\n";
+  }
+  const std::string bad_csv = dir_.write("bad.csv", broken);
+  DatasetReadOptions options;
+  options.ranks = ranks;
+  for (options.rank = 0; options.rank < 2; ++options.rank) {
+    EXPECT_EQ(numbers(read_dataset(bad_csv, options)), numbers(read_dataset(csv, options)));
+  }
+  options.rank = 2;
+  const InputError error = expect_input_error([&] { read_dataset(bad_csv, options); });
+  EXPECT_EQ(error.line(), bad_line) << error.what();
+  EXPECT_EQ(error.column(), 1) << error.what();
+
   DatasetReadOptions outside;
   outside.rank = 3;
   outside.ranks = 3;
