@@ -46,8 +46,9 @@ struct CORESET_API Dataset {
   index_t dims() const noexcept { return covariates.cols(); }  ///< D, the intercept excluded
   /// The whole dataset's rows: total_rows, or rows() when this is the whole dataset.
   index_t all_rows() const noexcept { return total_rows == 0 ? rows() : total_rows; }
-  /// Whether this holds only a share of the rows (a rank's block).
-  bool is_share() const noexcept { return total_rows != 0 && total_rows != rows(); }
+  /// Whether this is a rank's share (total_rows set), even one that holds every row (a dataset
+  /// of one block on several ranks): every rank of a job reading shares agrees on this.
+  bool is_share() const noexcept { return total_rows != 0; }
 };
 
 /// The papers' synthetic logistic-regression problem (spec 3.6): x_n ~ N(0, I_2), labels in

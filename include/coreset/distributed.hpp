@@ -44,7 +44,9 @@ inline constexpr index_t kReductionBlock = 256;
 
 /// The datapoints first ... first + count - 1 that rank `rank` of `ranks` owns out of n: whole
 /// kReductionBlock blocks split as evenly as they go (the last block may be short), in rank
-/// order; ranks past the last block own none. InvalidArgument for a rank outside 0 ... ranks - 1.
+/// order; with fewer blocks than ranks some ranks own none (rank r owns blocks
+/// floor(b r / R) ... floor(b (r + 1) / R) - 1 of b). InvalidArgument for a rank outside 0 ...
+/// ranks - 1.
 struct CORESET_API DatapointRange {
   index_t first = 0;
   index_t count = 0;

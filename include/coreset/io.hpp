@@ -114,8 +114,8 @@ struct CORESET_API DatasetReadOptions {
   /// ranks > 1: keep only rank `rank`'s share of the rows, the block datapoint_range(n, rank,
   /// ranks) of a distributed build (coreset/distributed.hpp); the Dataset's first_row and
   /// total_rows say which, and its errors name the whole file's lines and rows. A .npy file's
-  /// other rows are never read; a CSV file's lines before the share are scanned for their ends
-  /// only (not parsed) and those after it not read; a LIBSVM file is parsed whole, then cut.
+  /// other rows are never read; a CSV file is scanned whole for its line ends (to count the
+  /// rows), and only the share's lines are parsed; a LIBSVM file is parsed whole, then cut.
   /// InvalidArgument for rank outside 0 ... ranks - 1.
   int rank = 0;
   int ranks = 1;

@@ -127,8 +127,8 @@ Dataset read_dataset_csv(LineReader& lines, const std::string& response, bool ha
   data.first_data_line = lines.line_number();
   index_t rows = lines.line_count() - 1;
   if (ranks > 1) {
-    // A rank's share: skip to its first row (a scan for line ends, no parsing), and stop
-    // after its last. Row i of the file is on line first_data_line + i.
+    // A rank's share: skip to its first row (line ends only, no parsing), and stop after its
+    // last. Row i of the file is on line first_data_line + i.
     const index_t all_rows = rows;
     const DatapointRange share = datapoint_range(all_rows, rank, ranks);
     data.first_row = share.first;

@@ -35,8 +35,8 @@ int resolve_threads(int threads);
 /// With `threads` 0, line by line on the calling thread (the reference); with `threads` >= 1,
 /// on that many threads a block of `block_bytes` (0: the reader's chunk) at a time, with the
 /// same result and the same first error. With ranks > 1, only rank `rank`'s share of the rows
-/// (datapoint_range) is parsed: the lines before it are only scanned for their ends, and those
-/// after it not read (Dataset::first_row, total_rows and first_data_line say where it was).
+/// (datapoint_range) is parsed: the other lines are only scanned for their ends (LineReader
+/// counts every line first) (Dataset::first_row, total_rows and first_data_line say where).
 Dataset read_dataset_csv(LineReader& lines, const std::string& response, bool has_response,
                          char delimiter, int threads = 0, std::size_t block_bytes = 0, int rank = 0,
                          int ranks = 1);

@@ -76,7 +76,10 @@ ExactRowSums exact_link_sums(const Model& model, const Eigen::Ref<const Eigen::M
                              const Eigen::Ref<const Eigen::VectorXd>& weights,
                              const Eigen::VectorXd& theta, bool want_gradient, bool want_hessian) {
   const auto terms = [&](index_t first, index_t count, Eigen::VectorXd& g, Eigen::VectorXd& c) {
-    const Eigen::VectorXd predictor = design.middleRows(first, count) * theta;
+    // On a contiguous copy of the block: Eigen's matrix-vector kernel picks its blocking by the
+    // matrix's stride (from d = 128 on), which differs between the whole design and a share.
+    const Eigen::MatrixXd block = design.middleRows(first, count);
+    const Eigen::VectorXd predictor = block * theta;
     double value = 0.0;
     for (index_t j = 0; j < count; ++j) {
       const index_t i = first + j;

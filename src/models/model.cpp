@@ -185,7 +185,8 @@ void validate_dataset(const Dataset& data) {
 }
 
 void require_response(const Dataset& data, ModelKind kind) {
-  // An empty share (a rank past the last block) cannot tell; rank 0's share is never empty.
+  // An empty share (more ranks than blocks) cannot tell; a rank that holds rows can, and the
+  // ranks share the lowest rank's error (coreset::on_every_rank).
   if (data.response.empty() && !(data.is_share() && data.rows() == 0)) {
     throw InputError(data.source, "the " + to_string(kind) + " model needs a response column");
   }
@@ -218,11 +219,11 @@ void set_covariate_design(Model& model, const Dataset& data, bool intercept) {
 
 // Labels must all be in {-1, 1} or all in {0, 1}; the latter are mapped 0 -> -1. The encoding is
 // fixed by the first 0 or -1, so a file mixing both is reported at the first row that breaks it.
-void set_logistic_response(Model& model, const Dataset& data) {
+void set_logistic_response(Model& model, const Dataset& data, std::optional<double> job_label) {
   const index_t n = data.rows();
   model.response.resize(n);
-  bool encoding_known = false;
-  double negative_label = 0.0;  // 0 or -1, once a non-positive label has been seen
+  bool encoding_known = job_label.has_value();
+  double negative_label = job_label.value_or(0.0);  // 0 or -1, once a non-positive label is seen
   for (index_t i = 0; i < n; ++i) {
     const double label = data.response[static_cast<std::size_t>(i)];
     if (label == 1.0) {
@@ -371,12 +372,25 @@ void set_gaussian_model(Model& model, const Dataset& data, const ModelOptions& o
       factor_covariance(covariance, dims, "--noise-covariance", "one row and column per covariate");
   const Eigen::MatrixXd precision = inverse(factor);
   const Eigen::Map<const Eigen::MatrixXd> x(data.covariates.data(), n, dims);
-  // Row n of X Sigma^{-1} is (Sigma^{-1} x_n)^T because Sigma^{-1} is symmetric.
-  model.design = x * precision;
   const double constant =
       -0.5 * static_cast<double>(dims) * kLog2Pi - 0.5 * log_determinant(factor);
-  // x_n^T Sigma^{-1} x_n = x_n . z_n, from the design just computed.
-  model.offset = -0.5 * (x.cwiseProduct(model.design)).rowwise().sum().array() + constant;
+  model.design.resize(n, dims);
+  model.offset.resize(n);
+  // Row n of X Sigma^{-1} is (Sigma^{-1} x_n)^T because Sigma^{-1} is symmetric. Taken over
+  // contiguous blocks of kRowSumBlock rows, which a rank's share starts on, so that a share's
+  // rows get the bits the whole dataset's do (a product's kernels depend on the operands'
+  // shapes and strides).
+  Eigen::MatrixXd block;
+  Eigen::MatrixXd product;
+  for (index_t first = 0; first < n; first += kRowSumBlock) {
+    const index_t count = std::min(kRowSumBlock, n - first);
+    block = x.middleRows(first, count);
+    product.noalias() = block * precision;
+    model.design.middleRows(first, count) = product;
+    // x_n^T Sigma^{-1} x_n = x_n . z_n, from the design just computed.
+    model.offset.segment(first, count) =
+        -0.5 * (block.cwiseProduct(product)).rowwise().sum().array() + constant;
+  }
   model.shared_quadratic = precision;
   // The mean model has no response: a response column in the file, if any, is ignored (every
   // covariate is a coordinate of x_n), and the link takes y = 0.
@@ -433,7 +447,18 @@ void validate_options(const ModelOptions& options) {
 
 }  // namespace
 
-Model make_model(const Dataset& data, const ModelOptions& options, std::uint64_t seed) {
+LabelEncoding logistic_label_encoding(const Dataset& data) {
+  for (std::size_t i = 0; i < data.response.size(); ++i) {
+    const double label = data.response[i];
+    if (label == 0.0 || label == -1.0) {
+      return {data.first_row + static_cast<index_t>(i), label};
+    }
+  }
+  return {};
+}
+
+Model make_model(const Dataset& data, const ModelOptions& options, std::uint64_t seed,
+                 std::optional<double> negative_label) {
   validate_options(options);
   validate_dataset(data);
   const index_t n = data.rows();
@@ -446,7 +471,7 @@ Model make_model(const Dataset& data, const ModelOptions& options, std::uint64_t
       require_response(data, options.kind);
       model.link = Link::logistic;
       set_covariate_design(model, data, options.intercept);
-      set_logistic_response(model, data);
+      set_logistic_response(model, data, negative_label);
       break;
     case ModelKind::poisson:
       require_response(data, options.kind);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 #include "support/eigen.hpp"
@@ -45,14 +46,28 @@ struct Model {
   index_t dim() const noexcept { return design.cols(); }
   /// n of the whole dataset: the count a sum over all datapoints weighs (log_joint).
   index_t all_rows() const noexcept { return total_rows == 0 ? rows() : total_rows; }
-  bool is_share() const noexcept { return total_rows != 0 && total_rows != rows(); }
+  /// A rank's share (Dataset::is_share): sums over all rows need the ranks, whatever it holds.
+  bool is_share() const noexcept { return total_rows != 0; }
 };
+
+/// The logistic labels' encoding as `data`'s rows show it: the first label that is 0 or -1
+/// ({0, 1} or {-1, 1}) and its row in the whole dataset (Dataset::first_row counted); row -1
+/// when every label is 1 or there is none.
+struct LabelEncoding {
+  index_t row = -1;
+  double negative = 0.0;
+};
+LabelEncoding logistic_label_encoding(const Dataset& data);
 
 /// Checks the dataset against the model's domain and builds the design. Out-of-domain values
 /// (a label not in {-1, 1} / {0, 1}, a negative or fractional count, a missing response) throw
 /// InputError naming data.source, the line and the column; bad options throw InvalidArgument.
 /// `seed` is the job's seed (BuildOptions::seed): it draws the RBF centres, and nothing else.
-Model make_model(const Dataset& data, const ModelOptions& options, std::uint64_t seed);
+/// `negative_label` (logistic; a rank's share): the encoding the whole dataset's first 0 or -1
+/// fixes (logistic_label_encoding over every share), so a share is checked against it as the
+/// whole file would be; none: the share's own first.
+Model make_model(const Dataset& data, const ModelOptions& options, std::uint64_t seed,
+                 std::optional<double> negative_label = std::nullopt);
 
 /// L_n(theta); with non-null outputs also its gradient (d) and Hessian (d x d).
 double log_likelihood(const Model& model, index_t n, const Eigen::VectorXd& theta,

@@ -64,9 +64,11 @@ inline int row_sum_teams(index_t blocks, index_t accumulators) {
 /// The exact sums over the rows of `design` (see sum_over_rows), unrounded. `terms(first, count,
 /// g, c)` fills g and c (count entries each, for rows first .. first + count - 1; either may be
 /// left alone when not wanted) and returns the sum of v_n over those rows. `terms` is called
-/// concurrently for disjoint blocks. Each block's sums are taken in double by Eigen on one
-/// thread and then added exactly, so the result depends on the block boundaries alone: the rows
-/// of `design` must start at a multiple of kRowSumBlock of the whole data.
+/// concurrently for disjoint blocks; a product it takes over its block's rows must not depend on
+/// the design's stride (copy the block first: models/log_joint.cpp). Each block's sums are taken
+/// in double by Eigen on one thread and then added exactly, so the result depends on the block
+/// boundaries alone: the rows of `design` must start at a multiple of kRowSumBlock of the whole
+/// data.
 template <class Terms>
 ExactRowSums exact_sums_over_rows(const Eigen::Ref<const Eigen::MatrixXd>& design, bool want_vector,
                                   bool want_matrix, const Terms& terms) {
@@ -84,6 +86,7 @@ ExactRowSums exact_sums_over_rows(const Eigen::Ref<const Eigen::MatrixXd>& desig
 #else
     ExactRowSums& mine = team_sums[0];
 #endif
+    Eigen::MatrixXd rows;
     Eigen::VectorXd g;
     Eigen::VectorXd c;
     Eigen::VectorXd vector;
@@ -93,7 +96,9 @@ ExactRowSums exact_sums_over_rows(const Eigen::Ref<const Eigen::MatrixXd>& desig
     for (index_t b = 0; b < blocks; ++b) {
       const index_t first = b * kRowSumBlock;
       const index_t count = std::min(kRowSumBlock, n - first);
-      const auto rows = design.middleRows(first, count);
+      // A contiguous copy: Eigen's products choose their kernels by the operand's stride, which
+      // differs between the whole design and a rank's share of it; a block of its own does not.
+      rows = design.middleRows(first, count);
       g.resize(count);
       c.resize(count);
       std::size_t slot = 0;

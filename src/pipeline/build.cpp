@@ -14,12 +14,14 @@
 #include <vector>
 
 #include "coreset/error.hpp"
+#include "cpu/distributed_backend.hpp"
 #include "cpu/projection.hpp"
 #include "cpu/solve_cpu.hpp"
 #include "cuda/device_dataset.hpp"
 #include "cuda/device_phi.hpp"
 #include "models/model.hpp"
 #include "pipeline/coreset_rows.hpp"
+#include "pipeline/distributed.hpp"
 #include "pipeline/distributed_row_sums.hpp"
 #include "pipeline/execution_context.hpp"
 #include "pipeline/host_phi.hpp"
@@ -91,10 +93,14 @@ struct Prepared {
   StageSeconds seconds;
 };
 
-Prepared prepare(const Dataset& data, const BuildOptions& options) {
+Prepared prepare(const Dataset& data, const BuildOptions& options,
+                 std::optional<double> negative_label = std::nullopt) {
   validate(options);
-  Prepared prepared{
-      models::make_model(data, options.model, options.seed), Pihat::automatic, {}, {}, {}};
+  Prepared prepared{models::make_model(data, options.model, options.seed, negative_label),
+                    Pihat::automatic,
+                    {},
+                    {},
+                    {}};
   const models::Model& model = prepared.model;
   prepared.pihat = resolve_pihat(options.pihat, model.kind);
 
@@ -443,8 +449,26 @@ Prepared prepare_everywhere(const Dataset& data, const BuildOptions& options) {
   on_every_rank(comm, [&] {
     build_device(options.solver);
     check_share(data, comm);
-    prepared = prepare(data, options);
+    if (comm != nullptr) {
+      // Every rank must take the same paths below (shares sum through the ranks).
+      pipeline::check_same_on_every_rank(*comm, data.is_share() ? "a share" : "the whole dataset",
+                                         "what each rank holds of the dataset");
+    }
   });
+  // The logistic labels' encoding is the whole file's: fixed by its first 0 or -1, whichever
+  // rank holds that row.
+  std::optional<double> negative_label;
+  if (comm != nullptr && data.is_share() && options.model.kind == ModelKind::logistic) {
+    const models::LabelEncoding mine = models::logistic_label_encoding(data);
+    const std::vector<models::LabelEncoding> all =
+        cpu::all_gather_values(*comm, std::vector<models::LabelEncoding>{mine});
+    for (const models::LabelEncoding& encoding : all) {
+      if (encoding.row >= 0 && !negative_label.has_value()) {
+        negative_label = encoding.negative;  // ranks in order: the lowest row comes first
+      }
+    }
+  }
+  on_every_rank(comm, [&] { prepared = prepare(data, options, negative_label); });
   return prepared;
 }
 

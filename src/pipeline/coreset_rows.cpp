@@ -33,7 +33,15 @@ CoresetRows gather_coreset_rows(const models::Model& share, const Coreset& cores
       std::string(reinterpret_cast<const char*>(mine.data()), mine.size() * sizeof(double)));
 
   CoresetRows rows;
-  rows.model = share;  // the kind, link, quadratic, prior and names; the rows are replaced
+  // Everything of the share but its rows (which would double a rank's memory for a moment).
+  models::Model& model = rows.model;
+  model.kind = share.kind;
+  model.link = share.link;
+  model.shared_quadratic = share.shared_quadratic;
+  model.noise_precision = share.noise_precision;
+  model.prior_precision = share.prior_precision;
+  model.prior_log_normalizer = share.prior_log_normalizer;
+  model.parameter_names = share.parameter_names;
   rows.model.design.resize(k, d);
   rows.model.response.resize(k);
   rows.model.offset.resize(k);

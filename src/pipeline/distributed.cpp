@@ -11,18 +11,6 @@ namespace coreset {
 
 Communicator::~Communicator() = default;
 
-DatapointRange datapoint_range(index_t n, int rank, int ranks) {
-  if (ranks < 1 || rank < 0 || rank >= ranks || n < 0) {
-    throw InvalidArgument("datapoint_range: rank " + std::to_string(rank) + " of " +
-                          std::to_string(ranks) + " ranks, n = " + std::to_string(n));
-  }
-  const index_t blocks = (n + kReductionBlock - 1) / kReductionBlock;
-  const auto block_at = [&](int r) { return blocks * r / ranks; };
-  const index_t first = std::min(n, block_at(rank) * kReductionBlock);
-  const index_t end = std::min(n, block_at(rank + 1) * kReductionBlock);
-  return {first, end - first};
-}
-
 bool launched_by_mpi() noexcept {
   // Open MPI's mpirun, MPICH/Hydra and Slurm's srun (PMI and PMIx) set these in every process.
   for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS"}) {

@@ -25,8 +25,13 @@ class DistributedRowSums final : public models::RowSumsProvider {
   /// A collective: every rank calls it with the same theta.
   models::RowSums link_sums(const Eigen::VectorXd& theta, bool want_vector,
                             bool want_matrix) const override {
-    models::ExactRowSums sums =
-        models::exact_link_sums(model_, mine_.first, mine_.count, theta, want_vector, want_matrix);
+    // The local part may fail on one rank alone (memory): every rank learns of it before the
+    // sum, so none is left waiting in it.
+    models::ExactRowSums sums;
+    on_every_rank(&comm_, [&] {
+      sums = models::exact_link_sums(model_, mine_.first, mine_.count, theta, want_vector,
+                                     want_matrix);
+    });
     cpu::sum_over_ranks(comm_, sums);
     return models::round_row_sums(sums, model_.dim(), want_vector, want_matrix);
   }

@@ -218,6 +218,101 @@ TEST(DistributedBuildShares, EveryModelGivesTheOneProcessBuildFromTheRanksShares
   }
 }
 
+// One block (n <= 256) on several ranks: the last rank holds every row and the others none,
+// yet all must take the shares' paths together (a rank holding all its job's rows is still a
+// share) and give the one-process build.
+TEST(DistributedBuildShares, ADatasetOfOneBlockOnSeveralRanks) {
+  for (const ModelKind kind : {ModelKind::logistic, ModelKind::gaussian}) {
+    SCOPED_TRACE(to_string(kind));
+    const Dataset data = test::model_dataset(kind, 200, 3, 8);
+    BuildOptions options = options_for(kind, BuildAlgorithm::aiht2, Precision::float64);
+    options.solver.k = 8;
+    const CoresetRun expected = PreparedProblem(data, options).solve_and_evaluate(options.solver);
+    for (const int ranks : {2, 3}) {
+      std::vector<CoresetRun> runs(static_cast<std::size_t>(ranks));
+      test::run_ranks(ranks, [&](const std::shared_ptr<Communicator>& comm) {
+        Dataset share = data;
+        io::detail::keep_share(share, comm->rank(), ranks);
+        BuildOptions mine = options;
+        mine.solver.communicator = comm;
+        runs[static_cast<std::size_t>(comm->rank())] =
+            PreparedProblem(share, mine).solve_and_evaluate(mine.solver);
+      });
+      for (int r = 0; r < ranks; ++r) {
+        expect_same_run(expected, runs[static_cast<std::size_t>(r)],
+                        "rank " + std::to_string(r) + " of " + std::to_string(ranks));
+      }
+    }
+  }
+}
+
+// Many parameters (d >= 128, where Eigen's matrix-vector kernel picks its blocking by the
+// matrix's stride: one way above 4000 rows, as the whole design here, another below, as the
+// shares): the ranks' Laplace sums from their shares must still be the whole model's bit for bit.
+TEST(DistributedBuildShares, LaplaceSumsOfWideSharesAreTheWholeModels) {
+  const Dataset data = test::model_dataset(ModelKind::logistic, 17 * kReductionBlock + 10, 140, 4);
+  ModelOptions model_options;
+  model_options.kind = ModelKind::logistic;
+  const models::Model whole = models::make_model(data, model_options, 0);
+  Eigen::VectorXd theta(whole.dim());
+  for (index_t c = 0; c < whole.dim(); ++c) {
+    theta[c] = 0.01 * static_cast<double>((c * 7) % 11) - 0.05;
+  }
+  Eigen::VectorXd gradient;
+  Eigen::MatrixXd hessian;
+  const double value = models::log_joint(whole, nullptr, theta, &gradient, &hessian);
+  test::run_ranks(3, [&](const std::shared_ptr<Communicator>& comm) {
+    Dataset share = data;
+    io::detail::keep_share(share, comm->rank(), 3);
+    const models::Model model = models::make_model(share, model_options, 0);
+    const pipeline::DistributedRowSums sums(model, DatapointRange{0, model.rows()}, *comm);
+    Eigen::VectorXd g;
+    Eigen::MatrixXd h;
+    EXPECT_TRUE(same_bits(models::log_joint(model, nullptr, theta, &g, &h, &sums), value));
+    EXPECT_TRUE(g == gradient);
+    EXPECT_TRUE(h == hessian);
+  });
+}
+
+// The logistic labels' encoding is the whole file's: a file whose first block uses {0, 1} and a
+// later block -1 is refused as one process refuses it, with its row, though no rank's share
+// mixes the two.
+TEST(DistributedBuildShares, MixedLabelEncodingsAcrossSharesAreRefusedAsInOneProcess) {
+  Dataset data = test::model_dataset(ModelKind::logistic, 3 * kReductionBlock, 2, 6);
+  for (std::size_t i = 0; i < data.response.size(); ++i) {
+    if (data.response[i] == -1.0 && i < 2 * static_cast<std::size_t>(kReductionBlock)) {
+      data.response[i] = 0.0;  // {0, 1} in the first two blocks, {-1, 1} in the third
+    }
+  }
+  const BuildOptions options =
+      options_for(ModelKind::logistic, BuildAlgorithm::aiht2, Precision::float64);
+  std::string expected;
+  try {
+    build_coreset(data, options);
+  } catch (const InputError& error) {
+    expected = error.what();
+  }
+  ASSERT_NE(expected.find("earlier rows use {0, 1}"), std::string::npos) << expected;
+  std::mutex mutex;
+  std::vector<std::string> messages;
+  test::run_ranks(3, [&](const std::shared_ptr<Communicator>& comm) {
+    Dataset share = data;
+    io::detail::keep_share(share, comm->rank(), 3);
+    BuildOptions mine = options;
+    mine.solver.communicator = comm;
+    try {
+      build_coreset(share, mine);
+    } catch (const InputError& error) {
+      const std::lock_guard<std::mutex> lock(mutex);
+      messages.push_back(error.what());
+    }
+  });
+  ASSERT_EQ(messages.size(), 3u);
+  for (const std::string& message : messages) {
+    EXPECT_EQ(message, expected + " (rank 2 of 3)");
+  }
+}
+
 TEST(DistributedBuildShares, WhatNeedsEveryRowOrAnotherShareIsRefusedOnEveryRank) {
   const Dataset data = test::model_dataset(ModelKind::linear, kRows, 2, 5);
   BuildOptions options = options_for(ModelKind::linear, BuildAlgorithm::aiht2, Precision::float64);
