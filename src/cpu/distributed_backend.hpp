@@ -108,62 +108,46 @@ class DistributedCpuBackend {
   }
   void column_norms(DatapointVector& out) const { local_.column_norms(out.local); }
 
-  /// Columns equal bit for bit to one of lower global index. Every rank's column hashes are
-  /// gathered (once per solve); a local column that is not the first of its hash group is a copy
-  /// if it equals a lower member. Equality is transitive, so a copy equals the group's first
-  /// member unless 64-bit hashes collide: that one comparison settles almost every column, and
-  /// only the columns it leaves open are compared with the other lower members. So a group of m
-  /// copies costs m comparisons, not m^2. The lists are then gathered.
+  /// Columns equal bit for bit to one of lower global index. The ranks' column hashes are
+  /// gathered (once per solve) in rounds, one per bucket of hash values (hash mod rounds), so a
+  /// rank holds at most about hash_gather_bytes() of them at once whatever n is; equal columns
+  /// hash alike, so a group of copies never spans two rounds. In a round, a local column that is
+  /// not the first of its hash group is a copy if it equals a lower member. Equality is
+  /// transitive, so a copy equals the group's first member unless 64-bit hashes collide: that
+  /// one comparison settles almost every column, and only the columns it leaves open are
+  /// compared with the other lower members. So a group of m copies costs m comparisons, not m^2.
+  /// The lists are then gathered.
   std::vector<index_t> duplicate_columns() const {
-    std::vector<std::uint64_t> mine(static_cast<std::size_t>(local_cols()));
+    std::vector<std::uint64_t> hashes(static_cast<std::size_t>(local_cols()));
     for (index_t j = 0; j < local_cols(); ++j) {
-      mine[static_cast<std::size_t>(j)] = local_.column_hash(j);
+      hashes[static_cast<std::size_t>(j)] = local_.column_hash(j);
     }
-    const std::vector<std::uint64_t> hash = all_gather_values(comm_, mine);
-    std::vector<index_t> order(hash.size());  // global indices grouped by hash, ascending within
-    std::iota(order.begin(), order.end(), index_t{0});
-    std::stable_sort(order.begin(), order.end(), [&](index_t a, index_t b) {
-      return hash[static_cast<std::size_t>(a)] < hash[static_cast<std::size_t>(b)];
-    });
-    // Round 1: each local column that is not first in its group against the group's first.
-    std::vector<std::pair<index_t, index_t>> first_pairs;    // (local column, the group's first)
-    std::vector<std::pair<std::size_t, std::size_t>> spans;  // its group's positions in `order`
-    for (std::size_t p = 0; p < order.size();) {
-      std::size_t q = p + 1;
-      while (q < order.size() &&
-             hash[static_cast<std::size_t>(order[q])] == hash[static_cast<std::size_t>(order[p])]) {
-        ++q;
-      }
-      for (std::size_t a = p + 1; a < q; ++a) {
-        if (owns(order[a])) {
-          first_pairs.emplace_back(order[a], order[p]);
-          spans.emplace_back(p, a);
+    // The same count on every rank: a function of n alone.
+    const auto entry_bytes = static_cast<index_t>(sizeof(HashEntry));
+    const auto budget = static_cast<index_t>(hash_gather_bytes_);
+    const auto rounds = static_cast<std::uint64_t>(
+        std::max<index_t>(1, (columns_ * entry_bytes + budget - 1) / budget));
+    std::vector<index_t> duplicates;
+    for (std::uint64_t round = 0; round < rounds; ++round) {
+      std::vector<HashEntry> mine;
+      for (index_t j = 0; j < local_cols(); ++j) {
+        const std::uint64_t hash = hashes[static_cast<std::size_t>(j)];
+        if (hash % rounds == round) {
+          mine.push_back({hash, first_ + j});
         }
       }
-      p = q;
-    }
-    std::vector<index_t> duplicates;
-    std::vector<std::pair<index_t, index_t>> other_pairs;  // round 2: the open ones
-    const std::vector<bool> equal = columns_equal(first_pairs);
-    for (std::size_t c = 0; c < first_pairs.size(); ++c) {
-      if (equal[c]) {
-        duplicates.push_back(first_pairs[c].first);
-        continue;
-      }
-      for (std::size_t b = spans[c].first + 1; b < spans[c].second; ++b) {
-        other_pairs.emplace_back(first_pairs[c].first, order[b]);
-      }
-    }
-    // Round 2 (hash collisions only; a collective, so every rank takes it, mostly with nothing).
-    const std::vector<bool> equal_other = columns_equal(other_pairs);
-    for (std::size_t c = 0; c < other_pairs.size(); ++c) {
-      if (equal_other[c]) {
-        duplicates.push_back(other_pairs[c].first);
-      }
+      find_copies(all_gather_values(comm_, mine), duplicates);
     }
     std::sort(duplicates.begin(), duplicates.end());
     duplicates.erase(std::unique(duplicates.begin(), duplicates.end()), duplicates.end());
     return all_gather_values(comm_, duplicates);
+  }
+
+  /// The most bytes of column hashes duplicate_columns() gathers in one round (256 MiB; tests
+  /// lower it to make several rounds of few columns).
+  std::size_t hash_gather_bytes() const noexcept { return hash_gather_bytes_; }
+  void set_hash_gather_bytes(std::size_t bytes) noexcept {
+    hash_gather_bytes_ = std::max<std::size_t>(bytes, sizeof(HashEntry));
   }
 
   // ---- sparse products ----
@@ -353,6 +337,54 @@ class DistributedCpuBackend {
   Coreset to_coreset(const SparseDatapointVector& w) const { return local_.to_coreset(w); }
 
  private:
+  struct HashEntry {
+    std::uint64_t hash;
+    index_t index;  // global
+  };
+
+  /// One round of duplicate_columns(): `entries` are every rank's columns of one bucket, in rank
+  /// order (so ascending index); the local copies found are appended to `duplicates`. Two
+  /// collectives (the comparisons), taken by every rank.
+  void find_copies(std::vector<HashEntry> entries, std::vector<index_t>& duplicates) const {
+    // Grouped by hash, ascending index within a group.
+    std::stable_sort(entries.begin(), entries.end(),
+                     [](const HashEntry& a, const HashEntry& b) { return a.hash < b.hash; });
+    // Round 1: each local column that is not first in its group against the group's first.
+    std::vector<std::pair<index_t, index_t>> first_pairs;    // (local column, the group's first)
+    std::vector<std::pair<std::size_t, std::size_t>> spans;  // its group's positions in `entries`
+    for (std::size_t p = 0; p < entries.size();) {
+      std::size_t q = p + 1;
+      while (q < entries.size() && entries[q].hash == entries[p].hash) {
+        ++q;
+      }
+      for (std::size_t a = p + 1; a < q; ++a) {
+        if (owns(entries[a].index)) {
+          first_pairs.emplace_back(entries[a].index, entries[p].index);
+          spans.emplace_back(p, a);
+        }
+      }
+      p = q;
+    }
+    std::vector<std::pair<index_t, index_t>> other_pairs;  // round 2: the open ones
+    const std::vector<bool> equal = columns_equal(first_pairs);
+    for (std::size_t c = 0; c < first_pairs.size(); ++c) {
+      if (equal[c]) {
+        duplicates.push_back(first_pairs[c].first);
+        continue;
+      }
+      for (std::size_t b = spans[c].first + 1; b < spans[c].second; ++b) {
+        other_pairs.emplace_back(first_pairs[c].first, entries[b].index);
+      }
+    }
+    // Round 2 (hash collisions only; a collective, so every rank takes it, mostly with nothing).
+    const std::vector<bool> equal_other = columns_equal(other_pairs);
+    for (std::size_t c = 0; c < other_pairs.size(); ++c) {
+      if (equal_other[c]) {
+        duplicates.push_back(other_pairs[c].first);
+      }
+    }
+  }
+
   bool owns(index_t global) const noexcept {
     return global >= first_ && global < first_ + local_cols();
   }
@@ -418,6 +450,7 @@ class DistributedCpuBackend {
   const Communicator& comm_;
   index_t first_;
   index_t columns_;
+  std::size_t hash_gather_bytes_ = std::size_t{256} << 20;
 };
 
 static_assert(solvers::check_backend<DistributedCpuBackend<float>>());

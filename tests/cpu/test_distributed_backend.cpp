@@ -39,25 +39,31 @@ TEST(DistributedCpuBackend, FindsTheOneProcessDuplicatesWhereverTheCopiesLie) {
   const std::vector<index_t> expected = cpu::CpuBackend<double>(phi.view(), 1).duplicate_columns();
   ASSERT_EQ(expected.size(), 43u);
 
-  for (int ranks = 1; ranks <= 4; ++ranks) {
-    std::mutex mutex;
-    std::vector<std::vector<index_t>> found;
-    test::run_ranks(ranks, [&](const std::shared_ptr<Communicator>& comm) {
-      const DatapointRange range = datapoint_range(n, comm->rank(), ranks);
-      Matrix<double> block(phi.rows(), range.count);
-      for (index_t j = 0; j < range.count; ++j) {
-        for (index_t i = 0; i < phi.rows(); ++i) {
-          block(i, j) = phi(i, range.first + j);
+  // Also with the hashes gathered in rounds of few columns (about 100 per round), where a group
+  // of copies must still meet in one round.
+  for (const std::size_t round_bytes : {std::size_t{256} << 20, std::size_t{1600}}) {
+    for (int ranks = 1; ranks <= 4; ++ranks) {
+      SCOPED_TRACE(round_bytes);
+      std::mutex mutex;
+      std::vector<std::vector<index_t>> found;
+      test::run_ranks(ranks, [&](const std::shared_ptr<Communicator>& comm) {
+        const DatapointRange range = datapoint_range(n, comm->rank(), ranks);
+        Matrix<double> block(phi.rows(), range.count);
+        for (index_t j = 0; j < range.count; ++j) {
+          for (index_t i = 0; i < phi.rows(); ++i) {
+            block(i, j) = phi(i, range.first + j);
+          }
         }
+        cpu::DistributedCpuBackend<double> backend(block.view(), range.first, n, *comm, 1);
+        backend.set_hash_gather_bytes(round_bytes);
+        const std::vector<index_t> duplicates = backend.duplicate_columns();
+        std::lock_guard<std::mutex> lock(mutex);
+        found.push_back(duplicates);
+      });
+      ASSERT_EQ(found.size(), static_cast<std::size_t>(ranks));
+      for (const auto& duplicates : found) {
+        EXPECT_EQ(duplicates, expected) << ranks << " ranks";
       }
-      const cpu::DistributedCpuBackend<double> backend(block.view(), range.first, n, *comm, 1);
-      const std::vector<index_t> duplicates = backend.duplicate_columns();
-      std::lock_guard<std::mutex> lock(mutex);
-      found.push_back(duplicates);
-    });
-    ASSERT_EQ(found.size(), static_cast<std::size_t>(ranks));
-    for (const auto& duplicates : found) {
-      EXPECT_EQ(duplicates, expected) << ranks << " ranks";
     }
   }
 }
