@@ -149,20 +149,6 @@ void add_phi_times_dense(MatrixView<T> phi, index_t first, const T* v, ExactSums
   }
 }
 
-/// Exact partial sums added over the ranks, in place.
-inline void sum_over_ranks(const Communicator& comm, ExactSums& sums) {
-  constexpr std::size_t kSlots = support::ExactSum::kSlots;
-  std::vector<std::int64_t> slots(sums.size() * kSlots);
-  for (std::size_t i = 0; i < sums.size(); ++i) {
-    const auto& mine = sums[i].slots();
-    std::copy(mine.begin(), mine.end(), slots.begin() + static_cast<std::ptrdiff_t>(i * kSlots));
-  }
-  comm.sum(slots.data(), slots.size());
-  for (std::size_t i = 0; i < sums.size(); ++i) {
-    sums[i] = support::ExactSum::from_slots(slots.data() + i * kSlots);
-  }
-}
-
 /// out[i] = acc[i] rounded to double, then to T.
 template <class T>
 void round_into(const ExactSums& acc, std::vector<T>& out) {

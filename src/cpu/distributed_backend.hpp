@@ -34,35 +34,13 @@
 #include "solvers/backend.hpp"
 #include "solvers/selection_rule.hpp"
 #include "solvers/sparse_vector.hpp"
+#include "support/collectives.hpp"
 #include "support/exact_sum.hpp"
 
 namespace coreset::cpu {
 
-/// Plain values to and from the byte strings of Communicator::all_gather.
-template <class V>
-std::string to_bytes(const std::vector<V>& values) {
-  static_assert(std::is_trivially_copyable_v<V>);
-  return std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(V));
-}
-template <class V>
-void append_from_bytes(const std::string& bytes, std::vector<V>& out) {
-  const std::size_t count = bytes.size() / sizeof(V);
-  if (count == 0) {
-    return;  // out may be empty, its data() null: no memcpy, even of 0 bytes
-  }
-  const std::size_t at = out.size();
-  out.resize(at + count);
-  std::memcpy(out.data() + at, bytes.data(), count * sizeof(V));
-}
-/// Every rank's values, concatenated in rank order.
-template <class V>
-std::vector<V> all_gather_values(const Communicator& comm, const std::vector<V>& mine) {
-  std::vector<V> all;
-  for (const std::string& part : comm.all_gather(to_bytes(mine))) {
-    append_from_bytes(part, all);
-  }
-  return all;
-}
+using support::all_gather_values;
+using support::sum_over_ranks;
 
 template <class T>
 class DistributedCpuBackend {

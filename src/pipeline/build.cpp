@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "coreset/error.hpp"
-#include "cpu/distributed_backend.hpp"
 #include "cpu/projection.hpp"
 #include "cpu/solve_cpu.hpp"
 #include "cuda/device_dataset.hpp"
@@ -29,6 +28,7 @@
 #include "pipeline/sparsevi.hpp"
 #include "posterior/posterior.hpp"
 #include "solvers/budget_snapshots.hpp"
+#include "support/collectives.hpp"
 #include "support/memory.hpp"
 #include "support/progress.hpp"
 #include "support/wall_clock.hpp"
@@ -461,7 +461,7 @@ Prepared prepare_everywhere(const Dataset& data, const BuildOptions& options) {
   if (comm != nullptr && data.is_share() && options.model.kind == ModelKind::logistic) {
     const models::LabelEncoding mine = models::logistic_label_encoding(data);
     const std::vector<models::LabelEncoding> all =
-        cpu::all_gather_values(*comm, std::vector<models::LabelEncoding>{mine});
+        support::all_gather_values(*comm, std::vector<models::LabelEncoding>{mine});
     for (const models::LabelEncoding& encoding : all) {
       if (encoding.row >= 0 && !negative_label.has_value()) {
         negative_label = encoding.negative;  // ranks in order: the lowest row comes first

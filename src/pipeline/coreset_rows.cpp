@@ -1,11 +1,11 @@
 #include "pipeline/coreset_rows.hpp"
 
 #include <cstddef>
-#include <cstring>
 #include <string>
 #include <vector>
 
 #include "coreset/error.hpp"
+#include "support/collectives.hpp"
 
 namespace coreset::pipeline {
 
@@ -29,8 +29,7 @@ CoresetRows gather_coreset_rows(const models::Model& share, const Coreset& cores
     mine.push_back(share.response[row]);
     mine.push_back(share.offset[row]);
   }
-  const std::vector<std::string> all = comm.all_gather(
-      std::string(reinterpret_cast<const char*>(mine.data()), mine.size() * sizeof(double)));
+  const std::vector<double> all = support::all_gather_values(comm, mine);
 
   CoresetRows rows;
   // Everything of the share but its rows (which would double a rank's memory for a moment).
@@ -42,28 +41,19 @@ CoresetRows gather_coreset_rows(const models::Model& share, const Coreset& cores
   model.prior_precision = share.prior_precision;
   model.prior_log_normalizer = share.prior_log_normalizer;
   model.parameter_names = share.parameter_names;
-  rows.model.design.resize(k, d);
-  rows.model.response.resize(k);
-  rows.model.offset.resize(k);
-  rows.model.first_row = 0;
-  rows.model.total_rows = 0;
+  model.design.resize(k, d);
+  model.response.resize(k);
+  model.offset.resize(k);
   std::vector<bool> found(static_cast<std::size_t>(k), false);
-  std::vector<double> values;
-  for (const std::string& part : all) {
-    values.resize(part.size() / sizeof(double));
-    if (!part.empty()) {
-      std::memcpy(values.data(), part.data(), part.size());
+  const auto width = static_cast<std::size_t>(record);
+  for (std::size_t at = 0; at + width <= all.size(); at += width) {
+    const auto p = static_cast<index_t>(all[at]);
+    for (index_t c = 0; c < d; ++c) {
+      model.design(p, c) = all[at + 1 + static_cast<std::size_t>(c)];
     }
-    for (std::size_t at = 0; at + static_cast<std::size_t>(record) <= values.size();
-         at += static_cast<std::size_t>(record)) {
-      const auto p = static_cast<index_t>(values[at]);
-      for (index_t c = 0; c < d; ++c) {
-        rows.model.design(p, c) = values[at + 1 + static_cast<std::size_t>(c)];
-      }
-      rows.model.response[p] = values[at + 1 + static_cast<std::size_t>(d)];
-      rows.model.offset[p] = values[at + 2 + static_cast<std::size_t>(d)];
-      found[static_cast<std::size_t>(p)] = true;
-    }
+    model.response[p] = all[at + 1 + static_cast<std::size_t>(d)];
+    model.offset[p] = all[at + 2 + static_cast<std::size_t>(d)];
+    found[static_cast<std::size_t>(p)] = true;
   }
   for (index_t p = 0; p < k; ++p) {
     if (!found[static_cast<std::size_t>(p)]) {

@@ -2,10 +2,10 @@
 
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 
 #include "coreset/error.hpp"
+#include "support/collectives.hpp"
 
 namespace coreset {
 
@@ -99,19 +99,21 @@ void on_every_rank(const Communicator* comm, const std::function<void()>& step) 
 namespace pipeline {
 
 ColumnLayout column_layout(const Communicator& comm, index_t local_columns, index_t rows) {
-  const std::int64_t mine[2] = {local_columns, rows};
-  const std::vector<std::string> all =
-      comm.all_gather(std::string(reinterpret_cast<const char*>(mine), sizeof mine));
+  struct Block {
+    std::int64_t columns;
+    std::int64_t rows;
+  };
+  const std::vector<Block> all =
+      support::all_gather_values(comm, std::vector<Block>{{local_columns, rows}});
   ColumnLayout layout;
   for (std::size_t r = 0; r < all.size(); ++r) {
-    std::int64_t theirs[2];
-    std::memcpy(theirs, all[r].data(), sizeof theirs);
-    if (theirs[1] != rows) {
+    const Block& theirs = all[r];
+    if (theirs.rows != rows) {
       throw InvalidArgument("the ranks disagree on Phi's row count S: rank " + std::to_string(r) +
-                            " has " + std::to_string(theirs[1]) + ", rank " +
+                            " has " + std::to_string(theirs.rows) + ", rank " +
                             std::to_string(comm.rank()) + " has " + std::to_string(rows));
     }
-    if (theirs[0] > 0 && layout.columns % kReductionBlock != 0) {
+    if (theirs.columns > 0 && layout.columns % kReductionBlock != 0) {
       throw InvalidArgument("rank " + std::to_string(r) + "'s columns start at " +
                             std::to_string(layout.columns) + ", not a multiple of " +
                             std::to_string(kReductionBlock) +
@@ -120,8 +122,8 @@ ColumnLayout column_layout(const Communicator& comm, index_t local_columns, inde
     if (static_cast<int>(r) == comm.rank()) {
       layout.first = layout.columns;
     }
-    layout.counts.push_back(theirs[0]);
-    layout.columns += theirs[0];
+    layout.counts.push_back(theirs.columns);
+    layout.columns += theirs.columns;
   }
   return layout;
 }

@@ -5,9 +5,9 @@
 #pragma once
 
 #include "coreset/distributed.hpp"
-#include "cpu/datapoint_sums.hpp"
 #include "models/model.hpp"
 #include "models/row_sums_provider.hpp"
+#include "support/collectives.hpp"
 
 namespace coreset::pipeline {
 
@@ -32,7 +32,7 @@ class DistributedRowSums final : public models::RowSumsProvider {
       sums = models::exact_link_sums(model_, mine_.first, mine_.count, theta, want_vector,
                                      want_matrix);
     });
-    cpu::sum_over_ranks(comm_, sums);
+    support::sum_over_ranks(comm_, sums);
     return models::round_row_sums(sums, model_.dim(), want_vector, want_matrix);
   }
 

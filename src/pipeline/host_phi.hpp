@@ -12,6 +12,7 @@
 #include "coreset/solver.hpp"
 #include "cpu/datapoint_sums.hpp"
 #include "cpu/solve_cpu.hpp"
+#include "support/collectives.hpp"
 #include "support/coreset_checks.hpp"
 
 namespace coreset::pipeline {
@@ -38,7 +39,7 @@ void sum_columns(HostPhi<T>& phi, int threads) {
   const std::vector<T> ones(static_cast<std::size_t>(view.cols), T(1));
   cpu::add_phi_times_dense(view, phi.rank.first, ones.data(), sums, threads);
   if (phi.rank.comm != nullptr) {
-    cpu::sum_over_ranks(*phi.rank.comm, sums);
+    support::sum_over_ranks(*phi.rank.comm, sums);
   }
   cpu::round_into(sums, phi.target);
 }
@@ -64,7 +65,7 @@ double objective_of(const HostPhi<T>& phi, const Coreset& coreset) {
     }
   }
   if (phi.rank.comm != nullptr) {
-    cpu::sum_over_ranks(*phi.rank.comm, sums);
+    support::sum_over_ranks(*phi.rank.comm, sums);
   }
   std::vector<double> residual(sums.size());
   for (std::size_t i = 0; i < sums.size(); ++i) {
