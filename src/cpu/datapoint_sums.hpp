@@ -14,14 +14,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <vector>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "coreset/distributed.hpp"
 #include "coreset/matrix.hpp"
 #include "solvers/sparse_vector.hpp"
 #include "support/exact_sum.hpp"
+#include "support/exact_sums_by_team.hpp"
 
 namespace coreset::cpu {
 
@@ -114,38 +112,28 @@ void add_phi_times_dense(MatrixView<T> phi, index_t first, const T* v, ExactSums
   const index_t end = first + phi.cols;
   const index_t first_block = first / kReductionBlock;
   const index_t blocks = phi.cols == 0 ? 0 : (end - 1) / kReductionBlock + 1 - first_block;
-  const int teams = std::max(1, threads);
-  std::vector<ExactSums> team_sums(static_cast<std::size_t>(teams),
-                                   ExactSums(static_cast<std::size_t>(rows)));
-#pragma omp parallel num_threads(teams) if (teams > 1)
-  {
-#ifdef _OPENMP
-    ExactSums& mine = team_sums[static_cast<std::size_t>(omp_get_thread_num())];
-#else
-    ExactSums& mine = team_sums[0];
-#endif
-    std::vector<double> partial(static_cast<std::size_t>(rows));
+  const ExactSums sums =
+      support::exact_sums_by_team(threads, static_cast<std::size_t>(rows), [&](ExactSums& mine) {
+        std::vector<double> partial(static_cast<std::size_t>(rows));
 #pragma omp for schedule(static)
-    for (index_t b = 0; b < blocks; ++b) {
-      const index_t lo = std::max(first, (first_block + b) * kReductionBlock);
-      const index_t hi = std::min(end, (first_block + b + 1) * kReductionBlock);
-      std::fill(partial.begin(), partial.end(), 0.0);
-      for (index_t j = lo; j < hi; ++j) {
-        const double weight = v[j - first];
-        const T* column = phi.column(j - first);
-        for (index_t i = 0; i < rows; ++i) {
-          partial[static_cast<std::size_t>(i)] += weight * column[i];
+        for (index_t b = 0; b < blocks; ++b) {
+          const index_t lo = std::max(first, (first_block + b) * kReductionBlock);
+          const index_t hi = std::min(end, (first_block + b + 1) * kReductionBlock);
+          std::fill(partial.begin(), partial.end(), 0.0);
+          for (index_t j = lo; j < hi; ++j) {
+            const double weight = v[j - first];
+            const T* column = phi.column(j - first);
+            for (index_t i = 0; i < rows; ++i) {
+              partial[static_cast<std::size_t>(i)] += weight * column[i];
+            }
+          }
+          for (index_t i = 0; i < rows; ++i) {
+            mine[static_cast<std::size_t>(i)].add(partial[static_cast<std::size_t>(i)]);
+          }
         }
-      }
-      for (index_t i = 0; i < rows; ++i) {
-        mine[static_cast<std::size_t>(i)].add(partial[static_cast<std::size_t>(i)]);
-      }
-    }
-  }
-  for (const ExactSums& sums : team_sums) {
-    for (std::size_t i = 0; i < acc.size(); ++i) {
-      acc[i].merge(sums[i]);
-    }
+      });
+  for (std::size_t i = 0; i < acc.size(); ++i) {
+    acc[i].merge(sums[i]);
   }
 }
 

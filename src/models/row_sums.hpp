@@ -13,7 +13,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <utility>
 #include <vector>
 #ifdef _OPENMP
 #include <omp.h>
@@ -23,6 +22,7 @@
 #include "coreset/types.hpp"
 #include "support/eigen.hpp"
 #include "support/exact_sum.hpp"
+#include "support/exact_sums_by_team.hpp"
 
 namespace coreset::models {
 
@@ -77,57 +77,48 @@ ExactRowSums exact_sums_over_rows(const Eigen::Ref<const Eigen::MatrixXd>& desig
   const index_t blocks = (n + kRowSumBlock - 1) / kRowSumBlock;
   const index_t accumulators = row_sum_accumulators(d, want_vector, want_matrix);
   const int teams = row_sum_teams(blocks, accumulators);
-  std::vector<ExactRowSums> team_sums(static_cast<std::size_t>(teams),
-                                      ExactRowSums(static_cast<std::size_t>(accumulators)));
-#pragma omp parallel num_threads(teams) if (teams > 1)
-  {
-#ifdef _OPENMP
-    ExactRowSums& mine = team_sums[static_cast<std::size_t>(omp_get_thread_num())];
-#else
-    ExactRowSums& mine = team_sums[0];
-#endif
-    Eigen::MatrixXd rows;
-    Eigen::VectorXd g;
-    Eigen::VectorXd c;
-    Eigen::VectorXd vector;
-    Eigen::MatrixXd scaled;
-    Eigen::MatrixXd matrix;
+  return support::exact_sums_by_team(teams, static_cast<std::size_t>(accumulators),
+                                     [&](ExactRowSums& mine) {
+                                       Eigen::MatrixXd rows;
+                                       Eigen::VectorXd g;
+                                       Eigen::VectorXd c;
+                                       Eigen::VectorXd vector;
+                                       Eigen::MatrixXd scaled;
+                                       Eigen::MatrixXd matrix;
 #pragma omp for schedule(dynamic, 1)
-    for (index_t b = 0; b < blocks; ++b) {
-      const index_t first = b * kRowSumBlock;
-      const index_t count = std::min(kRowSumBlock, n - first);
-      // A contiguous copy: Eigen's products choose their kernels by the operand's stride, which
-      // differs between the whole design and a rank's share of it; a block of its own does not.
-      rows = design.middleRows(first, count);
-      g.resize(count);
-      c.resize(count);
-      std::size_t slot = 0;
-      mine[slot++].add(terms(first, count, g, c));
-      if (want_vector) {
-        vector.noalias() = rows.transpose() * g;
-        for (index_t i = 0; i < d; ++i) {
-          mine[slot++].add(vector[i]);
-        }
-      }
-      if (want_matrix) {
-        // A general product rather than a rank update of diag(sqrt(c)) rows: the square root
-        // would need c >= 0, and the Poisson link's -ell'' can round to a tiny negative number.
-        scaled.noalias() = c.asDiagonal() * rows;
-        matrix.noalias() = rows.transpose() * scaled;
-        for (index_t j = 0; j < d; ++j) {
-          for (index_t i = 0; i <= j; ++i) {
-            mine[slot++].add(matrix(i, j));
-          }
-        }
-      }
-    }
-  }
-  for (std::size_t t = 1; t < team_sums.size(); ++t) {
-    for (std::size_t a = 0; a < team_sums[0].size(); ++a) {
-      team_sums[0][a].merge(team_sums[t][a]);
-    }
-  }
-  return std::move(team_sums[0]);
+                                       for (index_t b = 0; b < blocks; ++b) {
+                                         const index_t first = b * kRowSumBlock;
+                                         const index_t count = std::min(kRowSumBlock, n - first);
+                                         // A contiguous copy: Eigen's products choose their kernels
+                                         // by the operand's stride, which differs between the whole
+                                         // design and a rank's share of it; a block of its own does
+                                         // not.
+                                         rows = design.middleRows(first, count);
+                                         g.resize(count);
+                                         c.resize(count);
+                                         std::size_t slot = 0;
+                                         mine[slot++].add(terms(first, count, g, c));
+                                         if (want_vector) {
+                                           vector.noalias() = rows.transpose() * g;
+                                           for (index_t i = 0; i < d; ++i) {
+                                             mine[slot++].add(vector[i]);
+                                           }
+                                         }
+                                         if (want_matrix) {
+                                           // A general product rather than a rank update of
+                                           // diag(sqrt(c)) rows: the square root would need c >= 0,
+                                           // and the Poisson link's -ell'' can round to a tiny
+                                           // negative number.
+                                           scaled.noalias() = c.asDiagonal() * rows;
+                                           matrix.noalias() = rows.transpose() * scaled;
+                                           for (index_t j = 0; j < d; ++j) {
+                                             for (index_t i = 0; i <= j; ++i) {
+                                               mine[slot++].add(matrix(i, j));
+                                             }
+                                           }
+                                         }
+                                       }
+                                     });
 }
 
 /// `sums` (from exact_sums_over_rows, for d columns) rounded once each; the matrix symmetric.
