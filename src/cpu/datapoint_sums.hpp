@@ -17,7 +17,9 @@
 
 #include "coreset/distributed.hpp"
 #include "coreset/matrix.hpp"
+#include "coreset/solver.hpp"
 #include "solvers/sparse_vector.hpp"
+#include "support/collectives.hpp"
 #include "support/exact_sum.hpp"
 #include "support/exact_sums_by_team.hpp"
 
@@ -144,6 +146,53 @@ void round_into(const ExactSums& acc, std::vector<T>& out) {
   for (std::size_t i = 0; i < acc.size(); ++i) {
     out[i] = static_cast<T>(acc[i].value());
   }
+}
+
+/// y = Phi 1 in double over all columns: this process's block of them (global columns first ...
+/// first + phi.cols - 1) summed exactly by add_phi_times_dense, added over the ranks of `comm`
+/// (null: one process, first 0) and rounded once. A collective under a communicator.
+template <class T>
+std::vector<double> exact_column_sums(MatrixView<T> phi, index_t first, const Communicator* comm,
+                                      int threads) {
+  ExactSums sums(static_cast<std::size_t>(phi.rows));
+  const std::vector<T> ones(static_cast<std::size_t>(phi.cols), T(1));
+  add_phi_times_dense(phi, first, ones.data(), sums, threads);
+  if (comm != nullptr) {
+    support::sum_over_ranks(*comm, sums);
+  }
+  std::vector<double> y;
+  round_into(sums, y);
+  return y;
+}
+
+/// ||target - Phi w||^2 for the coreset w (global indices, checked by the caller; the block and
+/// `comm` as for exact_column_sums): each residual entry target_i - sum_p w_p Phi_{i,j_p} is
+/// summed exactly from the rounded products, each on the rank that holds the column, rounded
+/// once, then squared and added in fixed_order_sum's order. A collective under a communicator.
+template <class T>
+double exact_objective(MatrixView<T> phi, index_t first, const Communicator* comm,
+                       const std::vector<double>& target, const Coreset& coreset) {
+  ExactSums sums(static_cast<std::size_t>(phi.rows));
+  for (std::size_t p = 0; p < coreset.indices.size(); ++p) {
+    const index_t j = coreset.indices[p] - first;
+    if (j < 0 || j >= phi.cols) {
+      continue;  // another rank's column
+    }
+    const double weight = coreset.weights[p];
+    const T* column = phi.column(j);
+    for (index_t i = 0; i < phi.rows; ++i) {
+      sums[static_cast<std::size_t>(i)].add(-(weight * static_cast<double>(column[i])));
+    }
+  }
+  if (comm != nullptr) {
+    support::sum_over_ranks(*comm, sums);
+  }
+  std::vector<double> residual(sums.size());
+  for (std::size_t i = 0; i < sums.size(); ++i) {
+    sums[i].add(target[i]);
+    residual[i] = sums[i].value();
+  }
+  return fixed_order_squared_norm(residual.data(), static_cast<index_t>(residual.size()));
 }
 
 }  // namespace coreset::cpu

@@ -12,7 +12,6 @@
 #include "coreset/solver.hpp"
 #include "cpu/datapoint_sums.hpp"
 #include "cpu/solve_cpu.hpp"
-#include "support/collectives.hpp"
 #include "support/coreset_checks.hpp"
 
 namespace coreset::pipeline {
@@ -30,49 +29,19 @@ struct HostPhi {
   const cpu::RankColumns* distributed() const { return rank.comm == nullptr ? nullptr : &rank; }
 };
 
-/// Sets phi.target: each rank's exact column sums (fixed blocks of kReductionBlock columns),
-/// added over the ranks and rounded once. A collective under a communicator.
+/// Sets phi.target (cpu::exact_column_sums). A collective under a communicator.
 template <class T>
 void sum_columns(HostPhi<T>& phi, int threads) {
-  const MatrixView<T> view = phi.matrix.view();
-  cpu::ExactSums sums(static_cast<std::size_t>(view.rows));
-  const std::vector<T> ones(static_cast<std::size_t>(view.cols), T(1));
-  cpu::add_phi_times_dense(view, phi.rank.first, ones.data(), sums, threads);
-  if (phi.rank.comm != nullptr) {
-    support::sum_over_ranks(*phi.rank.comm, sums);
-  }
-  cpu::round_into(sums, phi.target);
+  phi.target = cpu::exact_column_sums(phi.matrix.view(), phi.rank.first, phi.rank.comm, threads);
 }
 
-/// ||y - Phi w||^2 for the coreset w (global indices): each residual entry y_i - sum_p w_p
-/// Phi_{i,j_p} is summed exactly from the rounded products (each on the rank that holds the
-/// column) and rounded once, then squared and added in a fixed order. A collective under a
-/// communicator; InvalidArgument for an index outside the n columns.
+/// ||y - Phi w||^2 for the coreset w (global indices; cpu::exact_objective). A collective under
+/// a communicator; InvalidArgument for an index outside the n columns.
 template <class T>
 double objective_of(const HostPhi<T>& phi, const Coreset& coreset) {
   support::check_coreset_columns(coreset, phi.rank.columns);
-  const MatrixView<T> view = phi.matrix.view();
-  cpu::ExactSums sums(static_cast<std::size_t>(view.rows));
-  for (std::size_t p = 0; p < coreset.indices.size(); ++p) {
-    const index_t j = coreset.indices[p] - phi.rank.first;
-    if (j < 0 || j >= view.cols) {
-      continue;  // another rank's column
-    }
-    const double weight = coreset.weights[p];
-    const T* column = view.column(j);
-    for (index_t i = 0; i < view.rows; ++i) {
-      sums[static_cast<std::size_t>(i)].add(-(weight * static_cast<double>(column[i])));
-    }
-  }
-  if (phi.rank.comm != nullptr) {
-    support::sum_over_ranks(*phi.rank.comm, sums);
-  }
-  std::vector<double> residual(sums.size());
-  for (std::size_t i = 0; i < sums.size(); ++i) {
-    sums[i].add(phi.target[i]);
-    residual[i] = sums[i].value();
-  }
-  return cpu::fixed_order_squared_norm(residual.data(), static_cast<index_t>(residual.size()));
+  return cpu::exact_objective(phi.matrix.view(), phi.rank.first, phi.rank.comm, phi.target,
+                              coreset);
 }
 
 /// SparseVI's refit on this Phi (cpu::refit_on_cpu; a collective under a communicator).

@@ -7,6 +7,7 @@
 
 #include "coreset/error.hpp"
 #include "coreset/solver.hpp"
+#include "cpu/datapoint_sums.hpp"
 #include "cpu/solve_cpu.hpp"
 #include "cuda/solve_cuda.hpp"
 #include "pipeline/distributed.hpp"
@@ -148,50 +149,11 @@ double objective_any(MatrixView<T> phi, const T* y, const Coreset& coreset) {
   if (phi.data == nullptr || phi.rows < 1 || phi.cols < 1 || phi.ld < phi.rows) {
     throw InvalidArgument("objective: Phi must be a non-empty matrix with ld >= rows");
   }
-  return pipeline::objective_from(
-      phi, y == nullptr ? pipeline::column_sums(phi) : std::vector<double>(y, y + phi.rows),
-      coreset);
-}
-
-}  // namespace
-
-template <class T>
-std::vector<double> pipeline::column_sums(MatrixView<T> phi) {
-  // Column by column, in Phi's storage order.
-  std::vector<double> sums(static_cast<std::size_t>(phi.rows), 0.0);
-  for (index_t j = 0; j < phi.cols; ++j) {
-    for (index_t i = 0; i < phi.rows; ++i) {
-      sums[static_cast<std::size_t>(i)] += phi(i, j);
-    }
-  }
-  return sums;
-}
-
-template <class T>
-double pipeline::objective_from(MatrixView<T> phi, std::vector<double> residual,
-                                const Coreset& coreset) {
   support::check_coreset_columns(coreset, phi.cols);
-  for (std::size_t p = 0; p < coreset.indices.size(); ++p) {
-    const index_t j = coreset.indices[p];
-    for (index_t i = 0; i < phi.rows; ++i) {
-      residual[static_cast<std::size_t>(i)] -= coreset.weights[p] * phi(i, j);
-    }
-  }
-  double sum = 0.0;
-  for (const double r : residual) {
-    sum += r * r;
-  }
-  return sum;
+  const std::vector<double> target = y == nullptr ? cpu::exact_column_sums(phi, 0, nullptr, 1)
+                                                  : std::vector<double>(y, y + phi.rows);
+  return cpu::exact_objective(phi, 0, nullptr, target, coreset);
 }
-
-template std::vector<double> pipeline::column_sums<float>(MatrixView<float>);
-template std::vector<double> pipeline::column_sums<double>(MatrixView<double>);
-template double pipeline::objective_from<float>(MatrixView<float>, std::vector<double>,
-                                                const Coreset&);
-template double pipeline::objective_from<double>(MatrixView<double>, std::vector<double>,
-                                                 const Coreset&);
-
-namespace {
 
 // solve_in for one rank's block of a distributed solve: the checks run on every rank and every
 // rank stops alike when one fails (pipeline/distributed.hpp), then the distributed CPU backend.

@@ -12,18 +12,6 @@
 
 namespace coreset::pipeline {
 
-/// y = Phi 1 in double, summed column by column in storage order: the target objective() forms
-/// when it is given none. A job keeps it, so that each objective costs O(|coreset| S), not a
-/// pass over Phi.
-template <class T>
-std::vector<double> column_sums(MatrixView<T> phi);
-
-/// objective() with the target given in double (`residual` = y, consumed): the same bits as
-/// objective(phi, nullptr, coreset) when it is column_sums(phi). Throws as objective() does for
-/// a bad coreset.
-template <class T>
-double objective_from(MatrixView<T> phi, std::vector<double> residual, const Coreset& coreset);
-
 /// The option checks of solve() (InvalidArgument naming the bad option).
 void validate_solver_options(const SolverOptions& options);
 
