@@ -128,16 +128,12 @@ Prepared prepare(const Dataset& data, const BuildOptions& options,
 // the CPU) so that a job that cannot fit says so, with the sizes, before it spends minutes on
 // pi-hat or is killed by the operating system while writing Phi. The GPU's memory is checked
 // by the device stages themselves (cuda::check_fits).
+// `columns`: the datapoints whose columns of Phi this process holds (a rank's own).
 void check_host_memory(const Prepared& prepared, const BuildOptions& options,
-                       const pipeline::ExecutionContext& context) {
+                       const pipeline::ExecutionContext& context, index_t columns) {
   const double s = prepared.pihat == Pihat::samples ? static_cast<double>(prepared.samples.rows())
                                                     : static_cast<double>(options.samples);
-  // A rank of a distributed build holds only its own columns of Phi.
-  const Communicator* comm = options.solver.communicator.get();
-  const double n = static_cast<double>(
-      comm == nullptr
-          ? prepared.model.rows()
-          : datapoint_range(prepared.model.all_rows(), comm->rank(), comm->size()).count);
+  const auto n = static_cast<double>(columns);
   const double d = static_cast<double>(prepared.model.dim());
   const double phi_bytes = context.on_gpu()                            ? 0.0
                            : context.precision() == Precision::float32 ? 4.0
@@ -330,17 +326,6 @@ SolverOptions phi_solver_options(const BuildSolverOptions& solver, std::uint64_t
   return options;
 }
 
-// A distributed build runs on the CPU for now: automatic means the CPU there, as for solve().
-Device build_device(const SolverSettings& solver) {
-  if (solver.communicator == nullptr) {
-    return solver.device;
-  }
-  if (solver.device == Device::gpu) {
-    throw InvalidArgument("a distributed build runs on the CPU for now: use device cpu");
-  }
-  return Device::cpu;
-}
-
 }  // namespace
 
 struct PreparedProblem::Impl {
@@ -348,7 +333,7 @@ struct PreparedProblem::Impl {
   // reported before a missing GPU, as it always was; pi-hat is fitted in the context.
   Impl(Prepared&& prepared_, const BuildOptions& options)
       : prepared(std::move(prepared_)),
-        context(build_device(options.solver), options.solver.threads, options.precision,
+        context(pipeline::job_device(options.solver), options.solver.threads, options.precision,
                 options.solver.progress),
         comm(options.solver.communicator) {}
 
@@ -441,13 +426,27 @@ void check_share(const Dataset& data, const Communicator* comm) {
   }
 }
 
+// This process's datapoints: `global` among the whole dataset's (all of them in one process,
+// datapoint_range's block on a rank), `local` among its model's rows (a share's are all of
+// them; with the whole dataset on every rank, the global block).
+struct RankRows {
+  DatapointRange global;
+  DatapointRange local;
+};
+RankRows rank_rows(const models::Model& model, const Communicator* comm) {
+  const index_t n = model.all_rows();
+  const DatapointRange mine =
+      comm == nullptr ? DatapointRange{0, n} : datapoint_range(n, comm->rank(), comm->size());
+  return {mine, model.is_share() ? DatapointRange{0, model.rows()} : mine};
+}
+
 // prepare() on every rank of a distributed build (each holds the whole dataset and builds the
 // same model); a bad input or option stops all of them alike (coreset::on_every_rank).
 Prepared prepare_everywhere(const Dataset& data, const BuildOptions& options) {
   Prepared prepared;
   const Communicator* comm = options.solver.communicator.get();
   on_every_rank(comm, [&] {
-    build_device(options.solver);
+    pipeline::job_device(options.solver);
     check_share(data, comm);
     if (comm != nullptr) {
       // Every rank must take the same paths below (shares sum through the ranks).
@@ -482,7 +481,9 @@ PreparedProblem::PreparedProblem(const Dataset& data, const BuildOptions& option
   StageSeconds& seconds = impl.prepared.seconds;
   const pipeline::ExecutionContext& context = impl.context;
   const Communicator* comm = impl.comm.get();
-  on_every_rank(comm, [&] { check_host_memory(impl.prepared, options, context); });
+  const RankRows held = rank_rows(prepared.model, comm);
+  on_every_rank(comm,
+                [&] { check_host_memory(impl.prepared, options, context, held.global.count); });
   double upload_seconds = 0.0;
   if (context.on_gpu()) {
     // Uploaded once; the Laplace fit and the projection both read it in place. Its time is
@@ -492,17 +493,12 @@ PreparedProblem::PreparedProblem(const Dataset& data, const BuildOptions& option
         std::make_unique<cuda::DeviceDataset>(context.gpu_session(), impl.prepared.model);
     upload_seconds = seconds_since(upload_start);
   }
-  // pi-hat and the full-data posterior: on every rank alike, from the whole dataset.
   // The full data's sums of the Laplace fits: on the device (a GPU job), split over the ranks
   // (a distributed build: each sums its own rows, the same bits as one process), or the host's.
   std::unique_ptr<pipeline::DistributedRowSums> rank_sums;
   if (comm != nullptr) {
-    const models::Model& model = impl.prepared.model;
-    rank_sums = std::make_unique<pipeline::DistributedRowSums>(
-        model,
-        model.is_share() ? DatapointRange{0, model.rows()}
-                         : datapoint_range(model.rows(), comm->rank(), comm->size()),
-        *comm);
+    rank_sums =
+        std::make_unique<pipeline::DistributedRowSums>(impl.prepared.model, held.local, *comm);
   }
   const models::RowSumsProvider* full_data =
       impl.device_data != nullptr
@@ -529,16 +525,12 @@ PreparedProblem::PreparedProblem(const Dataset& data, const BuildOptions& option
   } else {
     const auto project = [&](auto& phi) {
       using T = typename std::decay_t<decltype(phi)>::Scalar;
-      const models::Model& model = prepared.model;
-      const index_t n = model.all_rows();
-      // Under a communicator this rank projects only its own datapoints (all of a share's),
-      // each column the bits one process computes (cpu/projection.hpp).
-      const DatapointRange mine =
-          comm == nullptr ? DatapointRange{0, n} : datapoint_range(n, comm->rank(), comm->size());
-      const DatapointRange rows = model.is_share() ? DatapointRange{0, model.rows()} : mine;
-      phi.rank = cpu::RankColumns{comm, mine.first, n};
+      // Under a communicator this rank projects only its own datapoints, each column the bits
+      // one process computes (cpu/projection.hpp).
+      phi.rank = cpu::RankColumns{comm, held.global.first, prepared.model.all_rows()};
       on_every_rank(comm, [&] {
-        phi.matrix = cpu::projection<T>(model, prepared.samples, context.threads(), progress, rows);
+        phi.matrix = cpu::projection<T>(prepared.model, prepared.samples, context.threads(),
+                                        progress, held.local);
       });
       pipeline::sum_columns(phi, context.threads());
     };

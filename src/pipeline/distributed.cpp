@@ -128,6 +128,16 @@ ColumnLayout column_layout(const Communicator& comm, index_t local_columns, inde
   return layout;
 }
 
+Device job_device(const SolverSettings& solver) {
+  if (solver.communicator == nullptr) {
+    return solver.device;
+  }
+  if (solver.device == Device::gpu) {
+    throw InvalidArgument("a distributed job runs on the CPU for now: use device cpu");
+  }
+  return Device::cpu;
+}
+
 void check_same_on_every_rank(const Communicator& comm, const std::string& bytes,
                               const std::string& what) {
   const std::vector<std::string> all = comm.all_gather(bytes);

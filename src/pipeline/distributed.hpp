@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "coreset/distributed.hpp"
+#include "coreset/solver.hpp"
 #include "coreset/types.hpp"
 
 namespace coreset::pipeline {
@@ -21,6 +22,11 @@ struct ColumnLayout {
 /// ranks disagree on the row count or a non-empty block does not start at a multiple of
 /// kReductionBlock. A collective.
 ColumnLayout column_layout(const Communicator& comm, index_t local_columns, index_t rows);
+
+/// The device a job runs on: the requested one in one process; under solver.communicator the
+/// CPU, the only backend of distributed jobs for now (automatic means it, gpu is refused with
+/// InvalidArgument).
+Device job_device(const SolverSettings& solver);
 
 /// InvalidArgument (on every rank) unless `bytes` is the same on every rank (e.g. y, or the
 /// options): what the ranks must agree on. A collective.

@@ -134,10 +134,8 @@ SolveResult solve_stage(const pipeline::ExecutionContext& context, const SolverO
 template <class T>
 SolveResult solve_any(MatrixView<T> phi, const T* y, const SolverOptions& options) {
   pipeline::validate_solver_options(options);  // bad options before a missing GPU, as always
-  // A distributed solve runs on the CPU for now: automatic means the CPU there.
-  const Device device = options.communicator != nullptr && options.device == Device::automatic
-                            ? Device::cpu
-                            : options.device;
+  Device device = Device::cpu;
+  on_every_rank(options.communicator.get(), [&] { device = pipeline::job_device(options); });
   const pipeline::ExecutionContext context(device, options.threads,
                                            sizeof(T) == 4 ? Precision::float32 : Precision::float64,
                                            options.progress);
@@ -164,9 +162,6 @@ SolveResult solve_distributed(const pipeline::ExecutionContext& context, MatrixV
   const auto start = Clock::now();
   const Communicator& comm = *options.communicator;
   pipeline::validate_solver_options(options);
-  if (context.on_gpu()) {
-    throw InvalidArgument("a distributed solve runs on the CPU for now: use device cpu");
-  }
   pipeline::ColumnLayout layout;
   on_every_rank(&comm, [&] { layout = pipeline::column_layout(comm, phi.cols, phi.rows); });
   on_every_rank(&comm, [&] {
