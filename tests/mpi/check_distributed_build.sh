@@ -9,28 +9,8 @@ coreset="$1"
 ranks="$2"
 data="$3"
 mpiexec="${4:-mpirun}"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-mpirun=("$mpiexec" --oversubscribe -np "$ranks")
-[ "$(id -u)" -ne 0 ] || mpirun=("$mpiexec" --allow-run-as-root --oversubscribe -np "$ranks")
-fail() { echo "FAIL: $*" >&2; exit 1; }
-
-# The quality block of a report (KLs, relative error, posterior method), as one line.
-quality() { tr -d ' \n' < "$1" | grep -o '"quality":{[^}]*}'; }
-
-compare() {  # name, then the build arguments
-  local name="$1"
-  shift
-  "$coreset" -q build "$@" --out "one_$name.csv" --report "one_$name.json"
-  "${mpirun[@]}" "$coreset" -q build "$@" --out "many_$name.csv" --report "many_$name.json" ||
-    fail "$name: mpirun exited with $?"
-  cmp "one_$name.csv" "many_$name.csv" || fail "$name: $ranks ranks differ from one process"
-  [ "$(quality "one_$name.json")" = "$(quality "many_$name.json")" ] ||
-    fail "$name: the quality differs: $(quality "one_$name.json") vs $(quality "many_$name.json")"
-  grep -q "\"ranks\": $ranks" "many_$name.json" || fail "$name: the report does not name $ranks ranks"
-  [ "$(wc -l < "one_$name.csv")" -gt 2 ] || fail "$name: an empty coreset proves nothing"
-}
+subcommand=build
+. "$(dirname "$0")/mpi_check.sh"
 
 # The built-in example (N = 10,000 synthetic logistic rows), smaller S to keep CI short.
 compare example --model logistic -k 40 --samples 60 --max-iter 200
@@ -79,10 +59,7 @@ if [ "$ranks" -ge 2 ]; then
       --model gaussian -k 10 --out bad.csv --report bad.json' "$coreset" 2> bad.err
   status=$?
   set -e
-  [ "$status" -eq 3 ] || { cat bad.err >&2; fail "bad file: exit $status, not 3"; }
-  [ "$(grep -c '^coreset: ' bad.err)" -eq 1 ] || { cat bad.err >&2; fail "bad file: not one message"; }
-  grep -q "data_$bad.csv:1100:1: .*(rank $bad of $ranks)" bad.err ||
-    { cat bad.err >&2; fail "bad file: the message does not name file, line and rank"; }
+  expect_one_failure "bad file" "$status" 3 bad.err "data_$bad.csv:1100:1: .*(rank $bad of $ranks)"
   [ ! -e bad.csv ] && [ ! -e bad.json ] || fail "bad file: an output was written"
 
   # A target that no k reaches: exit 8 (kTargetNotReached), one message, nothing written.
@@ -91,8 +68,7 @@ if [ "$ranks" -ge 2 ]; then
     --target-error 1e-12 --samples 30 --out none.csv 2> none.err
   status=$?
   set -e
-  [ "$status" -eq 8 ] || { cat none.err >&2; fail "unreachable target: exit $status, not 8"; }
-  [ "$(grep -c '^coreset: ' none.err)" -eq 1 ] || { cat none.err >&2; fail "unreachable target: not one message"; }
+  expect_one_failure "unreachable target" "$status" 8 none.err
   [ ! -e none.csv ] || fail "unreachable target: an output was written"
 fi
 echo "ok: $ranks ranks"

@@ -7,12 +7,8 @@ set -euo pipefail
 coreset="$1"
 ranks="$2"
 mpiexec="${3:-mpirun}"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-mpirun=("$mpiexec" --oversubscribe -np "$ranks")
-[ "$(id -u)" -ne 0 ] || mpirun=("$mpiexec" --allow-run-as-root --oversubscribe -np "$ranks")
-fail() { echo "FAIL: $*" >&2; exit 1; }
+subcommand=solve
+. "$(dirname "$0")/mpi_check.sh"
 
 # Phi (S x n, CSV: S lines) with n = 1100: four reduction blocks of 256 and a short one, so R = 3
 # and 4 give uneven splits and the last rank fewer points than k. Columns share a direction, as
@@ -36,16 +32,6 @@ awk -v S=30 -v n=1100 'BEGIN {
   for (i = 0; i < S; i++) print 200 * common[i] + rand() > "y.csv"
 }'
 
-compare() {  # name, then the solve arguments
-  local name="$1"
-  shift
-  "$coreset" -q solve "$@" --out "one_$name.csv"
-  "${mpirun[@]}" "$coreset" -q solve "$@" --out "many_$name.csv" --report "many_$name.json" ||
-    fail "$name: mpirun exited with $?"
-  cmp "one_$name.csv" "many_$name.csv" || fail "$name: $ranks ranks differ from one process"
-  grep -q "\"ranks\": $ranks" "many_$name.json" || fail "$name: the report does not name $ranks ranks"
-  [ "$(wc -l < "one_$name.csv")" -gt 2 ] || fail "$name: an empty coreset proves nothing"
-}
 compare aiht2 --phi phi.csv -k 40
 compare aiht2_y_refit --phi phi.csv --y y.csv -k 40 --refit
 compare aiht_batch --phi phi.csv -k 40 --algorithm a-iht --batch-fraction 0.3 --seed 5
@@ -67,10 +53,7 @@ if [ "$ranks" -ge 2 ]; then
       --out bad.csv' "$coreset" 2> bad.err
   status=$?
   set -e
-  [ "$status" -eq 3 ] || { cat bad.err >&2; fail "bad file: exit $status, not 3"; }
-  [ "$(grep -c '^coreset: ' bad.err)" -eq 1 ] || { cat bad.err >&2; fail "bad file: not one message"; }
-  grep -q "phi_$bad.csv:5:1: .*(rank $bad of $ranks)" bad.err ||
-    { cat bad.err >&2; fail "bad file: the message does not name file, line and rank"; }
+  expect_one_failure "bad file" "$status" 3 bad.err "phi_$bad.csv:5:1: .*(rank $bad of $ranks)"
   [ ! -e bad.csv ] || fail "bad file: an output was written"
 fi
 echo "ok: $ranks ranks"

@@ -9,7 +9,6 @@
 #include <cstring>
 #include <limits>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -81,18 +80,68 @@ BuildOptions options_for(ModelKind kind, BuildAlgorithm algorithm, Precision pre
   return options;
 }
 
-// Every rank's run, in rank order, of `make(problem, comm)` on a problem prepared on R ranks.
+// How the ranks hold the dataset: each all of it, or each its share (Dataset::first_row,
+// total_rows; what `coreset build` reads under mpirun).
+enum class Holding { whole, shares };
+
+Dataset held_by_rank(const Dataset& data, Holding holding, int rank, int ranks) {
+  Dataset held = data;
+  if (holding == Holding::shares) {
+    io::detail::keep_share(held, rank, ranks);
+  }
+  return held;
+}
+
+// `options` with the rank's communicator.
+BuildOptions on_rank(BuildOptions options, const std::shared_ptr<Communicator>& comm) {
+  options.solver.communicator = comm;
+  return options;
+}
+
+// Every rank's run, in rank order, of `make(problem, options)` on a problem prepared on R ranks.
 template <class Make>
 std::vector<CoresetRun> on_ranks(const Dataset& data, const BuildOptions& options, int ranks,
-                                 Make&& make) {
+                                 Holding holding, Make&& make) {
   std::vector<CoresetRun> runs(static_cast<std::size_t>(ranks));
   test::run_ranks(ranks, [&](const std::shared_ptr<Communicator>& comm) {
-    BuildOptions mine = options;
-    mine.solver.communicator = comm;
-    const PreparedProblem problem(data, mine);
+    const BuildOptions mine = on_rank(options, comm);
+    const PreparedProblem problem(held_by_rank(data, holding, comm->rank(), ranks), mine);
     runs[static_cast<std::size_t>(comm->rank())] = make(problem, mine);
   });
   return runs;
+}
+
+CoresetRun solve_and_evaluate(const PreparedProblem& problem, const BuildOptions& options) {
+  return problem.solve_and_evaluate(options.solver);
+}
+
+void expect_every_rank_got(const CoresetRun& expected, const std::vector<CoresetRun>& runs) {
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    expect_same_run(expected, runs[r],
+                    "rank " + std::to_string(r) + " of " + std::to_string(runs.size()));
+  }
+}
+
+// The messages of the E that build_coreset threw on the ranks (held_by_rank(rank) their data),
+// in rank order; a rank that threw nothing adds none.
+template <class E, class DataOf>
+std::vector<std::string> build_errors_on_ranks(int ranks, const BuildOptions& options,
+                                               DataOf&& data_of) {
+  std::vector<std::string> thrown(static_cast<std::size_t>(ranks));
+  test::run_ranks(ranks, [&](const std::shared_ptr<Communicator>& comm) {
+    try {
+      build_coreset(data_of(comm->rank()), on_rank(options, comm));
+    } catch (const E& error) {
+      thrown[static_cast<std::size_t>(comm->rank())] = error.what();
+    }
+  });
+  std::vector<std::string> messages;
+  for (std::string& message : thrown) {
+    if (!message.empty()) {
+      messages.push_back(std::move(message));
+    }
+  }
+  return messages;
 }
 
 struct Case {
@@ -110,14 +159,8 @@ void check_every_split(const Case& c, Precision precision) {
   const CoresetRun expected = alone.solve_and_evaluate(options.solver);
   ASSERT_GE(expected.solve.coreset.size(), 2);  // else the comparison proves little
   for (int ranks = 1; ranks <= 4; ++ranks) {
-    const auto runs = on_ranks(data, options, ranks,
-                               [](const PreparedProblem& problem, const BuildOptions& mine) {
-                                 return problem.solve_and_evaluate(mine.solver);
-                               });
-    for (int r = 0; r < ranks; ++r) {
-      expect_same_run(expected, runs[static_cast<std::size_t>(r)],
-                      "rank " + std::to_string(r) + " of " + std::to_string(ranks));
-    }
+    expect_every_rank_got(expected,
+                          on_ranks(data, options, ranks, Holding::whole, solve_and_evaluate));
   }
 }
 
@@ -198,20 +241,12 @@ TEST(DistributedBuildShares, EveryModelGivesTheOneProcessBuildFromTheRanksShares
             PreparedProblem(data, options).solve_and_evaluate(options.solver);
         ASSERT_GE(expected.solve.coreset.size(), 2);
         for (const int ranks : {2, 3, 4}) {
-          std::vector<CoresetRun> runs(static_cast<std::size_t>(ranks));
-          test::run_ranks(ranks, [&](const std::shared_ptr<Communicator>& comm) {
-            Dataset share = data;
-            io::detail::keep_share(share, comm->rank(), ranks);
-            BuildOptions mine = options;
-            mine.solver.communicator = comm;
-            const PreparedProblem problem(share, mine);
-            EXPECT_EQ(problem.rows(), kRows);
-            runs[static_cast<std::size_t>(comm->rank())] = problem.solve_and_evaluate(mine.solver);
-          });
-          for (int r = 0; r < ranks; ++r) {
-            expect_same_run(expected, runs[static_cast<std::size_t>(r)],
-                            "rank " + std::to_string(r) + " of " + std::to_string(ranks));
-          }
+          expect_every_rank_got(
+              expected, on_ranks(data, options, ranks, Holding::shares,
+                                 [](const PreparedProblem& problem, const BuildOptions& mine) {
+                                   EXPECT_EQ(problem.rows(), kRows);
+                                   return solve_and_evaluate(problem, mine);
+                                 }));
         }
       }
     }
@@ -229,19 +264,8 @@ TEST(DistributedBuildShares, ADatasetOfOneBlockOnSeveralRanks) {
     options.solver.k = 8;
     const CoresetRun expected = PreparedProblem(data, options).solve_and_evaluate(options.solver);
     for (const int ranks : {2, 3}) {
-      std::vector<CoresetRun> runs(static_cast<std::size_t>(ranks));
-      test::run_ranks(ranks, [&](const std::shared_ptr<Communicator>& comm) {
-        Dataset share = data;
-        io::detail::keep_share(share, comm->rank(), ranks);
-        BuildOptions mine = options;
-        mine.solver.communicator = comm;
-        runs[static_cast<std::size_t>(comm->rank())] =
-            PreparedProblem(share, mine).solve_and_evaluate(mine.solver);
-      });
-      for (int r = 0; r < ranks; ++r) {
-        expect_same_run(expected, runs[static_cast<std::size_t>(r)],
-                        "rank " + std::to_string(r) + " of " + std::to_string(ranks));
-      }
+      expect_every_rank_got(expected,
+                            on_ranks(data, options, ranks, Holding::shares, solve_and_evaluate));
     }
   }
 }
@@ -262,9 +286,8 @@ TEST(DistributedBuildShares, LaplaceSumsOfWideSharesAreTheWholeModels) {
   Eigen::MatrixXd hessian;
   const double value = models::log_joint(whole, nullptr, theta, &gradient, &hessian);
   test::run_ranks(3, [&](const std::shared_ptr<Communicator>& comm) {
-    Dataset share = data;
-    io::detail::keep_share(share, comm->rank(), 3);
-    const models::Model model = models::make_model(share, model_options, 0);
+    const models::Model model =
+        models::make_model(held_by_rank(data, Holding::shares, comm->rank(), 3), model_options, 0);
     const pipeline::DistributedRowSums sums(model, DatapointRange{0, model.rows()}, *comm);
     Eigen::VectorXd g;
     Eigen::MatrixXd h;
@@ -293,20 +316,8 @@ TEST(DistributedBuildShares, MixedLabelEncodingsAcrossSharesAreRefusedAsInOnePro
     expected = error.what();
   }
   ASSERT_NE(expected.find("earlier rows use {0, 1}"), std::string::npos) << expected;
-  std::mutex mutex;
-  std::vector<std::string> messages;
-  test::run_ranks(3, [&](const std::shared_ptr<Communicator>& comm) {
-    Dataset share = data;
-    io::detail::keep_share(share, comm->rank(), 3);
-    BuildOptions mine = options;
-    mine.solver.communicator = comm;
-    try {
-      build_coreset(share, mine);
-    } catch (const InputError& error) {
-      const std::lock_guard<std::mutex> lock(mutex);
-      messages.push_back(error.what());
-    }
-  });
+  const std::vector<std::string> messages = build_errors_on_ranks<InputError>(
+      3, options, [&](int rank) { return held_by_rank(data, Holding::shares, rank, 3); });
   ASSERT_EQ(messages.size(), 3u);
   for (const std::string& message : messages) {
     EXPECT_EQ(message, expected + " (rank 2 of 3)");
@@ -328,20 +339,9 @@ TEST(DistributedBuildShares, WhatNeedsEveryRowOrAnotherShareIsRefusedOnEveryRank
   for (const Refused& c : {Refused{"rbf", &rbf, 0}, Refused{"sparsevi", &sparsevi, 0},
                            Refused{"another rank's share", &options, 1}}) {
     SCOPED_TRACE(c.what);
-    std::mutex mutex;
-    std::vector<std::string> messages;
-    test::run_ranks(3, [&](const std::shared_ptr<Communicator>& comm) {
-      Dataset share = data;
-      io::detail::keep_share(share, (comm->rank() + c.shift) % 3, 3);
-      BuildOptions mine = *c.options;
-      mine.solver.communicator = comm;
-      try {
-        build_coreset(share, mine);
-      } catch (const InvalidArgument& error) {
-        const std::lock_guard<std::mutex> lock(mutex);
-        messages.push_back(error.what());
-      }
-    });
+    const std::vector<std::string> messages = build_errors_on_ranks<InvalidArgument>(
+        3, *c.options,
+        [&](int rank) { return held_by_rank(data, Holding::shares, (rank + c.shift) % 3, 3); });
     ASSERT_EQ(messages.size(), 3u);
     for (const std::string& message : messages) {
       EXPECT_EQ(message, messages.front());
@@ -366,8 +366,7 @@ TEST(DistributedBuildPaths, SweepsAndBudgetSnapshotsMatchOneProcess) {
     const SweepResult expected = sweep(PreparedProblem(data, options), options.solver, ks);
     std::vector<SweepResult> results(3);
     test::run_ranks(3, [&](const std::shared_ptr<Communicator>& comm) {
-      BuildOptions mine = options;
-      mine.solver.communicator = comm;
+      const BuildOptions mine = on_rank(options, comm);
       results[static_cast<std::size_t>(comm->rank())] =
           sweep(PreparedProblem(data, mine), mine.solver, ks);
     });
@@ -390,9 +389,8 @@ TEST(DistributedBuildPaths, EvaluateGivesTheOneProcessQuality) {
   const Quality expected = evaluate_coreset(data, options, coreset);
   std::vector<Quality> qualities(4);
   test::run_ranks(4, [&](const std::shared_ptr<Communicator>& comm) {
-    BuildOptions mine = options;
-    mine.solver.communicator = comm;
-    qualities[static_cast<std::size_t>(comm->rank())] = evaluate_coreset(data, mine, coreset);
+    qualities[static_cast<std::size_t>(comm->rank())] =
+        evaluate_coreset(data, on_rank(options, comm), coreset);
   });
   for (const Quality& quality : qualities) {
     EXPECT_TRUE(same_bits(quality.relative_projection_error, expected.relative_projection_error));
@@ -415,18 +413,8 @@ TEST(DistributedBuildErrors, BadOptionsAndBudgetsStopEveryRankAlike) {
   few_samples.solver.k = 5;
   few_samples.samples = 1;
   for (const BuildOptions* options : {&gpu, &too_big, &few_samples}) {
-    std::mutex mutex;
-    std::vector<std::string> messages;
-    test::run_ranks(3, [&](const std::shared_ptr<Communicator>& comm) {
-      BuildOptions mine = *options;
-      mine.solver.communicator = comm;
-      try {
-        build_coreset(data, mine);
-      } catch (const Error& error) {
-        const std::lock_guard<std::mutex> lock(mutex);
-        messages.push_back(error.what());
-      }
-    });
+    const std::vector<std::string> messages =
+        build_errors_on_ranks<Error>(3, *options, [&](int) { return data; });
     ASSERT_EQ(messages.size(), 3u);
     for (const std::string& message : messages) {
       EXPECT_EQ(message, messages.front());
