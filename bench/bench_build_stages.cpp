@@ -571,11 +571,10 @@ Record run_size(index_t n, const Config& config, int team) {
   r.design_pass = measure("one pass over the design", stage_plan, config, [&] {
     const Eigen::VectorXd theta = fit.posterior.mean;
     const auto t = Clock::now();
-    const coreset::models::RowSums sums = coreset::models::sum_over_rows(
-        model.design, false, false,
-        [&](index_t first, index_t rows, Eigen::VectorXd&, Eigen::VectorXd&) {
-          return (model.design.middleRows(first, rows) * theta).sum();
-        });
+    const coreset::models::RowSums sums =
+        coreset::models::sum_over_rows(model.design, false, false,
+                                       [&](index_t, const Eigen::MatrixXd& block, Eigen::VectorXd&,
+                                           Eigen::VectorXd&) { return (block * theta).sum(); });
     const double elapsed = seconds_since(t);
     if (!std::isfinite(sums.value)) {
       throw std::runtime_error("the pass over the design gave a non-finite sum");

@@ -114,26 +114,28 @@ void add_phi_times_dense(MatrixView<T> phi, index_t first, const T* v, ExactSums
   const index_t end = first + phi.cols;
   const index_t first_block = first / kReductionBlock;
   const index_t blocks = phi.cols == 0 ? 0 : (end - 1) / kReductionBlock + 1 - first_block;
-  const ExactSums sums =
-      support::exact_sums_by_team(threads, static_cast<std::size_t>(rows), [&](ExactSums& mine) {
-        std::vector<double> partial(static_cast<std::size_t>(rows));
+  // One thread's share of the blocks, into its accumulators `mine`.
+  const auto sum_blocks = [&](ExactSums& mine) {
+    std::vector<double> partial(static_cast<std::size_t>(rows));
 #pragma omp for schedule(static)
-        for (index_t b = 0; b < blocks; ++b) {
-          const index_t lo = std::max(first, (first_block + b) * kReductionBlock);
-          const index_t hi = std::min(end, (first_block + b + 1) * kReductionBlock);
-          std::fill(partial.begin(), partial.end(), 0.0);
-          for (index_t j = lo; j < hi; ++j) {
-            const double weight = v[j - first];
-            const T* column = phi.column(j - first);
-            for (index_t i = 0; i < rows; ++i) {
-              partial[static_cast<std::size_t>(i)] += weight * column[i];
-            }
-          }
-          for (index_t i = 0; i < rows; ++i) {
-            mine[static_cast<std::size_t>(i)].add(partial[static_cast<std::size_t>(i)]);
-          }
+    for (index_t b = 0; b < blocks; ++b) {
+      const index_t lo = std::max(first, (first_block + b) * kReductionBlock);
+      const index_t hi = std::min(end, (first_block + b + 1) * kReductionBlock);
+      std::fill(partial.begin(), partial.end(), 0.0);
+      for (index_t j = lo; j < hi; ++j) {
+        const double weight = v[j - first];
+        const T* column = phi.column(j - first);
+        for (index_t i = 0; i < rows; ++i) {
+          partial[static_cast<std::size_t>(i)] += weight * column[i];
         }
-      });
+      }
+      for (index_t i = 0; i < rows; ++i) {
+        mine[static_cast<std::size_t>(i)].add(partial[static_cast<std::size_t>(i)]);
+      }
+    }
+  };
+  const ExactSums sums =
+      support::exact_sums_by_team(threads, static_cast<std::size_t>(rows), sum_blocks);
   for (std::size_t i = 0; i < acc.size(); ++i) {
     acc[i].merge(sums[i]);
   }

@@ -75,11 +75,12 @@ ExactRowSums exact_link_sums(const Model& model, const Eigen::Ref<const Eigen::M
                              const Eigen::Ref<const Eigen::VectorXd>& offset,
                              const Eigen::Ref<const Eigen::VectorXd>& weights,
                              const Eigen::VectorXd& theta, bool want_gradient, bool want_hessian) {
-  const auto terms = [&](index_t first, index_t count, Eigen::VectorXd& g, Eigen::VectorXd& c) {
-    // On a contiguous copy of the block: Eigen's matrix-vector kernel picks its blocking by the
-    // matrix's stride (from d = 128 on), which differs between the whole design and a share.
-    const Eigen::MatrixXd block = design.middleRows(first, count);
+  const auto terms = [&](index_t first, const Eigen::MatrixXd& block, Eigen::VectorXd& g,
+                         Eigen::VectorXd& c) {
+    // On the block's own copy: Eigen's matrix-vector kernel picks its blocking by the matrix's
+    // stride (from d = 128 on), which differs between the whole design and a share.
     const Eigen::VectorXd predictor = block * theta;
+    const index_t count = block.rows();
     double value = 0.0;
     for (index_t j = 0; j < count; ++j) {
       const index_t i = first + j;

@@ -61,14 +61,15 @@ inline int row_sum_teams(index_t blocks, index_t accumulators) {
   return static_cast<int>(std::max<index_t>(1, std::min({blocks, threads, by_memory})));
 }
 
-/// The exact sums over the rows of `design` (see sum_over_rows), unrounded. `terms(first, count,
-/// g, c)` fills g and c (count entries each, for rows first .. first + count - 1; either may be
-/// left alone when not wanted) and returns the sum of v_n over those rows. `terms` is called
-/// concurrently for disjoint blocks; a product it takes over its block's rows must not depend on
-/// the design's stride (copy the block first: models/log_joint.cpp). Each block's sums are taken
-/// in double by Eigen on one thread and then added exactly, so the result depends on the block
-/// boundaries alone: the rows of `design` must start at a multiple of kRowSumBlock of the whole
-/// data.
+/// The exact sums over the rows of `design` (see sum_over_rows), unrounded. `terms(first, block,
+/// g, c)` gets rows first ... first + count - 1 as `block` (count x d, a contiguous copy: Eigen's
+/// products pick their kernels by the operand's stride, which differs between the whole design
+/// and a rank's share of it, and a block of its own has one stride for both), fills g and c
+/// (count entries each; either may be left alone when not wanted) and returns the sum of v_n
+/// over those rows. `terms` is called concurrently for disjoint blocks. Each block's sums are
+/// taken in double by Eigen on one thread and then added exactly, so the result depends on the
+/// block boundaries alone: the rows of `design` must start at a multiple of kRowSumBlock of the
+/// whole data.
 template <class Terms>
 ExactRowSums exact_sums_over_rows(const Eigen::Ref<const Eigen::MatrixXd>& design, bool want_vector,
                                   bool want_matrix, const Terms& terms) {
@@ -77,48 +78,43 @@ ExactRowSums exact_sums_over_rows(const Eigen::Ref<const Eigen::MatrixXd>& desig
   const index_t blocks = (n + kRowSumBlock - 1) / kRowSumBlock;
   const index_t accumulators = row_sum_accumulators(d, want_vector, want_matrix);
   const int teams = row_sum_teams(blocks, accumulators);
-  return support::exact_sums_by_team(teams, static_cast<std::size_t>(accumulators),
-                                     [&](ExactRowSums& mine) {
-                                       Eigen::MatrixXd rows;
-                                       Eigen::VectorXd g;
-                                       Eigen::VectorXd c;
-                                       Eigen::VectorXd vector;
-                                       Eigen::MatrixXd scaled;
-                                       Eigen::MatrixXd matrix;
+  // One thread's share of the blocks, into its accumulators `mine`.
+  const auto sum_blocks = [&](ExactRowSums& mine) {
+    Eigen::MatrixXd rows;
+    Eigen::VectorXd g;
+    Eigen::VectorXd c;
+    Eigen::VectorXd vector;
+    Eigen::MatrixXd scaled;
+    Eigen::MatrixXd matrix;
 #pragma omp for schedule(dynamic, 1)
-                                       for (index_t b = 0; b < blocks; ++b) {
-                                         const index_t first = b * kRowSumBlock;
-                                         const index_t count = std::min(kRowSumBlock, n - first);
-                                         // A contiguous copy: Eigen's products choose their kernels
-                                         // by the operand's stride, which differs between the whole
-                                         // design and a rank's share of it; a block of its own does
-                                         // not.
-                                         rows = design.middleRows(first, count);
-                                         g.resize(count);
-                                         c.resize(count);
-                                         std::size_t slot = 0;
-                                         mine[slot++].add(terms(first, count, g, c));
-                                         if (want_vector) {
-                                           vector.noalias() = rows.transpose() * g;
-                                           for (index_t i = 0; i < d; ++i) {
-                                             mine[slot++].add(vector[i]);
-                                           }
-                                         }
-                                         if (want_matrix) {
-                                           // A general product rather than a rank update of
-                                           // diag(sqrt(c)) rows: the square root would need c >= 0,
-                                           // and the Poisson link's -ell'' can round to a tiny
-                                           // negative number.
-                                           scaled.noalias() = c.asDiagonal() * rows;
-                                           matrix.noalias() = rows.transpose() * scaled;
-                                           for (index_t j = 0; j < d; ++j) {
-                                             for (index_t i = 0; i <= j; ++i) {
-                                               mine[slot++].add(matrix(i, j));
-                                             }
-                                           }
-                                         }
-                                       }
-                                     });
+    for (index_t b = 0; b < blocks; ++b) {
+      const index_t first = b * kRowSumBlock;
+      const index_t count = std::min(kRowSumBlock, n - first);
+      rows = design.middleRows(first, count);  // the block's own copy (see above)
+      g.resize(count);
+      c.resize(count);
+      std::size_t slot = 0;
+      mine[slot++].add(terms(first, rows, g, c));
+      if (want_vector) {
+        vector.noalias() = rows.transpose() * g;
+        for (index_t i = 0; i < d; ++i) {
+          mine[slot++].add(vector[i]);
+        }
+      }
+      if (want_matrix) {
+        // A general product rather than a rank update of diag(sqrt(c)) rows: the square root
+        // would need c >= 0, and the Poisson link's -ell'' can round to a tiny negative number.
+        scaled.noalias() = c.asDiagonal() * rows;
+        matrix.noalias() = rows.transpose() * scaled;
+        for (index_t j = 0; j < d; ++j) {
+          for (index_t i = 0; i <= j; ++i) {
+            mine[slot++].add(matrix(i, j));
+          }
+        }
+      }
+    }
+  };
+  return support::exact_sums_by_team(teams, static_cast<std::size_t>(accumulators), sum_blocks);
 }
 
 /// `sums` (from exact_sums_over_rows, for d columns) rounded once each; the matrix symmetric.

@@ -415,13 +415,14 @@ TEST(RowSums, MatchTheDirectSumsAcrossBlockBoundaries) {
     const Eigen::VectorXd v = random_matrix(n, 1, rng);
     const Eigen::VectorXd gw = random_matrix(n, 1, rng);
     const Eigen::VectorXd cw = random_matrix(n, 1, rng).cwiseAbs();
-    const RowSums sums =
-        sum_over_rows(design, true, true,
-                      [&](index_t first, index_t count, Eigen::VectorXd& g, Eigen::VectorXd& c) {
-                        g = gw.segment(first, count);
-                        c = cw.segment(first, count);
-                        return v.segment(first, count).sum();
-                      });
+    const RowSums sums = sum_over_rows(
+        design, true, true,
+        [&](index_t first, const Eigen::MatrixXd& block, Eigen::VectorXd& g, Eigen::VectorXd& c) {
+          const index_t count = block.rows();
+          g = gw.segment(first, count);
+          c = cw.segment(first, count);
+          return v.segment(first, count).sum();
+        });
     EXPECT_NEAR(sums.value, v.sum(), 1e-10 * static_cast<double>(n)) << n;
     expect_close(sums.vector, design.transpose() * gw, 1e-10, "vector");
     expect_close(sums.matrix, design.transpose() * cw.asDiagonal() * design, 1e-10, "matrix");

@@ -29,8 +29,10 @@ class HostSums final : public models::RowSumsProvider {
   models::RowSums link_sums(const Eigen::VectorXd& theta, bool want_vector,
                             bool want_matrix) const override {
     ++calls;
-    const auto terms = [&](index_t first, index_t count, Eigen::VectorXd& g, Eigen::VectorXd& c) {
-      const Eigen::VectorXd predictor = model_.design.middleRows(first, count) * theta;
+    const auto terms = [&](index_t first, const Eigen::MatrixXd& block, Eigen::VectorXd& g,
+                           Eigen::VectorXd& c) {
+      const Eigen::VectorXd predictor = block * theta;
+      const index_t count = block.rows();
       double value = 0.0;
       for (index_t j = 0; j < count; ++j) {
         const index_t i = first + j;
