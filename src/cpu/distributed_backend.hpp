@@ -88,9 +88,9 @@ class DistributedCpuBackend {
 
   /// Columns equal bit for bit to one of lower global index. The ranks' column hashes are
   /// gathered (once per solve) in rounds, one per bucket of hash values (hash mod rounds), so a
-  /// rank holds at most about hash_gather_bytes() of them at once whatever n is; equal columns
-  /// hash alike, so a group of copies never spans two rounds. In a round, a local column that is
-  /// not the first of its hash group is a copy if it equals a lower member. Equality is
+  /// rank holds at most about 256 MiB of them (set_hash_gather_bytes) at once whatever n is; equal
+  /// columns hash alike, so a group of copies never spans two rounds. In a round, a local column
+  /// that is not the first of its hash group is a copy if it equals a lower member. Equality is
   /// transitive, so a copy equals the group's first member unless 64-bit hashes collide: that
   /// one comparison settles almost every column, and only the columns it leaves open are
   /// compared with the other lower members. So a group of m copies costs m comparisons, not m^2.
@@ -123,7 +123,6 @@ class DistributedCpuBackend {
 
   /// The most bytes of column hashes duplicate_columns() gathers in one round (256 MiB; tests
   /// lower it to make several rounds of few columns).
-  std::size_t hash_gather_bytes() const noexcept { return hash_gather_bytes_; }
   void set_hash_gather_bytes(std::size_t bytes) noexcept {
     hash_gather_bytes_ = std::max<std::size_t>(bytes, sizeof(HashEntry));
   }

@@ -370,18 +370,15 @@ struct PreparedProblem::Impl {
   // The posterior comparison of `coreset` with the full data's, on every rank alike.
   void compare(const Coreset& coreset, Quality& quality, std::vector<double>* coreset_mean,
                ProgressObserver* progress) const {
+    // A share holds its own rows only: the coreset's are gathered first.
+    std::optional<pipeline::CoresetRows> gathered;
     if (prepared.model.is_share()) {
-      // Each rank holds its rows only: the coreset's are gathered first.
-      const pipeline::CoresetRows rows =
-          pipeline::gather_coreset_rows(prepared.model, coreset, *comm);
-      on_every_rank(comm.get(), [&] {
-        compare_posteriors(rows.model, full, rows.coreset, quality, coreset_mean, progress);
-      });
-      return;
+      gathered = pipeline::gather_coreset_rows(prepared.model, coreset, *comm);
     }
-    on_every_rank(comm.get(), [&] {
-      compare_posteriors(prepared.model, full, coreset, quality, coreset_mean, progress);
-    });
+    const models::Model& model = gathered ? gathered->model : prepared.model;
+    const Coreset& rows = gathered ? gathered->coreset : coreset;
+    on_every_rank(comm.get(),
+                  [&] { compare_posteriors(model, full, rows, quality, coreset_mean, progress); });
   }
 
   // SparseVI draws its coreset posteriors' log-likelihoods over every datapoint from the model.
