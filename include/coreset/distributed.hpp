@@ -57,7 +57,9 @@ CORESET_API DatapointRange datapoint_range(index_t n, int rank, int ranks);
 /// step threw, and every rank throws the error of the lowest such rank: the same type (a
 /// coreset::Error subclass; anything else becomes an Error) and message, with " (rank r of R)"
 /// appended. A bad file on one rank thus stops all of them alike instead of leaving the others
-/// waiting in the next collective. A collective itself.
+/// waiting in the next collective. An error that a collective inside the step already agreed
+/// on (read_dataset with a communicator runs one) is passed on as it is, its rank named once.
+/// A collective itself.
 CORESET_API void on_every_rank(const Communicator* comm, const std::function<void()>& step);
 
 /// Whether this libcoreset was built with MPI (CMake option CORESET_ENABLE_MPI).

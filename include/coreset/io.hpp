@@ -115,10 +115,19 @@ struct CORESET_API DatasetReadOptions {
   /// ranks) of a distributed build (coreset/distributed.hpp); the Dataset's first_row and
   /// total_rows say which, and its errors name the whole file's lines and rows. A .npy file's
   /// other rows are never read; a CSV file is scanned whole for its line ends (to count the
-  /// rows), and only the share's lines are parsed; a LIBSVM file is parsed whole, then cut.
-  /// InvalidArgument for rank outside 0 ... ranks - 1.
+  /// rows), and only the share's lines are parsed (see `communicator` for less); a LIBSVM file
+  /// is parsed whole, then cut. InvalidArgument for rank outside 0 ... ranks - 1.
   int rank = 0;
   int ranks = 1;
+  /// The job's ranks, instead of rank and ranks (which must then be left at 0 and 1): this
+  /// rank's share as above, but a CSV file is split by byte range, so that no rank reads all of
+  /// it: each rank counts the line ends of its 1/R of the file, the ranks exchange the counts,
+  /// and each reads its share's lines from where they start (about 2/R of the file plus its
+  /// share's text, where rank and ranks alone scan the whole file). read_dataset is then a
+  /// collective: every rank must call it, with the same path and options. A file that cannot be
+  /// opened or read, or is not a regular file (a pipe), fails on every rank alike (as
+  /// on_every_rank does); an error in a rank's own rows fails on that rank alone.
+  std::shared_ptr<const Communicator> communicator;
 };
 
 /// The format read_dataset uses for `path` under `format` (automatic: by extension).

@@ -117,8 +117,7 @@ int run_build(const BuildArguments& args) {
                      !(options.model.kind == ModelKind::linear && options.model.rbf.enabled);
   Dataset data;
   on_every_rank(comm.get(), [&] {
-    data = share ? load_dataset(model, inputs, comm->rank(), comm->size())
-                 : load_dataset(model, inputs);
+    data = share ? load_dataset(model, inputs, comm) : load_dataset(model, inputs);
   });
   inputs.options = options;
   options.solver.progress = &progress;  // not in inputs.options: the report shows no pointer

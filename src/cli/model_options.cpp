@@ -96,7 +96,8 @@ void add_model_options(CLI::App* command, ModelArguments& args) {
       ->capture_default_str();
 }
 
-Dataset load_dataset(const ModelArguments& args, BuildInputs& inputs, int rank, int ranks) {
+Dataset load_dataset(const ModelArguments& args, BuildInputs& inputs,
+                     std::shared_ptr<const Communicator> share_of) {
   const ModelKind kind = parse_model(args.model);
   Dataset data;
   if (args.data_path.empty()) {
@@ -117,8 +118,7 @@ Dataset load_dataset(const ModelArguments& args, BuildInputs& inputs, int rank, 
     read.delimiter = parse_delimiter(args.delimiter);
     read.features = args.features;
     read.threads = args.threads;
-    read.rank = rank;
-    read.ranks = ranks;
+    read.communicator = std::move(share_of);
     data = io::read_dataset(args.data_path, read);
     inputs.data_description = args.data_path;
   }

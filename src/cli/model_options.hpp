@@ -2,6 +2,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -39,10 +40,11 @@ struct ModelArguments {
 void add_model_options(CLI::App* command, ModelArguments& args);
 
 /// The dataset the arguments name (or the built-in one), and the options for the library; fills
-/// `inputs` for the report. Reads the covariance and sample files. With ranks > 1, a file is
-/// read as rank `rank`'s share of its rows (io::DatasetReadOptions::rank); the built-in data,
-/// 10,000 rows, is always whole.
-Dataset load_dataset(const ModelArguments& args, BuildInputs& inputs, int rank = 0, int ranks = 1);
+/// `inputs` for the report. Reads the covariance and sample files. With `share_of`, a file is
+/// read as this rank's share of its rows (io::DatasetReadOptions::communicator: a collective);
+/// the built-in data, 10,000 rows, is always whole.
+Dataset load_dataset(const ModelArguments& args, BuildInputs& inputs,
+                     std::shared_ptr<const Communicator> share_of = nullptr);
 BuildOptions to_build_options(const ModelArguments& args);
 
 }  // namespace coreset::cli

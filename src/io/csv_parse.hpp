@@ -18,6 +18,43 @@ namespace coreset::io::detail {
 
 class InputFile;
 
+/// The line ends in a run of bytes, as LineReader counts lines (up to the last line that is not
+/// blank). Runs combine in file order, so the ranks of a job can each count one part of a file
+/// and add up the whole file's lines without any of them reading all of it.
+struct LineEnds {
+  std::int64_t newlines = 0;  ///< '\n' bytes
+  /// The '\n' bytes before the run's last byte that is not whitespace; -1 when there is none.
+  std::int64_t newlines_before_content = -1;
+
+  /// This run followed by `next`.
+  LineEnds then(const LineEnds& next) const noexcept {
+    return {newlines + next.newlines, next.newlines_before_content >= 0
+                                          ? newlines + next.newlines_before_content
+                                          : newlines_before_content};
+  }
+  /// The lines of the run when it is a whole text: those up to its last non-blank one.
+  index_t lines() const noexcept { return newlines_before_content + 1; }
+};
+
+/// The line ends of `bytes` (a byte-order mark counts as content: skip it first).
+LineEnds line_ends(std::string_view bytes);
+/// The line ends of bytes [begin, end) of `file`, read a block at a time.
+LineEnds line_ends(InputFile& file, std::int64_t begin, std::int64_t end);
+/// The offset of the byte after the `nth` (1-based) '\n' in bytes [begin, end) of `file`: where
+/// a line starts. InputError when the range holds fewer (the file changed since it was counted).
+std::int64_t byte_after_newline(InputFile& file, std::int64_t begin, std::int64_t end,
+                                std::int64_t nth);
+/// The length of the UTF-8 byte-order mark at the start of `file` (0 or 3).
+std::int64_t byte_order_mark_length(InputFile& file);
+
+/// Lines first_line ... last_line (1-based) of a file, the first starting at byte first_byte:
+/// what a LineReader yields of a rank's share of a file it never reads whole.
+struct LineSpan {
+  std::int64_t first_byte = 0;
+  index_t first_line = 1;
+  index_t last_line = 0;
+};
+
 /// Yields the lines of a text without their "\n" or "\r\n". Skips a UTF-8 byte-order mark and
 /// stops at the last non-blank line, so trailing blank lines are not seen.
 ///
@@ -33,6 +70,10 @@ class LineReader {
   LineReader(std::string name, std::string_view text);
   /// The lines of the file at `path` (InputError when it cannot be opened or read).
   explicit LineReader(const std::string& path, std::size_t chunk_bytes = kDefaultChunkBytes);
+  /// Lines `span` of the file at `path`, which is neither read before span.first_byte nor
+  /// scanned for its line count (the caller knows it): line_number() counts from
+  /// span.first_line, and byte_count() is the bytes from span.first_byte to the end.
+  LineReader(const std::string& path, std::size_t chunk_bytes, const LineSpan& span);
   ~LineReader();
   LineReader(const LineReader&) = delete;
   LineReader& operator=(const LineReader&) = delete;
@@ -52,7 +93,7 @@ class LineReader {
   std::int64_t byte_count() const noexcept { return byte_count_; }
   /// The size of the chunks a file is read in.
   std::size_t chunk_bytes() const noexcept { return chunk_bytes_; }
-  /// Starts again from the first line.
+  /// Starts again from the first line (of the span).
   void rewind();
 
   /// For parsing many lines at once: the lines after the last one returned, as one run of text
@@ -85,6 +126,7 @@ class LineReader {
   index_t line_count_ = 0;
   index_t line_number_ = 0;
   std::int64_t byte_count_ = 0;
+  LineSpan start_;  // where rewind() goes back to
 };
 
 /// Removes spaces and tabs around a field.

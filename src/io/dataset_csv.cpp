@@ -17,8 +17,10 @@
 #include "coreset/error.hpp"
 #include "coreset/io.hpp"
 #include "io/csv_parse.hpp"
+#include "io/input_file.hpp"
 #include "io/parallel_rows.hpp"
 #include "io/readers.hpp"
+#include "support/collectives.hpp"
 #include "support/transpose.hpp"
 
 namespace coreset::io {
@@ -30,6 +32,8 @@ using detail::split_fields;
 
 // An unknown response name lists the columns; beyond this many the list is cut.
 constexpr std::size_t kMaxListedColumns = 20;
+// The first chunk a rank reads for the header line alone (grown for a longer line).
+constexpr std::size_t kScanHeaderBytes = std::size_t{4} << 10;
 
 // The trimmed, non-empty, distinct column names of the header line (line 1).
 std::vector<std::string> parse_header(const std::string& path, std::string_view header,
@@ -93,36 +97,92 @@ std::size_t response_index(const std::string& path, const std::vector<std::strin
 }  // namespace
 
 namespace detail {
+namespace {
 
-Dataset read_dataset_csv(LineReader& lines, const std::string& response, bool has_response,
-                         char delimiter, int threads, std::size_t block_bytes, int rank,
-                         int ranks) {
+constexpr const char* kEmptyFile =
+    "file is empty: expected a header line of column names, then one line of numbers per "
+    "datapoint";
+constexpr const char* kNoRows = "no data rows after the header";
+
+// How the numbers of a row are laid out: the header's columns, the response's among them.
+struct RowLayout {
+  char delimiter = 0;
+  index_t cols = 0;
+  index_t skip = 0;  // 0-based column of the response; `cols` (none skipped) without one
+};
+
+// Reads the header (the next line of `lines`) into `data`'s names and response column.
+RowLayout read_header(LineReader& lines, const std::string& response, bool has_response,
+                      char delimiter, Dataset& data) {
   const std::string& path = lines.name();
   std::string_view line;
   if (!lines.next(line)) {
-    throw InputError(path,
-                     "file is empty: expected a header line of column names, then one line of "
-                     "numbers per datapoint");
+    throw InputError(path, kEmptyFile);
   }
-  delimiter = detect_delimiter(path, line, 1, delimiter);
-  std::vector<std::string> names = parse_header(path, line, delimiter);
-  const index_t cols = static_cast<index_t>(names.size());
-
-  Dataset data;
+  RowLayout layout;
+  layout.delimiter = detect_delimiter(path, line, 1, delimiter);
+  std::vector<std::string> names = parse_header(path, line, layout.delimiter);
+  layout.cols = static_cast<index_t>(names.size());
   data.source = path;
-  // 0-based column of the response; without one, past the last column, so none is skipped below.
-  index_t skip = cols;
+  layout.skip = layout.cols;
   if (has_response) {
     const std::size_t r = response_index(path, names, response);
     data.response_name = std::move(names[r]);
     names.erase(names.begin() + static_cast<std::ptrdiff_t>(r));
-    skip = static_cast<index_t>(r);
-    data.response_column = skip + 1;
+    layout.skip = static_cast<index_t>(r);
+    data.response_column = layout.skip + 1;
   }
   data.covariate_names = std::move(names);
+  return layout;
+}
 
+// Parses `rows` rows, the first being `line` (already read), into `data`'s covariates and
+// response, which this allocates.
+void read_rows(LineReader& lines, std::string_view line, index_t rows, const RowLayout& layout,
+               int threads, std::size_t block_bytes, Dataset& data) {
+  const index_t dims = static_cast<index_t>(data.covariate_names.size());
+  check_table_fits<double>(lines, line, rows, layout.cols, layout.delimiter, "the header");
+  data.covariates = Matrix<double>(rows, dims);
+  if (data.response_column != 0) {
+    data.response.resize(static_cast<std::size_t>(rows));
+  }
+  double* const covariates = data.covariates.data();
+  double* const labels = data.response.data();
+  // Writes only the band's rows: safe from several threads at once for disjoint bands.
+  const auto store = [&](const double* band, index_t band_rows, index_t first_row) {
+    support::store_dataset_band(band, layout.cols, band_rows, layout.skip, first_row, rows,
+                                covariates, labels);
+  };
+  if (threads == 0) {
+    parse_rows<double>(lines, line, layout.cols, layout.delimiter, "the header", store);
+  } else {
+    parse_rows_parallel<double>(lines, line, layout.cols, layout.delimiter, "the header", threads,
+                                block_bytes == 0 ? lines.chunk_bytes() : block_bytes, store);
+  }
+}
+
+// The reader's chunk: a few MiB per thread keeps every thread busy on one block, while still
+// holding only a bounded part of the text.
+std::size_t chunk_bytes_for(int threads) {
+  return std::max(LineReader::kDefaultChunkBytes,
+                  static_cast<std::size_t>(threads) * kParallelBytesPerThread);
+}
+
+// An empty share of the rows: no datapoint, the columns named.
+void make_empty(Dataset& data) {
+  data.covariates = Matrix<double>(0, static_cast<index_t>(data.covariate_names.size()));
+}
+
+}  // namespace
+
+Dataset read_dataset_csv(LineReader& lines, const std::string& response, bool has_response,
+                         char delimiter, int threads, std::size_t block_bytes, int rank,
+                         int ranks) {
+  Dataset data;
+  const RowLayout layout = read_header(lines, response, has_response, delimiter, data);
+  std::string_view line;
   if (!lines.next(line)) {
-    throw InputError(path, "no data rows after the header");
+    throw InputError(lines.name(), kNoRows);
   }
   data.first_data_line = lines.line_number();
   index_t rows = lines.line_count() - 1;
@@ -136,7 +196,7 @@ Dataset read_dataset_csv(LineReader& lines, const std::string& response, bool ha
     data.first_data_line += share.first;
     rows = share.count;
     if (rows == 0) {
-      data.covariates = Matrix<double>(0, static_cast<index_t>(data.covariate_names.size()));
+      make_empty(data);
       return data;
     }
     for (index_t skipped = 0; skipped < share.first; ++skipped) {
@@ -144,24 +204,87 @@ Dataset read_dataset_csv(LineReader& lines, const std::string& response, bool ha
     }
     lines.stop_after(data.first_data_line + rows - 1);
   }
-  const index_t dims = static_cast<index_t>(data.covariate_names.size());
-  check_table_fits<double>(lines, line, rows, cols, delimiter, "the header");
-  data.covariates = Matrix<double>(rows, dims);
-  if (has_response) {
-    data.response.resize(static_cast<std::size_t>(rows));
+  read_rows(lines, line, rows, layout, threads, block_bytes, data);
+  return data;
+}
+
+Dataset read_dataset_csv_by_byte_range(const std::string& path, const std::string& response,
+                                       bool has_response, char delimiter, int threads,
+                                       const Communicator& comm, std::size_t chunk_bytes) {
+  check_delimiter(delimiter);
+  threads = detail::resolve_threads(threads);
+  if (chunk_bytes == 0) {
+    chunk_bytes = chunk_bytes_for(threads);
   }
-  double* const covariates = data.covariates.data();
-  double* const labels = data.response.data();
-  // Writes only the band's rows: safe from several threads at once for disjoint bands.
-  const auto store = [&](const double* band, index_t band_rows, index_t first_row) {
-    support::store_dataset_band(band, cols, band_rows, skip, first_row, rows, covariates, labels);
-  };
-  if (threads == 0) {
-    parse_rows<double>(lines, line, cols, delimiter, "the header", store);
-  } else {
-    parse_rows_parallel<double>(lines, line, cols, delimiter, "the header", threads,
-                                block_bytes == 0 ? lines.chunk_bytes() : block_bytes, store);
+  const int ranks = comm.size();
+  // Every rank counts the line ends of its 1/R of the file (after the byte-order mark); a
+  // failure to open or read the file stops every rank alike, before the exchange.
+  std::int64_t size = 0;
+  std::int64_t text_begin = 0;
+  std::vector<std::int64_t> range_begin;
+  LineEnds mine;
+  on_every_rank(&comm, [&] {
+    InputFile file(path);
+    size = file.size();
+    if (size < 0) {
+      throw InputError(path,
+                       "not a regular file (a pipe or a device): the ranks of a job each read "
+                       "their share of a CSV file by byte range, which needs a regular file");
+    }
+    text_begin = byte_order_mark_length(file);
+    const std::int64_t text = size - text_begin;
+    for (int r = 0; r <= ranks; ++r) {
+      range_begin.push_back(text_begin + text / ranks * r +
+                            std::min<std::int64_t>(r, text % ranks));
+    }
+    mine = line_ends(file, range_begin[static_cast<std::size_t>(comm.rank())],
+                     range_begin[static_cast<std::size_t>(comm.rank()) + 1]);
+  });
+  const std::vector<LineEnds> ranges =
+      support::all_gather_values(comm, std::vector<LineEnds>{mine});
+  LineEnds whole;
+  for (const LineEnds& range : ranges) {
+    whole = whole.then(range);
   }
+  const index_t lines = whole.lines();
+
+  Dataset data;
+  if (lines == 0) {
+    throw InputError(path, kEmptyFile);
+  }
+  LineReader header(path, kScanHeaderBytes, LineSpan{text_begin, 1, 1});
+  const RowLayout layout = read_header(header, response, has_response, delimiter, data);
+  if (lines == 1) {
+    throw InputError(path, kNoRows);
+  }
+  // Row i of the file is on line i + 2, which starts after the file's (i + 1)-th line end.
+  const index_t all_rows = lines - 1;
+  const DatapointRange share = datapoint_range(all_rows, comm.rank(), ranks);
+  data.first_row = share.first;
+  data.total_rows = all_rows;
+  data.first_data_line = 2 + share.first;
+  if (share.count == 0) {
+    make_empty(data);
+    return data;
+  }
+  std::int64_t newline = share.first + 1;  // the line end before the share, counted from 1
+  std::size_t r = 0;
+  while (newline > ranges[r].newlines) {
+    newline -= ranges[r].newlines;
+    ++r;
+  }
+  InputFile file(path);
+  const std::int64_t first_byte =
+      byte_after_newline(file, range_begin[r], range_begin[r + 1], newline);
+  LineReader body(
+      path, chunk_bytes,
+      LineSpan{first_byte, data.first_data_line, data.first_data_line + share.count - 1});
+  std::string_view line;
+  if (!body.next(line)) {
+    throw InputError(path, "the file ended before line " + std::to_string(data.first_data_line) +
+                               " (was it changed while being read?)");
+  }
+  read_rows(body, line, share.count, layout, threads, 0, data);
   return data;
 }
 
@@ -172,12 +295,7 @@ Dataset detail::read_dataset_csv_share(const std::string& path, const std::strin
                                        int ranks) {
   check_delimiter(delimiter);
   threads = detail::resolve_threads(threads);
-  // A chunk of a few MiB per thread keeps every thread busy on one block, while still holding
-  // only a bounded part of the text.
-  const std::size_t chunk =
-      std::max(detail::LineReader::kDefaultChunkBytes,
-               static_cast<std::size_t>(threads) * detail::kParallelBytesPerThread);
-  detail::LineReader lines(path, chunk);
+  detail::LineReader lines(path, detail::chunk_bytes_for(threads));
   return detail::read_dataset_csv(lines, response, has_response, delimiter, threads, 0, rank,
                                   ranks);
 }

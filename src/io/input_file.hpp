@@ -17,6 +17,13 @@
 
 namespace coreset::io::detail {
 
+/// The bytes this thread has read from InputFiles so far: what tests check a rank's share of a
+/// file costs (each rank a thread).
+inline std::int64_t& thread_bytes_read() noexcept {
+  thread_local std::int64_t bytes = 0;
+  return bytes;
+}
+
 /// Bytes read by offset: a file or a buffer in memory.
 class ByteSource {
  public:
@@ -88,6 +95,7 @@ class InputFile final : public ByteSource {
       throw InputError(path_, std::string("read error: ") + std::strerror(error_number));
     }
     position_ += static_cast<std::int64_t>(got);
+    thread_bytes_read() += static_cast<std::int64_t>(got);
     return got;
   }
 

@@ -19,15 +19,6 @@ bool is_space(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
-// Offset of the last byte of `text` that is not whitespace, or npos.
-std::size_t last_content(std::string_view text) {
-  std::size_t i = text.size();
-  while (i > 0 && is_space(text[i - 1])) {
-    --i;
-  }
-  return i == 0 ? std::string_view::npos : i - 1;
-}
-
 index_t count_newlines(const char* first, const char* last) {
   index_t count = 0;
   while (first < last) {
@@ -41,6 +32,9 @@ index_t count_newlines(const char* first, const char* last) {
   return count;
 }
 
+// Blocks of this many bytes when a range of a file is scanned for its line ends.
+constexpr std::size_t kScanBlockBytes = std::size_t{1} << 20;
+
 std::string_view skip_byte_order_mark(std::string_view text) {
   if (text.substr(0, kByteOrderMark.size()) == kByteOrderMark) {
     text.remove_prefix(kByteOrderMark.size());
@@ -49,6 +43,62 @@ std::string_view skip_byte_order_mark(std::string_view text) {
 }
 
 }  // namespace
+
+LineEnds line_ends(std::string_view bytes) {
+  std::size_t last = bytes.size();
+  while (last > 0 && is_space(bytes[last - 1])) {
+    --last;
+  }
+  const index_t newlines = count_newlines(bytes.data(), bytes.data() + bytes.size());
+  return {newlines, last == 0 ? -1 : count_newlines(bytes.data(), bytes.data() + last - 1)};
+}
+
+LineEnds line_ends(InputFile& file, std::int64_t begin, std::int64_t end) {
+  std::string block(static_cast<std::size_t>(std::min<std::int64_t>(
+                        std::max<std::int64_t>(end - begin, 0), kScanBlockBytes)),
+                    '\0');
+  LineEnds ends;
+  for (std::int64_t at = begin; at < end;) {
+    const auto size = static_cast<std::size_t>(std::min<std::int64_t>(end - at, kScanBlockBytes));
+    file.read_at(at, block.data(), size);
+    ends = ends.then(line_ends(std::string_view(block.data(), size)));
+    at += static_cast<std::int64_t>(size);
+  }
+  return ends;
+}
+
+std::int64_t byte_after_newline(InputFile& file, std::int64_t begin, std::int64_t end,
+                                std::int64_t nth) {
+  std::string block(kScanBlockBytes, '\0');
+  for (std::int64_t at = begin; at < end && nth > 0;) {
+    const auto size = static_cast<std::size_t>(std::min<std::int64_t>(end - at, kScanBlockBytes));
+    file.read_at(at, block.data(), size);
+    for (const char* p = block.data(); nth > 0;) {
+      const auto* found = static_cast<const char*>(
+          std::memchr(p, '\n', static_cast<std::size_t>(block.data() + size - p)));
+      if (found == nullptr) {
+        break;
+      }
+      p = found + 1;
+      if (--nth == 0) {
+        return at + (p - block.data());
+      }
+    }
+    at += static_cast<std::int64_t>(size);
+  }
+  throw InputError(file.path(),
+                   "fewer line ends than were counted (was the file changed while "
+                   "being read?)");
+}
+
+std::int64_t byte_order_mark_length(InputFile& file) {
+  if (file.size() < static_cast<std::int64_t>(kByteOrderMark.size())) {
+    return 0;
+  }
+  char start[3] = {};
+  file.read_at(0, start, sizeof start);
+  return std::string_view(start, sizeof start) == kByteOrderMark ? sizeof start : 0;
+}
 
 LineReader::LineReader(std::string name, std::string_view text) : name_(std::move(name)) {
   window_ = skip_byte_order_mark(text);
@@ -94,48 +144,45 @@ LineReader::LineReader(const std::string& path, std::size_t chunk_bytes)
 
 LineReader::~LineReader() = default;
 
+LineReader::LineReader(const std::string& path, std::size_t chunk_bytes, const LineSpan& span)
+    : name_(path),
+      file_(std::make_unique<InputFile>(path)),
+      chunk_bytes_(std::max(chunk_bytes, kMinChunkBytes)),
+      line_count_(span.last_line),
+      byte_count_(std::max<std::int64_t>(file_->size() - span.first_byte, 0)),
+      start_(span) {
+  rewind();
+}
+
 void LineReader::count_lines_in_memory() {
   byte_count_ = static_cast<std::int64_t>(window_.size());
-  const std::size_t last = last_content(window_);
-  line_count_ = last == std::string_view::npos
-                    ? 0
-                    : count_newlines(window_.data(), window_.data() + last) + 1;
+  line_count_ = line_ends(window_).lines();
   position_ = 0;
   line_number_ = 0;
   at_end_ = true;
 }
 
 void LineReader::count_lines_in_file() {
-  // Newlines before the last non-blank byte seen so far, and in all.
-  index_t newlines_before_content = 0;
-  index_t newlines = 0;
-  bool any_content = false;
+  LineEnds ends;
   byte_count_ = 0;
   rewind();
   while (refill()) {
     const std::string_view chunk = window_.substr(position_);
     byte_count_ += static_cast<std::int64_t>(chunk.size());
-    const std::size_t last = last_content(chunk);
-    const index_t in_chunk = count_newlines(chunk.data(), chunk.data() + chunk.size());
-    if (last != std::string_view::npos) {
-      any_content = true;
-      newlines_before_content =
-          newlines + in_chunk - count_newlines(chunk.data() + last, chunk.data() + chunk.size());
-    }
-    newlines += in_chunk;
+    ends = ends.then(line_ends(chunk));
     position_ = window_.size();
   }
-  line_count_ = any_content ? newlines_before_content + 1 : 0;
+  line_count_ = ends.lines();
 }
 
 void LineReader::rewind() {
   position_ = 0;
-  line_number_ = 0;
+  line_number_ = start_.first_line - 1;
   if (file_ != nullptr) {
-    file_->seek(0);
+    file_->seek(start_.first_byte);
     window_ = {};
     at_end_ = false;
-    at_start_ = true;
+    at_start_ = start_.first_byte == 0;  // only then is a byte-order mark ahead
   }
 }
 

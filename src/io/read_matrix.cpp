@@ -109,10 +109,23 @@ Dataset read_whole_dataset(const std::string& path, const DatasetReadOptions& op
 
 }  // namespace
 
-Dataset read_dataset(const std::string& path, const DatasetReadOptions& options) {
-  if (options.ranks < 1 || options.rank < 0 || options.rank >= options.ranks) {
-    throw InvalidArgument("read_dataset: rank " + std::to_string(options.rank) + " of " +
-                          std::to_string(options.ranks) + " is not a rank of the job");
+Dataset read_dataset(const std::string& path, const DatasetReadOptions& given) {
+  if (given.ranks < 1 || given.rank < 0 || given.rank >= given.ranks) {
+    throw InvalidArgument("read_dataset: rank " + std::to_string(given.rank) + " of " +
+                          std::to_string(given.ranks) + " is not a rank of the job");
+  }
+  DatasetReadOptions options = given;
+  if (const Communicator* comm = given.communicator.get()) {
+    if (given.ranks != 1) {
+      throw InvalidArgument("read_dataset: give either a communicator or rank and ranks, not both");
+    }
+    options.rank = comm->rank();
+    options.ranks = comm->size();
+    if (options.ranks > 1 && dataset_format(path, options.format) == DataFormat::csv &&
+        options.features == 0) {
+      return detail::read_dataset_csv_by_byte_range(path, options.response, options.has_response,
+                                                    options.delimiter, options.threads, *comm);
+    }
   }
   if (options.ranks > 1 && dataset_format(path, options.format) == DataFormat::npy &&
       options.delimiter == 0 && options.features == 0) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "coreset/dataset.hpp"
+#include "coreset/distributed.hpp"
 #include "coreset/error.hpp"
 #include "coreset/matrix.hpp"
 #include "coreset/solver.hpp"
@@ -40,6 +41,13 @@ int resolve_threads(int threads);
 Dataset read_dataset_csv(LineReader& lines, const std::string& response, bool has_response,
                          char delimiter, int threads = 0, std::size_t block_bytes = 0, int rank = 0,
                          int ranks = 1);
+/// Rank comm.rank()'s share of the CSV file `path`, found by byte range
+/// (DatasetReadOptions::communicator): the same Dataset as read_dataset_csv_share gives it, but
+/// the rank reads only its 1/R of the file for line ends, then its share's lines from where they
+/// start, in chunks of `chunk_bytes` (0: as read_dataset_csv_share). A collective.
+Dataset read_dataset_csv_by_byte_range(const std::string& path, const std::string& response,
+                                       bool has_response, char delimiter, int threads,
+                                       const Communicator& comm, std::size_t chunk_bytes = 0);
 /// The CSV file `path` as read_dataset_csv(path, ...) reads it, as rank `rank`'s share.
 Dataset read_dataset_csv_share(const std::string& path, const std::string& response,
                                bool has_response, char delimiter, int threads, int rank, int ranks);

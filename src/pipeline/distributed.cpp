@@ -9,8 +9,6 @@
 
 namespace coreset {
 
-Communicator::~Communicator() = default;
-
 bool launched_by_mpi() noexcept {
   // Open MPI's mpirun, MPICH/Hydra and Slurm's srun (PMI and PMIx) set these in every process.
   for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS"}) {
@@ -19,81 +17,6 @@ bool launched_by_mpi() noexcept {
     }
   }
   return false;
-}
-
-namespace {
-
-// An error crossing ranks: its type as a letter, then (InputError) its place, then the message.
-std::string encode(char kind, const std::string& message, const InputError* input = nullptr) {
-  std::string out(1, kind);
-  if (input != nullptr) {
-    const std::string place = InputError(input->file(), "", input->line(), input->column()).what();
-    out += std::to_string(input->line()) + "\n" + std::to_string(input->column()) + "\n" +
-           input->file() + "\n" + message.substr(std::min(place.size(), message.size()));
-  } else {
-    out += message;
-  }
-  return out;
-}
-
-[[noreturn]] void rethrow(const std::string& failure, int rank, int ranks) {
-  const std::string where = " (rank " + std::to_string(rank) + " of " + std::to_string(ranks) + ")";
-  const std::string message = failure.substr(1);
-  switch (failure[0]) {
-    case 'A':
-      throw InvalidArgument(message + where);
-    case 'N':
-      throw NumericalError(message + where);
-    case 'O':
-      throw OutputError(message + where);
-    case 'D':
-      throw DeviceError(message + where);
-    case 'C':
-      throw Cancelled(message + where);
-    case 'I': {
-      const std::size_t a = message.find('\n');
-      const std::size_t b = message.find('\n', a + 1);
-      const std::size_t c = message.find('\n', b + 1);
-      throw InputError(message.substr(b + 1, c - b - 1), message.substr(c + 1) + where,
-                       std::stoll(message.substr(0, a)),
-                       std::stoll(message.substr(a + 1, b - a - 1)));
-    }
-    default:
-      throw Error(message + where);
-  }
-}
-
-}  // namespace
-
-void on_every_rank(const Communicator* comm, const std::function<void()>& step) {
-  if (comm == nullptr) {
-    step();
-    return;
-  }
-  std::string failure;
-  try {
-    step();
-  } catch (const InputError& error) {
-    failure = encode('I', error.what(), &error);
-  } catch (const InvalidArgument& error) {
-    failure = encode('A', error.what());
-  } catch (const NumericalError& error) {
-    failure = encode('N', error.what());
-  } catch (const OutputError& error) {
-    failure = encode('O', error.what());
-  } catch (const DeviceError& error) {
-    failure = encode('D', error.what());
-  } catch (const Cancelled& error) {
-    failure = encode('C', error.what());
-  } catch (const std::exception& error) {
-    failure = encode('E', error.what());
-  }
-  const std::vector<std::string> all = comm->all_gather(failure);
-  for (std::size_t r = 0; r < all.size(); ++r) {
-    if (!all[r].empty()) {
-      rethrow(all[r], static_cast<int>(r), comm->size());
-    }
-  }
 }
 
 namespace pipeline {
