@@ -38,6 +38,28 @@ namespace coreset::io {
 template <class T>
 CORESET_API Matrix<T> read_matrix(const std::string& path);
 
+/// Which axis of a matrix holds the datapoints: Phi (S x n) has them as columns, a table of
+/// log-likelihoods (n x S) as rows.
+enum class DatapointAxis { columns, rows };
+
+/// A rank's block of a matrix (read_matrix_share).
+template <class T>
+struct MatrixShare {
+  Matrix<T> values;   ///< the block: the rank's datapoints, with all of the other axis
+  index_t first = 0;  ///< the block's first datapoint in the whole matrix
+  index_t rows = 0;   ///< the whole matrix's shape
+  index_t cols = 0;
+};
+
+/// Rank `rank` of `ranks`'s block of the matrix that read_matrix reads: the datapoints
+/// datapoint_range(n, rank, ranks) (coreset/distributed.hpp) along `axis`. From a .npy file only
+/// the block's elements are read, by offset, in either order (so a bad value outside the block
+/// goes unnoticed); a CSV file is read whole, then cut. Throws as read_matrix does, naming
+/// positions in the whole matrix; InvalidArgument for a rank outside 0 ... ranks - 1.
+template <class T>
+CORESET_API MatrixShare<T> read_matrix_share(const std::string& path, DatapointAxis axis, int rank,
+                                             int ranks);
+
 /// Reads a vector: .npy of shape (m,), (m, 1) or (1, m); or CSV holding m numbers, one per line or
 /// all on one line. T is float or double. Throws as read_matrix does (InputError also for an
 /// empty vector or another shape).

@@ -33,34 +33,6 @@ struct SolveArguments {
   SolverOptions options;
 };
 
-// This rank's columns of Phi (S x n): the whole matrix when alone.
-template <class T>
-Matrix<T> columns_of(Matrix<T> phi, const Communicator* comm) {
-  if (comm == nullptr) {
-    return phi;
-  }
-  const DatapointRange range = datapoint_range(phi.cols(), comm->rank(), comm->size());
-  Matrix<T> block(phi.rows(), range.count);
-  std::copy(phi.data() + range.first * phi.rows(),
-            phi.data() + (range.first + range.count) * phi.rows(), block.data());
-  return block;
-}
-
-// This rank's datapoints of the log-likelihoods (n x S) as Phi's columns.
-template <class T>
-Matrix<T> projection_of(const Matrix<T>& loglik, const Communicator* comm) {
-  if (comm == nullptr) {
-    return projection_from_loglik(loglik);
-  }
-  const DatapointRange range = datapoint_range(loglik.rows(), comm->rank(), comm->size());
-  if (range.count == 0) {
-    return Matrix<T>(loglik.cols(), 0);
-  }
-  // Column-major n x S: datapoint i at draw s is data[i + s n].
-  return projection_from_loglik(loglik.data() + range.first, range.count, loglik.cols(), 1,
-                                loglik.rows());
-}
-
 template <class T>
 int run_solve(const SolveArguments& args, const DeviceChoice& choice) {
   SolveInputs inputs;
@@ -91,20 +63,25 @@ int run_solve(const SolveArguments& args, const DeviceChoice& choice) {
   const bool writer = comm == nullptr || comm->rank() == 0;
   TerminalProgress progress(writer);
   progress.task("reading " + phi_source, 0);
-  // --loglik: the user's own log-likelihoods, centred and scaled here as `build` does. Each rank
-  // reads the whole file and keeps its share (reading only that share is not done yet).
+  // --loglik: the user's own log-likelihoods, centred and scaled here as `build` does. Under
+  // mpirun each rank reads its block of datapoints (of a .npy file only that block's bytes).
   Matrix<T> phi;
   on_every_rank(comm.get(), [&] {
+    const int rank = comm == nullptr ? 0 : comm->rank();
+    const int ranks = comm == nullptr ? 1 : comm->size();
     if (args.loglik_path.empty()) {
-      Matrix<T> all = io::read_matrix<T>(args.phi_path);
-      inputs.rows = all.rows();
-      inputs.cols = all.cols();
-      phi = columns_of(std::move(all), comm.get());
+      io::MatrixShare<T> mine =
+          io::read_matrix_share<T>(args.phi_path, io::DatapointAxis::columns, rank, ranks);
+      inputs.rows = mine.rows;
+      inputs.cols = mine.cols;
+      phi = std::move(mine.values);
     } else {
-      const Matrix<T> loglik = io::read_matrix<T>(args.loglik_path);
-      inputs.rows = loglik.cols();
-      inputs.cols = loglik.rows();
-      phi = projection_of(loglik, comm.get());
+      const io::MatrixShare<T> loglik =
+          io::read_matrix_share<T>(args.loglik_path, io::DatapointAxis::rows, rank, ranks);
+      inputs.rows = loglik.cols;
+      inputs.cols = loglik.rows;
+      phi = loglik.values.rows() == 0 ? Matrix<T>(loglik.cols, 0)
+                                      : projection_from_loglik(loglik.values);
     }
   });
   std::vector<T> y;

@@ -635,9 +635,11 @@ std::string matrix_position(index_t row, index_t col) {
 }
 
 // Row-major file, column-major matrix: read bands of rows (or, when rows are very long, blocks
-// of a band) and transpose each tile into place.
+// of a band) and transpose each tile into place. The matrix is rows first_row ... of the file,
+// which has as many columns.
 template <class T>
-void read_transposed(const std::string& path, ElementReader<T>& reader, Matrix<T>& matrix) {
+void read_transposed(const std::string& path, ElementReader<T>& reader, Matrix<T>& matrix,
+                     index_t first_row = 0) {
   const index_t rows = matrix.rows();
   const index_t cols = matrix.cols();
   const auto budget = static_cast<index_t>(kChunkBytes / sizeof(T));
@@ -654,15 +656,15 @@ void read_transposed(const std::string& path, ElementReader<T>& reader, Matrix<T
     for (index_t c0 = 0; c0 < cols; c0 += width) {
       const index_t block_cols = std::min(width, cols - c0);
       if (block_cols == cols) {
-        const index_t bad = reader.read(r0 * cols, band_rows * cols, staging.data());
+        const index_t bad = reader.read((first_row + r0) * cols, band_rows * cols, staging.data());
         if (bad >= 0) {
           throw_bad_value<T>(path, reader.bad_source(),
-                             matrix_position(r0 + bad / cols, bad % cols));
+                             matrix_position(first_row + r0 + bad / cols, bad % cols));
         }
       } else {
         for (index_t r = 0; r < band_rows; ++r) {
-          const index_t bad =
-              reader.read((r0 + r) * cols + c0, block_cols, staging.data() + r * block_cols);
+          const index_t bad = reader.read((first_row + r0 + r) * cols + c0, block_cols,
+                                          staging.data() + r * block_cols);
           if (bad >= 0 && (bad_row < 0 || r0 + r < bad_row)) {
             bad_row = r0 + r;
             bad_col = c0 + bad;
@@ -674,7 +676,7 @@ void read_transposed(const std::string& path, ElementReader<T>& reader, Matrix<T
                               matrix.data() + r0 + c0 * rows, rows);
     }
     if (bad_row >= 0) {
-      throw_bad_value<T>(path, bad_value, matrix_position(bad_row, bad_col));
+      throw_bad_value<T>(path, bad_value, matrix_position(first_row + bad_row, bad_col));
     }
   }
 }
@@ -732,8 +734,10 @@ void throw_npy_nonfinite(const std::string& path, double value, const std::strin
   throw_bad_value<double>(path, value, where);
 }
 
-template <class T>
-Matrix<T> read_npy_matrix(ByteSource& file) {
+namespace {
+
+// The header of a 2-D array with at least one element, checked against the file's size.
+Header read_matrix_header(ByteSource& file) {
   const std::string& path = file.path();
   const Header header = read_header(file);
   if (header.shape.size() != 2) {
@@ -741,12 +745,82 @@ Matrix<T> read_npy_matrix(ByteSource& file) {
         path, "expected a 2-D array of shape (S, n), got shape " + format_shape(header.shape));
   }
   check_data_size(file, header);
-  const index_t rows = header.shape[0];
-  const index_t cols = header.shape[1];
-  if (rows == 0 || cols == 0) {
+  if (header.shape[0] == 0 || header.shape[1] == 0) {
     throw InputError(path, "empty array of shape " + format_shape(header.shape) +
                                " (expected at least one row and one column)");
   }
+  return header;
+}
+
+}  // namespace
+
+template <class T>
+MatrixShare<T> read_npy_matrix_share(ByteSource& file, DatapointAxis axis, int rank, int ranks) {
+  const std::string& path = file.path();
+  const Header header = read_matrix_header(file);
+  MatrixShare<T> share;
+  share.rows = header.shape[0];
+  share.cols = header.shape[1];
+  const bool by_column = axis == DatapointAxis::columns;
+  const DatapointRange range = datapoint_range(by_column ? share.cols : share.rows, rank, ranks);
+  share.first = range.first;
+  // The block: all of the other axis, the range's datapoints.
+  const index_t rows = by_column ? share.rows : range.count;
+  const index_t cols = by_column ? range.count : share.cols;
+  share.values = Matrix<T>(rows, cols);
+  if (rows == 0 || cols == 0) {
+    return share;
+  }
+  ElementReader<T> reader(file, header);
+  T* const out = share.values.data();
+  // A single row or column is laid out the same way in either order.
+  const bool column_major = header.fortran_order || share.rows == 1 || share.cols == 1;
+  if (column_major == by_column) {
+    // The block's elements are one run of the file: columns of a column-major file, rows of a
+    // row-major one.
+    const index_t run = by_column ? share.rows : share.cols;
+    if (by_column) {
+      const index_t bad = reader.read(range.first * run, range.count * run, out);
+      if (bad >= 0) {
+        throw_bad_value<T>(path, reader.bad_source(),
+                           matrix_position(bad % run, range.first + bad / run));
+      }
+    } else {
+      read_transposed(path, reader, share.values, range.first);
+    }
+    return share;
+  }
+  // One run per line of the other axis (in file order, so the first bad value is the file's
+  // first): a row's columns of a row-major file go through a staging row, a column's rows of a
+  // column-major file straight into place.
+  if (by_column) {
+    std::vector<T> staging(static_cast<std::size_t>(cols));
+    for (index_t r = 0; r < rows; ++r) {
+      const index_t bad = reader.read(r * share.cols + range.first, cols, staging.data());
+      if (bad >= 0) {
+        throw_bad_value<T>(path, reader.bad_source(), matrix_position(r, range.first + bad));
+      }
+      for (index_t c = 0; c < cols; ++c) {
+        out[r + c * rows] = staging[static_cast<std::size_t>(c)];
+      }
+    }
+  } else {
+    for (index_t c = 0; c < cols; ++c) {
+      const index_t bad = reader.read(c * share.rows + range.first, rows, out + c * rows);
+      if (bad >= 0) {
+        throw_bad_value<T>(path, reader.bad_source(), matrix_position(range.first + bad, c));
+      }
+    }
+  }
+  return share;
+}
+
+template <class T>
+Matrix<T> read_npy_matrix(ByteSource& file) {
+  const std::string& path = file.path();
+  const Header header = read_matrix_header(file);
+  const index_t rows = header.shape[0];
+  const index_t cols = header.shape[1];
   Matrix<T> matrix(rows, cols);
   ElementReader<T> reader(file, header);
   // A single row or column is laid out the same way in either order.
@@ -795,6 +869,8 @@ std::vector<T> read_npy_vector(const std::string& path) {
   return read_npy_vector<T>(file);
 }
 
+template MatrixShare<float> read_npy_matrix_share<float>(ByteSource&, DatapointAxis, int, int);
+template MatrixShare<double> read_npy_matrix_share<double>(ByteSource&, DatapointAxis, int, int);
 template Matrix<float> read_npy_matrix<float>(ByteSource&);
 template Matrix<double> read_npy_matrix<double>(ByteSource&);
 template std::vector<float> read_npy_vector<float>(ByteSource&);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "coreset/io.hpp"
 #include "coreset/matrix.hpp"
 #include "coreset/types.hpp"
 #include "io/input_file.hpp"
@@ -16,6 +17,11 @@ namespace coreset::io::detail {
 /// A 2-D .npy array of shape (S, n) as an S x n column-major matrix.
 template <class T>
 Matrix<T> read_npy_matrix(const std::string& path);
+
+/// Rank `rank` of `ranks`'s block of a 2-D .npy array (io::read_matrix_share): only the block's
+/// elements are read.
+template <class T>
+MatrixShare<T> read_npy_matrix_share(ByteSource& file, DatapointAxis axis, int rank, int ranks);
 
 /// A .npy array of shape (m,), (m, 1) or (1, m).
 template <class T>

@@ -12,6 +12,7 @@
 #include "coreset/error.hpp"
 #include "coreset/io.hpp"
 #include "io/csv_parse.hpp"
+#include "io/input_file.hpp"
 #include "io/npy_format.hpp"
 #include "io/readers.hpp"
 
@@ -59,6 +60,29 @@ Matrix<T> read_matrix(const std::string& path) {
 }
 
 template <class T>
+MatrixShare<T> read_matrix_share(const std::string& path, DatapointAxis axis, int rank, int ranks) {
+  datapoint_range(0, rank, ranks);  // InvalidArgument for a rank outside the job, before reading
+  if (has_npy_extension(path)) {
+    detail::InputFile file(path);
+    return detail::read_npy_matrix_share<T>(file, axis, rank, ranks);
+  }
+  MatrixShare<T> share;
+  const Matrix<T> whole = read_matrix<T>(path);
+  share.rows = whole.rows();
+  share.cols = whole.cols();
+  const bool by_column = axis == DatapointAxis::columns;
+  const DatapointRange range = datapoint_range(by_column ? share.cols : share.rows, rank, ranks);
+  share.first = range.first;
+  share.values =
+      Matrix<T>(by_column ? share.rows : range.count, by_column ? range.count : share.cols);
+  for (index_t c = 0; c < share.values.cols(); ++c) {
+    const T* const from = by_column ? whole.column(range.first + c) : whole.column(c) + range.first;
+    std::copy_n(from, share.values.rows(), share.values.column(c));
+  }
+  return share;
+}
+
+template <class T>
 std::vector<T> read_vector(const std::string& path) {
   if (has_npy_extension(path)) {
     return detail::read_npy_vector<T>(path);
@@ -69,6 +93,8 @@ std::vector<T> read_vector(const std::string& path) {
 
 template Matrix<float> read_matrix<float>(const std::string&);
 template Matrix<double> read_matrix<double>(const std::string&);
+template MatrixShare<float> read_matrix_share<float>(const std::string&, DatapointAxis, int, int);
+template MatrixShare<double> read_matrix_share<double>(const std::string&, DatapointAxis, int, int);
 template std::vector<float> read_vector<float>(const std::string&);
 template std::vector<double> read_vector<double>(const std::string&);
 

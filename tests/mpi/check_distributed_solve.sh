@@ -41,6 +41,26 @@ compare fw_refit --phi phi.csv -k 40 --algorithm fw --refit
 compare is --phi phi.csv -k 40 --algorithm is --seed 3
 compare uniform --phi phi.csv -k 40 --algorithm uniform --seed 3
 compare loglik_float --loglik loglik.csv -k 30 --precision float
+# The same matrices as .npy in both orders: each rank reads only its block's bytes.
+/usr/bin/python3 - <<'PY' 2>/dev/null || true
+import numpy as np
+phi = np.loadtxt("phi.csv", delimiter=",")
+loglik = np.loadtxt("loglik.csv", delimiter=",")
+np.save("phi_c.npy", phi)
+np.save("phi_f.npy", np.asfortranarray(phi))
+np.save("loglik_c.npy", loglik.astype(np.float32))
+np.save("loglik_f.npy", np.asfortranarray(loglik))
+PY
+if [ -e phi_c.npy ]; then
+  cmp <("$coreset" -q solve --phi phi.csv -k 40) <("$coreset" -q solve --phi phi_c.npy -k 40) ||
+    fail "the .npy Phi is not the CSV's"
+  compare npy_c --phi phi_c.npy -k 40
+  compare npy_f_giga --phi phi_f.npy -k 40 --algorithm giga
+  compare loglik_npy_c --loglik loglik_c.npy -k 30 --precision float
+  compare loglik_npy_f --loglik loglik_f.npy -k 30 --refit
+else
+  echo "note: numpy is absent; the .npy solves were skipped"
+fi
 
 # A bad file on one rank (each rank reads its own copy here): every rank stops, one message names
 # the file, line and rank, the exit code is the input error's (3), and nothing is written.

@@ -1,0 +1,175 @@
+// A rank's block of a matrix (io::read_matrix_share): the same numbers as that block of the whole
+// matrix, along either axis, from .npy files in both orders and in both element types, and from
+// CSV; a .npy file's values outside the block are never read, and a bad value inside it is named
+// by its place in the whole matrix.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "coreset/distributed.hpp"
+#include "coreset/error.hpp"
+#include "coreset/io.hpp"
+#include "io_test_util.hpp"
+
+namespace coreset::io {
+namespace {
+
+using test::contains;
+using test::expect_input_error;
+
+// rows x cols values of assorted magnitudes, column-major.
+std::vector<double> random_values(index_t rows, index_t cols, std::uint64_t seed) {
+  std::mt19937_64 random(seed);
+  std::normal_distribution<double> normal;
+  std::vector<double> values(static_cast<std::size_t>(rows * cols));
+  for (double& value : values) {
+    value = normal(random) * std::ldexp(1.0, static_cast<int>(random() % 20) - 10);
+  }
+  return values;
+}
+
+// The values (column-major) as a .npy file of element type V in the given order.
+template <class V>
+void write_as(const std::string& path, const std::vector<double>& values, index_t rows,
+              index_t cols, bool fortran) {
+  std::vector<V> data(values.size());
+  for (index_t r = 0; r < rows; ++r) {
+    for (index_t c = 0; c < cols; ++c) {
+      data[static_cast<std::size_t>(fortran ? r + c * rows : r * cols + c)] =
+          static_cast<V>(values[static_cast<std::size_t>(r + c * rows)]);
+    }
+  }
+  write_npy(path, data.data(), {rows, cols}, fortran);
+}
+
+void write_csv(const std::string& path, const std::vector<double>& values, index_t rows,
+               index_t cols) {
+  std::string text;
+  char cell[40];
+  for (index_t r = 0; r < rows; ++r) {
+    for (index_t c = 0; c < cols; ++c) {
+      std::snprintf(cell, sizeof cell, "%.17g", values[static_cast<std::size_t>(r + c * rows)]);
+      text += (c ? "," : "") + std::string(cell);
+    }
+    text += "\n";
+  }
+  std::FILE* file = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(file, nullptr);
+  std::fwrite(text.data(), 1, text.size(), file);
+  std::fclose(file);
+}
+
+// Every rank's block equals that block of the whole matrix read_matrix reads, bit for bit.
+template <class T>
+void expect_blocks_of_whole(const std::string& path, DatapointAxis axis, int ranks) {
+  const Matrix<T> whole = read_matrix<T>(path);
+  const bool by_column = axis == DatapointAxis::columns;
+  index_t covered = 0;
+  for (int r = 0; r < ranks; ++r) {
+    SCOPED_TRACE("rank " + std::to_string(r) + " of " + std::to_string(ranks));
+    const MatrixShare<T> share = read_matrix_share<T>(path, axis, r, ranks);
+    EXPECT_EQ(share.rows, whole.rows());
+    EXPECT_EQ(share.cols, whole.cols());
+    const DatapointRange range = datapoint_range(by_column ? whole.cols() : whole.rows(), r, ranks);
+    EXPECT_EQ(share.first, range.first);
+    ASSERT_EQ(share.values.rows(), by_column ? whole.rows() : range.count);
+    ASSERT_EQ(share.values.cols(), by_column ? range.count : whole.cols());
+    for (index_t i = 0; i < share.values.rows(); ++i) {
+      for (index_t j = 0; j < share.values.cols(); ++j) {
+        const T expected = by_column ? whole(i, range.first + j) : whole(range.first + i, j);
+        ASSERT_EQ(share.values(i, j), expected) << "at " << i << ", " << j;
+      }
+    }
+    covered += range.count;
+  }
+  EXPECT_EQ(covered, by_column ? whole.cols() : whole.rows());
+}
+
+class MatrixShareTest : public ::testing::Test {
+ protected:
+  test::TempDir dir_;
+};
+
+TEST_F(MatrixShareTest, EveryBlockIsThatBlockOfTheWholeMatrix) {
+  // Phi-like (S x n, datapoints as columns) and log-likelihood-like (n x S, as rows) shapes, a
+  // single draw and a single datapoint among them.
+  struct Shape {
+    index_t rows, cols;
+    DatapointAxis axis;
+  };
+  const index_t n = 3 * kReductionBlock + 40;
+  for (const Shape shape : {Shape{7, n, DatapointAxis::columns}, Shape{n, 5, DatapointAxis::rows},
+                            Shape{1, n, DatapointAxis::columns}, Shape{n, 1, DatapointAxis::rows},
+                            Shape{4, 1, DatapointAxis::columns}}) {
+    const std::vector<double> values = random_values(shape.rows, shape.cols, 5);
+    for (const bool fortran : {false, true}) {
+      SCOPED_TRACE(std::to_string(shape.rows) + " x " + std::to_string(shape.cols) +
+                   (fortran ? ", Fortran order" : ", C order"));
+      const std::string f64 = dir_.file("m64.npy");
+      const std::string f32 = dir_.file("m32.npy");
+      write_as<double>(f64, values, shape.rows, shape.cols, fortran);
+      write_as<float>(f32, values, shape.rows, shape.cols, fortran);
+      for (int ranks = 1; ranks <= 4; ++ranks) {
+        expect_blocks_of_whole<double>(f64, shape.axis, ranks);
+        expect_blocks_of_whole<float>(f64, shape.axis, ranks);  // converted
+        expect_blocks_of_whole<float>(f32, shape.axis, ranks);
+      }
+    }
+    const std::string csv = dir_.file("m.csv");
+    write_csv(csv, values, shape.rows, shape.cols);
+    for (int ranks = 1; ranks <= 4; ++ranks) {
+      expect_blocks_of_whole<double>(csv, shape.axis, ranks);
+    }
+  }
+}
+
+// A NaN in rank 2's datapoints: ranks 0 and 1 never read it from a .npy file; rank 2 names its
+// row and column in the whole matrix, in either order and along either axis.
+TEST_F(MatrixShareTest, ABadValueIsSeenOnlyByTheRankWhoseBlockHoldsItAndNamedInTheWholeMatrix) {
+  const index_t n = 3 * kReductionBlock;
+  const index_t draws = 6;
+  const index_t bad_datapoint = 2 * kReductionBlock + 9;  // rank 2's of 3
+  const index_t bad_draw = 4;
+  for (const DatapointAxis axis : {DatapointAxis::columns, DatapointAxis::rows}) {
+    const bool by_column = axis == DatapointAxis::columns;
+    const index_t rows = by_column ? draws : n;
+    const index_t cols = by_column ? n : draws;
+    std::vector<double> values = random_values(rows, cols, 8);
+    const index_t bad_row = by_column ? bad_draw : bad_datapoint;
+    const index_t bad_col = by_column ? bad_datapoint : bad_draw;
+    values[static_cast<std::size_t>(bad_row + bad_col * rows)] =
+        std::numeric_limits<double>::quiet_NaN();
+    for (const bool fortran : {false, true}) {
+      SCOPED_TRACE(std::string(by_column ? "columns" : "rows") + (fortran ? ", Fortran" : ", C"));
+      const std::string path = dir_.file("bad.npy");
+      write_as<double>(path, values, rows, cols, fortran);
+      EXPECT_NO_THROW(read_matrix_share<double>(path, axis, 0, 3));
+      EXPECT_NO_THROW(read_matrix_share<double>(path, axis, 1, 3));
+      const InputError error =
+          expect_input_error([&] { read_matrix_share<double>(path, axis, 2, 3); });
+      EXPECT_TRUE(contains(
+          error.what(), "row " + std::to_string(bad_row) + ", column " + std::to_string(bad_col)))
+          << error.what();
+    }
+  }
+}
+
+TEST_F(MatrixShareTest, AShapeErrorIsTheWholeReadersAndARankOutsideTheJobIsRefused) {
+  const std::string path = dir_.file("v.npy");
+  const std::vector<double> vector = {1, 2, 3};
+  write_npy(path, vector.data(), {3}, false);
+  const std::string whole = expect_input_error([&] { read_matrix<double>(path); }).what();
+  const std::string share = expect_input_error([&] {
+                              read_matrix_share<double>(path, DatapointAxis::rows, 0, 2);
+                            }).what();
+  EXPECT_EQ(share, whole);
+  EXPECT_THROW(read_matrix_share<double>(path, DatapointAxis::rows, 2, 2), InvalidArgument);
+}
+
+}  // namespace
+}  // namespace coreset::io
