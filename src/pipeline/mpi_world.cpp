@@ -3,8 +3,8 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
-#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,6 +46,10 @@ class MpiWorld final : public Communicator {
     check(MPI_Get_library_version(version, &length), "MPI_Get_library_version");
     library_ = std::string(version, static_cast<std::size_t>(length));
     library_ = library_.substr(0, library_.find_first_of(",\n"));
+    // A smaller round for the tests, which run whole jobs with many rounds per gather.
+    if (const char* bytes = std::getenv("CORESET_MPI_GATHER_ROUND_BYTES")) {
+      round_bytes_ = std::clamp<std::int64_t>(std::atoll(bytes), 1, kRoundBytes);
+    }
   }
   int rank() const override { return rank_; }
   int size() const override { return size_; }
@@ -58,32 +62,36 @@ class MpiWorld final : public Communicator {
             "MPI_Allreduce");
     }
   }
+  /// In rounds, so that MPI's int counts and displacements hold any size: each rank sends at
+  /// most round_bytes_ / size() of its bytes per round. The sizes are gathered first (as 64-bit
+  /// integers), so every rank knows every round's counts.
   std::vector<std::string> all_gather(const std::string& bytes) const override {
-    if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
-      throw Error("all_gather: " + std::to_string(bytes.size()) +
-                  " bytes from one rank, more than MPI's int count holds");
-    }
-    const int mine = static_cast<int>(bytes.size());
-    std::vector<int> counts(static_cast<std::size_t>(size_));
-    check(MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD),
+    const auto mine = static_cast<std::int64_t>(bytes.size());
+    std::vector<std::int64_t> sizes(static_cast<std::size_t>(size_));
+    check(MPI_Allgather(&mine, 1, MPI_INT64_T, sizes.data(), 1, MPI_INT64_T, MPI_COMM_WORLD),
           "MPI_Allgather");
-    std::vector<int> offsets(counts.size());
-    long long total = 0;
-    for (std::size_t r = 0; r < counts.size(); ++r) {
-      offsets[r] = static_cast<int>(total);
-      total += counts[r];
-      if (total > std::numeric_limits<int>::max()) {  // MPI_Allgatherv's displacements are ints
-        throw Error("all_gather: more than 2^31 bytes from all ranks together");
+    const std::int64_t slice = std::max<std::int64_t>(1, round_bytes_ / size_);
+    const std::int64_t largest = *std::max_element(sizes.begin(), sizes.end());
+    std::vector<std::string> parts(sizes.size());
+    std::vector<int> counts(sizes.size());
+    std::vector<int> offsets(sizes.size());
+    std::string round;
+    for (std::int64_t at = 0; at < largest; at += slice) {
+      int total = 0;
+      for (std::size_t r = 0; r < sizes.size(); ++r) {
+        counts[r] = static_cast<int>(std::clamp<std::int64_t>(sizes[r] - at, 0, slice));
+        offsets[r] = total;
+        total += counts[r];
       }
-    }
-    std::string all(static_cast<std::size_t>(total), '\0');
-    check(MPI_Allgatherv(bytes.data(), mine, MPI_BYTE, all.data(), counts.data(), offsets.data(),
-                         MPI_BYTE, MPI_COMM_WORLD),
-          "MPI_Allgatherv");
-    std::vector<std::string> parts;
-    for (std::size_t r = 0; r < counts.size(); ++r) {
-      parts.push_back(
-          all.substr(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(counts[r])));
+      round.resize(static_cast<std::size_t>(total));
+      check(MPI_Allgatherv(bytes.data() + std::min(at, mine),
+                           counts[static_cast<std::size_t>(rank_)], MPI_BYTE, round.data(),
+                           counts.data(), offsets.data(), MPI_BYTE, MPI_COMM_WORLD),
+            "MPI_Allgatherv");
+      for (std::size_t r = 0; r < sizes.size(); ++r) {
+        parts[r].append(round, static_cast<std::size_t>(offsets[r]),
+                        static_cast<std::size_t>(counts[r]));
+      }
     }
     return parts;
   }
@@ -92,8 +100,11 @@ class MpiWorld final : public Communicator {
   }
 
  private:
+  // The most bytes of one all_gather round from all ranks together: far below 2^31.
+  static constexpr std::int64_t kRoundBytes = std::int64_t{1} << 30;
   int rank_ = 0;
   int size_ = 1;
+  std::int64_t round_bytes_ = kRoundBytes;
   std::string library_;
 };
 

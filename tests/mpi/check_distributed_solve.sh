@@ -41,6 +41,9 @@ compare fw_refit --phi phi.csv -k 40 --algorithm fw --refit
 compare is --phi phi.csv -k 40 --algorithm is --seed 3
 compare uniform --phi phi.csv -k 40 --algorithm uniform --seed 3
 compare loglik_float --loglik loglik.csv -k 30 --precision float
+# Every gather in rounds of at most 64 bytes from all ranks together (one from each rank at R =
+# 64): the same coreset.
+CORESET_MPI_GATHER_ROUND_BYTES=64 compare gather_rounds --phi phi.csv -k 40 --refit
 # The same matrices as .npy in both orders: each rank reads only its block's bytes.
 /usr/bin/python3 - <<'PY' 2>/dev/null || true
 import numpy as np
