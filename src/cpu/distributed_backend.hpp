@@ -98,7 +98,7 @@ class DistributedCpuBackend {
   std::vector<index_t> duplicate_columns() const {
     std::vector<std::uint64_t> hashes(static_cast<std::size_t>(local_cols()));
     for (index_t j = 0; j < local_cols(); ++j) {
-      hashes[static_cast<std::size_t>(j)] = local_.column_hash(j);
+      hashes[static_cast<std::size_t>(j)] = local_.column_hash(j) & hash_mask_;
     }
     // The same count on every rank: a function of n alone.
     const auto entry_bytes = static_cast<index_t>(sizeof(HashEntry));
@@ -125,6 +125,11 @@ class DistributedCpuBackend {
   /// lower it to make several rounds of few columns).
   void set_hash_gather_bytes(std::size_t bytes) noexcept {
     hash_gather_bytes_ = std::max<std::size_t>(bytes, sizeof(HashEntry));
+  }
+  /// Keeps only the low `bits` (1 ... 64) bits of each column's hash in duplicate_columns(), so
+  /// that distinct columns collide: tests of the comparisons a collision costs.
+  void set_hash_bits(int bits) noexcept {
+    hash_mask_ = bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << std::max(bits, 1)) - 1;
   }
 
   // ---- sparse products ----
@@ -428,6 +433,7 @@ class DistributedCpuBackend {
   index_t first_;
   index_t columns_;
   std::size_t hash_gather_bytes_ = std::size_t{256} << 20;
+  std::uint64_t hash_mask_ = ~std::uint64_t{0};  // set_hash_bits
 };
 
 static_assert(solvers::check_backend<DistributedCpuBackend<float>>());

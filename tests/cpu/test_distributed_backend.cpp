@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "coreset/distributed.hpp"
@@ -40,10 +41,20 @@ TEST(DistributedCpuBackend, FindsTheOneProcessDuplicatesWhereverTheCopiesLie) {
   ASSERT_EQ(expected.size(), 43u);
 
   // Also with the hashes gathered in rounds of few columns (about 100 per round), where a group
-  // of copies must still meet in one round.
-  for (const std::size_t round_bytes : {std::size_t{256} << 20, std::size_t{1600}}) {
+  // of copies must still meet in one round; and with hashes of 3 bits, where about a hundred
+  // distinct columns share each hash, so that a copy of a column other than its group's first is
+  // found only by the comparisons that a collision takes (and a distinct one must not be taken
+  // for a copy).
+  struct Case {
+    std::size_t round_bytes;
+    int hash_bits;
+  };
+  for (const Case c : {Case{std::size_t{256} << 20, 64}, Case{1600, 64}, Case{1600, 3},
+                       Case{std::size_t{256} << 20, 3}}) {
     for (int ranks = 1; ranks <= 4; ++ranks) {
-      SCOPED_TRACE(round_bytes);
+      SCOPED_TRACE(std::to_string(c.round_bytes) + " bytes a round, " +
+                   std::to_string(c.hash_bits) + "-bit hashes, " + std::to_string(ranks) +
+                   " ranks");
       std::mutex mutex;
       std::vector<std::vector<index_t>> found;
       test::run_ranks(ranks, [&](const std::shared_ptr<Communicator>& comm) {
@@ -55,7 +66,8 @@ TEST(DistributedCpuBackend, FindsTheOneProcessDuplicatesWhereverTheCopiesLie) {
           }
         }
         cpu::DistributedCpuBackend<double> backend(block.view(), range.first, n, *comm, 1);
-        backend.set_hash_gather_bytes(round_bytes);
+        backend.set_hash_gather_bytes(c.round_bytes);
+        backend.set_hash_bits(c.hash_bits);
         const std::vector<index_t> duplicates = backend.duplicate_columns();
         std::lock_guard<std::mutex> lock(mutex);
         found.push_back(duplicates);
