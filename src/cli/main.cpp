@@ -60,11 +60,17 @@ int main(int argc, char** argv) {
       return experiment();
     }
     return info();
-  } catch (const coreset::Cancelled&) {
+  } catch (const coreset::Cancelled& error) {
     const int signal = interrupt_signal();
     code = signal == SIGTERM ? kTerminated : kInterrupted;
-    label = std::string("interrupted by ") + signal_name(signal);
+    label = signal == 0 ? std::string("interrupted")
+                        : "interrupted by " + std::string(signal_name(signal));
     what = "stopped, no output written";
+    // Under mpirun every rank stopped together (a signal reached some rank): one message, and
+    // every rank exits with its code instead of aborting the job.
+    if (stopped_on_every_rank(error.what())) {
+      return report_shared_failure(code, label, what);
+    }
   } catch (const TargetNotReached& error) {
     std::tie(code, label, what) = std::tuple(kTargetNotReached, "target not reached", error.what());
   } catch (const coreset::InvalidArgument& error) {

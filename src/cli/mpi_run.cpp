@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "coreset/error.hpp"
+#include "coreset/progress.hpp"
 
 namespace coreset::cli {
 namespace {
@@ -67,6 +68,10 @@ DeviceChoice choose_run_device(const DeviceArguments& args) {
     choice = choose_device(on_cpu);
   });
   return choice;
+}
+
+bool stopped_on_every_rank(const std::string& what) {
+  return what.rfind(kStoppedOnEveryRank, 0) == 0 || shared_by_every_rank(what);
 }
 
 int report_shared_failure(int code, const std::string& label, const std::string& what) {

@@ -25,6 +25,10 @@ DeviceChoice choose_run_device(const DeviceArguments& args);
 /// whole job (MPI_Abort), since the other ranks may be waiting for this one in a collective.
 int report_failure(int code, const std::string& label, const std::string& what);
 
+/// Whether a Cancelled with message `what` was thrown on every rank alike
+/// (coreset::kStoppedOnEveryRank, or agreed by on_every_rank).
+bool stopped_on_every_rank(const std::string& what);
+
 /// report_failure() for a failure that every rank is known to share (each found it alike):
 /// printed by rank 0 alone; returns `code`.
 int report_shared_failure(int code, const std::string& label, const std::string& what);

@@ -8,6 +8,7 @@
 
 #include <Eigen/Core>
 
+#include "coreset/distributed.hpp"
 #include "coreset/types.hpp"
 #include "models/row_sums.hpp"
 
@@ -28,6 +29,9 @@ class RowSumsProvider {
   /// terms, to round-off. Deterministic: the same theta gives the same bits every call.
   virtual RowSums link_sums(const Eigen::VectorXd& theta, bool want_vector,
                             bool want_matrix) const = 0;
+  /// The ranks whose sums link_sums adds (each call a collective), or null when it adds only
+  /// this process's: a fit over it stops only where every rank does (support::throw_if_stopped).
+  virtual const Communicator* communicator() const noexcept { return nullptr; }
 };
 
 }  // namespace coreset::models

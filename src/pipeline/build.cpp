@@ -504,7 +504,7 @@ PreparedProblem::PreparedProblem(const Dataset& data, const BuildOptions& option
   on_every_rank(comm, [&] { fit_pihat(impl.prepared, options, full_data); });
 
   ProgressObserver* progress = context.progress();
-  support::throw_if_stopped(progress);
+  support::throw_if_stopped(progress, comm);
   support::stage_started(progress, Stage::projection, prepared.model.rows());
   auto start = Clock::now();
   impl.seed = options.seed;

@@ -35,6 +35,7 @@ class DistributedRowSums final : public models::RowSumsProvider {
     support::sum_over_ranks(comm_, sums);
     return models::round_row_sums(sums, model_.dim(), want_vector, want_matrix);
   }
+  const Communicator* communicator() const noexcept override { return &comm_; }
 
  private:
   const models::Model& model_;

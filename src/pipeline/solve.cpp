@@ -122,7 +122,7 @@ using Clock = support::WallClock;
 template <class Run>
 SolveResult solve_stage(const pipeline::ExecutionContext& context, const SolverOptions& options,
                         Clock::time_point start, Run&& run) {
-  support::throw_if_stopped(options.progress);
+  support::throw_if_stopped(options.progress, options.communicator.get());
   support::stage_started(options.progress, Stage::solve,
                          is_iht_family(options.algorithm) ? options.max_iterations : options.k);
   SolveResult result = run();

@@ -260,7 +260,7 @@ SparseViRun run_sparsevi(const models::Model& model, const BuildSolverOptions& o
   SparseViRun run;
   const auto selections = static_cast<int>(options.k);
   for (int m = 1; m <= selections; ++m) {
-    support::throw_if_stopped(options.progress);
+    support::throw_if_stopped(options.progress, options.communicator.get());
     const index_t chosen = select(estimator.draw_phi(state.as_coreset(), m, 0), state, threads);
     if (chosen < 0) {
       run.stop_reason = StopReason::stationary;
@@ -274,7 +274,7 @@ SparseViRun run_sparsevi(const models::Model& model, const BuildSolverOptions& o
     state.first_moment.assign(state.active.size(), 0.0);
     state.second_moment.assign(state.active.size(), 0.0);
     for (int t = 1; t <= settings.steps; ++t) {
-      support::throw_if_stopped(options.progress);
+      support::throw_if_stopped(options.progress, options.communicator.get());
       gradient_step(estimator.draw_phi(state.as_coreset(), m, t), state, settings, t);
     }
     run.selections = m;

@@ -102,8 +102,10 @@ LaplaceFit laplace(const models::Model& model, const Coreset* weights,
     throw NumericalError("Laplace: " + start + " at iteration 0 (theta = 0)");
   }
   Point candidate;
+  // Over the ranks' sums every rank takes each step at once, and they stop together.
+  const Communicator* comm = full_data == nullptr ? nullptr : full_data->communicator();
   for (int iteration = 0;; ++iteration) {
-    support::throw_if_stopped(options.progress);
+    support::throw_if_stopped(options.progress, comm);
     support::advanced(options.progress, iteration);
     const Eigen::VectorXd step = point.llt.solve(point.gradient);
     // The Newton decrement g^T H^{-1} g / 2 is the increase of lj the quadratic model predicts

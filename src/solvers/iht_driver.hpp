@@ -100,7 +100,7 @@ class IhtDriver {
     duplicates_ = be_.duplicate_columns();
     bool z_equals_w = true;  // z_0 = w_0 (0, or the warm start)
     for (int t = 1; t <= options_.max_iterations; ++t) {
-      support::throw_if_stopped(options_.progress);
+      support::throw_if_stopped(options_.progress, options_.communicator.get());
       // Batch mode: a full gradient only to confirm a stop (see full_gradient_next_).
       const bool full_gradient = batch_size_ == be_.cols() || full_gradient_next_;
       take_gradient_at_z(t, full_gradient);

@@ -3,12 +3,14 @@
 // debugged without mpirun; tests/mpi runs the same solves under a real MPI.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -19,6 +21,9 @@ namespace coreset::test {
 
 class ThreadGroup {
  public:
+  /// How long a rank waits for the others at a collective before it gives up.
+  static constexpr std::chrono::seconds kPatience{120};
+
   explicit ThreadGroup(int ranks) : ranks_(ranks), slots_(static_cast<std::size_t>(ranks)) {}
 
   int ranks() const { return ranks_; }
@@ -36,8 +41,11 @@ class ThreadGroup {
       result_ = slots_;
       ++round_;
       ready_.notify_all();
-    } else {
-      ready_.wait(lock, [&] { return round_ != round; });
+    } else if (!ready_.wait_for(lock, kPatience, [&] { return round_ != round; })) {
+      // A rank never came: the ranks took different paths. Fail instead of hanging.
+      throw std::runtime_error("ThreadGroup: rank " + std::to_string(rank) + " waited " +
+                               std::to_string(kPatience.count()) +
+                               " s in a collective that another rank never reached");
     }
     std::vector<std::string> all = result_;
     if (--readers_left_ == 0) {

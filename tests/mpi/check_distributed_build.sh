@@ -70,5 +70,19 @@ if [ "$ranks" -ge 2 ]; then
   set -e
   expect_one_failure "unreachable target" "$status" 8 none.err
   [ ! -e none.csv ] || fail "unreachable target: an output was written"
+
+  # Ctrl-C reaching the last rank alone, in the middle of a long solve: every rank stops at the
+  # same iteration and exits with 130, one message, nothing written (no rank left waiting).
+  set +e
+  "${mpirun[@]}" bash -c 'echo $$ > "pid_${OMPI_COMM_WORLD_RANK}"; exec "$0" -q build       --model logistic -k 500 --samples 500 --max-iter 100000 --tol 1e-300 --out stop.csv'       "$coreset" 2> stop.err &
+  job=$!
+  for _ in $(seq 100); do [ -s "pid_$bad" ] && break; sleep 0.2; done
+  sleep 3
+  kill -INT "$(cat "pid_$bad")"
+  wait "$job"
+  status=$?
+  set -e
+  expect_one_failure "Ctrl-C on one rank" "$status" 130 stop.err "interrupted.*stopped, no output written"
+  [ ! -e stop.csv ] || fail "Ctrl-C on one rank: an output was written"
 fi
 echo "ok: $ranks ranks"

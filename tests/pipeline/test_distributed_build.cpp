@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -16,6 +18,7 @@
 #include "coreset/dataset.hpp"
 #include "coreset/distributed.hpp"
 #include "coreset/error.hpp"
+#include "coreset/progress.hpp"
 #include "coreset/sweep.hpp"
 #include "helpers/model_datasets.hpp"
 #include "helpers/thread_communicator.hpp"
@@ -433,6 +436,71 @@ TEST(DistributedBuildErrors, AProblemSolvesOnlyOnItsOwnCommunicator) {
     other.communicator = comm;
     EXPECT_THROW(alone.solve(other), InvalidArgument);
   });
+}
+
+// Counts its polls and asks to stop from poll `after` on (never, with 0): on one rank only, as
+// when a signal reaches one process of the job first.
+class StopAfter : public ProgressObserver {
+ public:
+  explicit StopAfter(std::int64_t after) : after_(after) {}
+  bool stop_requested() noexcept override { return ++polls_ >= after_ && after_ > 0; }
+  std::int64_t polls() const noexcept { return polls_.load(); }
+
+ private:
+  std::int64_t after_;
+  std::atomic<std::int64_t> polls_{0};
+};
+
+// What each of 3 ranks' build ends in when rank 1's observer asks to stop from poll `after` on.
+std::vector<std::string> stopped_builds(const Dataset& data, const BuildOptions& options,
+                                        Holding holding, std::int64_t after,
+                                        std::int64_t* polls = nullptr) {
+  std::vector<std::string> outcome(3);
+  test::run_ranks(3, [&](const std::shared_ptr<Communicator>& comm) {
+    const auto rank = static_cast<std::size_t>(comm->rank());
+    StopAfter stop(after);
+    BuildOptions mine = on_rank(options, comm);
+    if (rank == 1) {
+      mine.solver.progress = &stop;
+    }
+    try {
+      build_coreset(held_by_rank(data, holding, comm->rank(), 3), mine);
+      outcome[rank] = "finished";
+    } catch (const Cancelled& error) {
+      outcome[rank] = error.what();
+    } catch (const std::exception& error) {
+      outcome[rank] = std::string("not Cancelled: ") + error.what();
+    }
+    if (rank == 1 && polls != nullptr) {
+      *polls = stop.polls();
+    }
+  });
+  return outcome;
+}
+
+// A stop that one rank's observer asks for, wherever it comes (Laplace over the ranks' sums, the
+// projection, a solver iteration, the evaluation), stops every rank with the same Cancelled, and
+// none is left waiting in a collective.
+TEST(DistributedBuildStop, AStopAskedOnOneRankStopsEveryRankTogether) {
+  const Dataset data = synthetic_logistic_dataset(kRows, 5);
+  for (const BuildAlgorithm algorithm : {BuildAlgorithm::aiht2, BuildAlgorithm::giga}) {
+    const BuildOptions options = options_for(ModelKind::logistic, algorithm, Precision::float64);
+    for (const Holding holding : {Holding::shares, Holding::whole}) {
+      std::int64_t polls = 0;
+      const std::vector<std::string> unstopped = stopped_builds(data, options, holding, 0, &polls);
+      ASSERT_EQ(unstopped, std::vector<std::string>(3, "finished"));
+      ASSERT_GT(polls, 10);
+      for (const std::int64_t after :
+           {std::int64_t{1}, polls / 8, polls / 3, polls / 2, polls - polls / 4, polls}) {
+        SCOPED_TRACE("stop from poll " + std::to_string(after) + " of " + std::to_string(polls) +
+                     (holding == Holding::shares ? ", shares" : ", whole data"));
+        const std::vector<std::string> outcome = stopped_builds(data, options, holding, after);
+        EXPECT_EQ(outcome[0].rfind("stopped on request", 0), 0u) << outcome[0];
+        EXPECT_EQ(outcome[1], outcome[0]);
+        EXPECT_EQ(outcome[2], outcome[0]);
+      }
+    }
+  }
 }
 
 }  // namespace

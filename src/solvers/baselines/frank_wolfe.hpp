@@ -71,7 +71,7 @@ SolveResult run_frank_wolfe(Backend& be, const typename Backend::SampleVector& y
     // weights for up to 1e9 steps, one history entry each (common.hpp).
     const GreedySteps steps = greedy_steps(options.k, be.cols());
     for (index_t t = 0; t < steps.steps; ++t) {
-      support::throw_if_stopped(options.progress);
+      support::throw_if_stopped(options.progress, options.communicator.get());
       be.phi_t_times(residual, c);
       const ArgMax best = be.argmax(FrankWolfeScore{}, c, sigma);
       // At t = 0: no column with <y, Phi_n> > 0 means f(w) >= ||y||^2 for every w >= 0.

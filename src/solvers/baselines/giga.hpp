@@ -92,7 +92,7 @@ SolveResult run_giga(Backend& be, const typename Backend::SampleVector& y,
     // weights for up to 1e9 steps, one history entry each (common.hpp).
     const GreedySteps steps = greedy_steps(options.k, be.cols());
     for (index_t t = 0; t < steps.steps; ++t) {
-      support::throw_if_stopped(options.progress);
+      support::throw_if_stopped(options.progress, options.communicator.get());
       be.axpby(1.0, ell, -zeta1, ell_w, d);
       const double d_norm = std::sqrt(be.read(be.dot(d, d)));
       if (!(d_norm > stop_below)) {
