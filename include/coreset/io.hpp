@@ -59,6 +59,13 @@ struct MatrixShare {
 template <class T>
 CORESET_API MatrixShare<T> read_matrix_share(const std::string& path, DatapointAxis axis, int rank,
                                              int ranks);
+/// The same with the job's ranks (a collective: every rank calls it, with the same path and
+/// axis): a CSV table whose datapoints are its rows (log-likelihoods, n lines of S numbers) is
+/// then split by byte range, as read_dataset splits a CSV dataset (DatasetReadOptions::
+/// communicator), so that no rank reads all of it; anything else as above.
+template <class T>
+CORESET_API MatrixShare<T> read_matrix_share(const std::string& path, DatapointAxis axis,
+                                             const Communicator& comm);
 
 /// Reads a vector: .npy of shape (m,), (m, 1) or (1, m); or CSV holding m numbers, one per line or
 /// all on one line. T is float or double. Throws as read_matrix does (InputError also for an

@@ -64,20 +64,21 @@ int run_solve(const SolveArguments& args, const DeviceChoice& choice) {
   TerminalProgress progress(writer);
   progress.task("reading " + phi_source, 0);
   // --loglik: the user's own log-likelihoods, centred and scaled here as `build` does. Under
-  // mpirun each rank reads its block of datapoints (of a .npy file only that block's bytes).
+  // mpirun each rank reads its block of datapoints: of a .npy file only that block's bytes, of
+  // a CSV --loglik its lines (found by byte range); a CSV --phi is read whole, then cut.
   Matrix<T> phi;
+  const auto read_share = [&](const std::string& path, io::DatapointAxis axis) {
+    return comm == nullptr ? io::read_matrix_share<T>(path, axis, 0, 1)
+                           : io::read_matrix_share<T>(path, axis, *comm);
+  };
   on_every_rank(comm.get(), [&] {
-    const int rank = comm == nullptr ? 0 : comm->rank();
-    const int ranks = comm == nullptr ? 1 : comm->size();
     if (args.loglik_path.empty()) {
-      io::MatrixShare<T> mine =
-          io::read_matrix_share<T>(args.phi_path, io::DatapointAxis::columns, rank, ranks);
+      io::MatrixShare<T> mine = read_share(args.phi_path, io::DatapointAxis::columns);
       inputs.rows = mine.rows;
       inputs.cols = mine.cols;
       phi = std::move(mine.values);
     } else {
-      const io::MatrixShare<T> loglik =
-          io::read_matrix_share<T>(args.loglik_path, io::DatapointAxis::rows, rank, ranks);
+      const io::MatrixShare<T> loglik = read_share(args.loglik_path, io::DatapointAxis::rows);
       inputs.rows = loglik.cols;
       inputs.cols = loglik.rows;
       phi = loglik.values.rows() == 0 ? Matrix<T>(loglik.cols, 0)

@@ -3,11 +3,35 @@
 #include <vector>
 
 #include "coreset/error.hpp"
+#include "coreset/io.hpp"
 #include "io/csv_parse.hpp"
+#include "io/line_shares.hpp"
+#include "io/readers.hpp"
 #include "support/transpose.hpp"
 
 namespace coreset::io::detail {
 namespace {
+
+// The first chunk read for line 1 alone (grown for a longer line).
+constexpr std::size_t kFirstLineBytes = std::size_t{4} << 10;
+
+constexpr const char* kEmptyMatrix = "file is empty: expected S lines of n numbers";
+
+// What line 1 of a table says: the delimiter and the number of columns.
+struct TableLine {
+  char delimiter = 0;
+  index_t cols = 0;
+};
+
+TableLine read_first_line(const std::string& path, std::string_view line) {
+  if (line.compare(0, 6, "\x93NUMPY") == 0) {
+    throw InputError(path, "this is a .npy file; its name must end in .npy to be read as one");
+  }
+  TableLine table;
+  table.delimiter = detect_delimiter(path, line, 1, 0);
+  table.cols = count_fields(line, table.delimiter);
+  return table;
+}
 
 template <class T>
 Matrix<T> read_csv_table(LineReader& lines, const char* empty_message) {
@@ -16,12 +40,8 @@ Matrix<T> read_csv_table(LineReader& lines, const char* empty_message) {
   if (!lines.next(line)) {
     throw InputError(path, empty_message);
   }
-  if (line.compare(0, 6, "\x93NUMPY") == 0) {
-    throw InputError(path, "this is a .npy file; its name must end in .npy to be read as one");
-  }
-  const char delimiter = detect_delimiter(path, line, 1, 0);
+  const auto [delimiter, cols] = read_first_line(path, line);
   const index_t rows = lines.line_count();
-  const index_t cols = count_fields(line, delimiter);
   check_table_fits<T>(lines, line, rows, cols, delimiter, "line 1");
   Matrix<T> matrix(rows, cols);
   parse_rows<T>(lines, line, cols, delimiter, "line 1",
@@ -36,7 +56,41 @@ Matrix<T> read_csv_table(LineReader& lines, const char* empty_message) {
 
 template <class T>
 Matrix<T> read_csv_matrix(LineReader& lines) {
-  return read_csv_table<T>(lines, "file is empty: expected S lines of n numbers");
+  return read_csv_table<T>(lines, kEmptyMatrix);
+}
+
+template <class T>
+MatrixShare<T> read_csv_matrix_rows_share(const std::string& path, const Communicator& comm,
+                                          std::size_t chunk_bytes) {
+  const FileLines file(path, comm);
+  if (file.lines() == 0) {
+    throw InputError(path, kEmptyMatrix);
+  }
+  std::string_view line;
+  LineReader first(path, kFirstLineBytes, file.span(1, 1));
+  first.next(line);
+  const auto [delimiter, cols] = read_first_line(path, line);
+  MatrixShare<T> share;
+  share.rows = file.lines();
+  share.cols = cols;
+  const DatapointRange range = datapoint_range(share.rows, comm.rank(), comm.size());
+  share.first = range.first;
+  share.values = Matrix<T>(range.count, cols);
+  if (range.count == 0) {
+    return share;
+  }
+  // Row i of the table is line i + 1.
+  LineReader lines(path, chunk_bytes == 0 ? LineReader::kDefaultChunkBytes : chunk_bytes,
+                   file.span(range.first + 1, range.first + range.count));
+  lines.next(line);
+  check_table_fits<T>(lines, line, range.count, cols, delimiter, "line 1");
+  T* const values = share.values.data();
+  parse_rows<T>(lines, line, cols, delimiter, "line 1",
+                [&](const T* band, index_t band_rows, index_t first_row) {
+                  support::transpose_into(band, cols, band_rows, cols, values + first_row,
+                                          range.count);
+                });
+  return share;
 }
 
 template <class T>
@@ -52,6 +106,10 @@ std::vector<T> read_csv_vector(LineReader& lines) {
   return std::vector<T>(table.data(), table.data() + table.rows() * table.cols());
 }
 
+template MatrixShare<float> read_csv_matrix_rows_share<float>(const std::string&,
+                                                              const Communicator&, std::size_t);
+template MatrixShare<double> read_csv_matrix_rows_share<double>(const std::string&,
+                                                                const Communicator&, std::size_t);
 template Matrix<float> read_csv_matrix<float>(LineReader&);
 template Matrix<double> read_csv_matrix<double>(LineReader&);
 template std::vector<float> read_csv_vector<float>(LineReader&);

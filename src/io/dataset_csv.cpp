@@ -17,10 +17,9 @@
 #include "coreset/error.hpp"
 #include "coreset/io.hpp"
 #include "io/csv_parse.hpp"
-#include "io/input_file.hpp"
+#include "io/line_shares.hpp"
 #include "io/parallel_rows.hpp"
 #include "io/readers.hpp"
-#include "support/collectives.hpp"
 #include "support/transpose.hpp"
 
 namespace coreset::io {
@@ -216,50 +215,19 @@ Dataset read_dataset_csv_by_byte_range(const std::string& path, const std::strin
   if (chunk_bytes == 0) {
     chunk_bytes = chunk_bytes_for(threads);
   }
-  const int ranks = comm.size();
-  // Every rank counts the line ends of its 1/R of the file (after the byte-order mark); a
-  // failure to open or read the file stops every rank alike, before the exchange.
-  std::int64_t size = 0;
-  std::int64_t text_begin = 0;
-  std::vector<std::int64_t> range_begin;
-  LineEnds mine;
-  on_every_rank(&comm, [&] {
-    InputFile file(path);
-    size = file.size();
-    if (size < 0) {
-      throw InputError(path,
-                       "not a regular file (a pipe or a device): the ranks of a job each read "
-                       "their share of a CSV file by byte range, which needs a regular file");
-    }
-    text_begin = byte_order_mark_length(file);
-    const std::int64_t text = size - text_begin;
-    for (int r = 0; r <= ranks; ++r) {
-      range_begin.push_back(text_begin + text / ranks * r +
-                            std::min<std::int64_t>(r, text % ranks));
-    }
-    mine = line_ends(file, range_begin[static_cast<std::size_t>(comm.rank())],
-                     range_begin[static_cast<std::size_t>(comm.rank()) + 1]);
-  });
-  const std::vector<LineEnds> ranges =
-      support::all_gather_values(comm, std::vector<LineEnds>{mine});
-  LineEnds whole;
-  for (const LineEnds& range : ranges) {
-    whole = whole.then(range);
-  }
-  const index_t lines = whole.lines();
-
+  const FileLines file(path, comm);
   Dataset data;
-  if (lines == 0) {
+  if (file.lines() == 0) {
     throw InputError(path, kEmptyFile);
   }
-  LineReader header(path, kScanHeaderBytes, LineSpan{text_begin, 1, 1});
+  LineReader header(path, kScanHeaderBytes, file.span(1, 1));
   const RowLayout layout = read_header(header, response, has_response, delimiter, data);
-  if (lines == 1) {
+  if (file.lines() == 1) {
     throw InputError(path, kNoRows);
   }
-  // Row i of the file is on line i + 2, which starts after the file's (i + 1)-th line end.
-  const index_t all_rows = lines - 1;
-  const DatapointRange share = datapoint_range(all_rows, comm.rank(), ranks);
+  // Row i of the file is on line i + 2.
+  const index_t all_rows = file.lines() - 1;
+  const DatapointRange share = datapoint_range(all_rows, comm.rank(), comm.size());
   data.first_row = share.first;
   data.total_rows = all_rows;
   data.first_data_line = 2 + share.first;
@@ -267,18 +235,8 @@ Dataset read_dataset_csv_by_byte_range(const std::string& path, const std::strin
     make_empty(data);
     return data;
   }
-  std::int64_t newline = share.first + 1;  // the line end before the share, counted from 1
-  std::size_t r = 0;
-  while (newline > ranges[r].newlines) {
-    newline -= ranges[r].newlines;
-    ++r;
-  }
-  InputFile file(path);
-  const std::int64_t first_byte =
-      byte_after_newline(file, range_begin[r], range_begin[r + 1], newline);
-  LineReader body(
-      path, chunk_bytes,
-      LineSpan{first_byte, data.first_data_line, data.first_data_line + share.count - 1});
+  LineReader body(path, chunk_bytes,
+                  file.span(data.first_data_line, data.first_data_line + share.count - 1));
   std::string_view line;
   if (!body.next(line)) {
     throw InputError(path, "the file ended before line " + std::to_string(data.first_data_line) +

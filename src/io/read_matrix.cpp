@@ -83,6 +83,15 @@ MatrixShare<T> read_matrix_share(const std::string& path, DatapointAxis axis, in
 }
 
 template <class T>
+MatrixShare<T> read_matrix_share(const std::string& path, DatapointAxis axis,
+                                 const Communicator& comm) {
+  if (comm.size() > 1 && axis == DatapointAxis::rows && !has_npy_extension(path)) {
+    return detail::read_csv_matrix_rows_share<T>(path, comm);
+  }
+  return read_matrix_share<T>(path, axis, comm.rank(), comm.size());
+}
+
+template <class T>
 std::vector<T> read_vector(const std::string& path) {
   if (has_npy_extension(path)) {
     return detail::read_npy_vector<T>(path);
@@ -95,6 +104,10 @@ template Matrix<float> read_matrix<float>(const std::string&);
 template Matrix<double> read_matrix<double>(const std::string&);
 template MatrixShare<float> read_matrix_share<float>(const std::string&, DatapointAxis, int, int);
 template MatrixShare<double> read_matrix_share<double>(const std::string&, DatapointAxis, int, int);
+template MatrixShare<float> read_matrix_share<float>(const std::string&, DatapointAxis,
+                                                     const Communicator&);
+template MatrixShare<double> read_matrix_share<double>(const std::string&, DatapointAxis,
+                                                       const Communicator&);
 template std::vector<float> read_vector<float>(const std::string&);
 template std::vector<double> read_vector<double>(const std::string&);
 

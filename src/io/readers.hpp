@@ -10,6 +10,7 @@
 #include "coreset/dataset.hpp"
 #include "coreset/distributed.hpp"
 #include "coreset/error.hpp"
+#include "coreset/io.hpp"
 #include "coreset/matrix.hpp"
 #include "coreset/solver.hpp"
 #include "io/csv_parse.hpp"
@@ -57,6 +58,13 @@ Dataset read_dataset_libsvm(LineReader& lines, bool has_response, index_t featur
 Dataset read_dataset_libsvm(LineReader& lines, bool has_response, index_t features,
                             std::int64_t memory_limit);
 Coreset read_coreset_csv(LineReader& lines);
+/// Rank comm.rank()'s block of rows of the table read_csv_matrix reads from `path` (the rows
+/// datapoint_range gives), found by byte range (FileLines) and read in chunks of `chunk_bytes`
+/// (0: the default): no rank reads all of the file. Errors in the block name the whole file's
+/// lines. A collective.
+template <class T>
+MatrixShare<T> read_csv_matrix_rows_share(const std::string& path, const Communicator& comm,
+                                          std::size_t chunk_bytes = 0);
 
 /// The .npy dataset in `bytes` (the whole file, as mapped), whose header `file` reads. With
 /// ranks > 1, only rank `rank`'s share of the rows (datapoint_range; Dataset::first_row and

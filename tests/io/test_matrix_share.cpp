@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "coreset/distributed.hpp"
 #include "coreset/error.hpp"
 #include "coreset/io.hpp"
+#include "helpers/thread_communicator.hpp"
 #include "io_test_util.hpp"
 
 namespace coreset::io {
@@ -169,6 +171,88 @@ TEST_F(MatrixShareTest, AShapeErrorIsTheWholeReadersAndARankOutsideTheJobIsRefus
                             }).what();
   EXPECT_EQ(share, whole);
   EXPECT_THROW(read_matrix_share<double>(path, DatapointAxis::rows, 2, 2), InvalidArgument);
+}
+
+// A CSV table of log-likelihoods (datapoints as rows) read with the job's ranks: each rank's block
+// is found by byte range and equals the block that rank and ranks read, in every line-end style,
+// with a byte-order mark and trailing blank lines, for 2-5 ranks (some without rows).
+TEST_F(MatrixShareTest, CsvRowsByByteRangeEqualTheBlocksOfRankAndRanks) {
+  const index_t n = 3 * kReductionBlock + 40;
+  const index_t draws = 5;
+  const std::vector<double> values = random_values(n, draws, 12);
+  const std::string plain = dir_.file("plain.csv");
+  write_csv(plain, values, n, draws);
+  std::string text;
+  {
+    std::FILE* file = std::fopen(plain.c_str(), "rb");
+    char buffer[4096];
+    for (std::size_t got; (got = std::fread(buffer, 1, sizeof buffer, file)) > 0;) {
+      text.append(buffer, got);
+    }
+    std::fclose(file);
+  }
+  std::string crlf;
+  for (const char c : text) {
+    crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  }
+  const std::vector<std::string> variants = {text, "\xEF\xBB\xBF" + text, crlf, text + "\n  \n",
+                                             text.substr(0, text.size() - 1)};
+  for (std::size_t v = 0; v < variants.size(); ++v) {
+    const std::string path = dir_.write("v.csv", variants[v]);
+    for (int ranks = 2; ranks <= 5; ++ranks) {
+      SCOPED_TRACE("variant " + std::to_string(v) + ", " + std::to_string(ranks) + " ranks");
+      std::vector<MatrixShare<double>> shares(static_cast<std::size_t>(ranks));
+      test::run_ranks(ranks, [&](const std::shared_ptr<Communicator>& comm) {
+        shares[static_cast<std::size_t>(comm->rank())] =
+            read_matrix_share<double>(path, DatapointAxis::rows, *comm);
+      });
+      for (int r = 0; r < ranks; ++r) {
+        const MatrixShare<double> expected =
+            read_matrix_share<double>(path, DatapointAxis::rows, r, ranks);
+        const MatrixShare<double>& got = shares[static_cast<std::size_t>(r)];
+        EXPECT_EQ(got.first, expected.first);
+        EXPECT_EQ(got.rows, n);
+        EXPECT_EQ(got.cols, draws);
+        ASSERT_EQ(got.values.rows(), expected.values.rows());
+        ASSERT_EQ(got.values.cols(), expected.values.cols());
+        for (index_t i = 0; i < got.values.rows(); ++i) {
+          for (index_t j = 0; j < got.values.cols(); ++j) {
+            ASSERT_EQ(got.values(i, j), expected.values(i, j)) << "at " << i << ", " << j;
+          }
+        }
+      }
+    }
+  }
+}
+
+// A bad cell in rank 2's rows fails rank 2 alone, naming the whole file's line; an empty file
+// fails every rank alike.
+TEST_F(MatrixShareTest, CsvRowsByByteRangeFailOnlyWhereTheBadCellIs) {
+  const index_t n = 3 * kReductionBlock;
+  std::string text;
+  for (index_t i = 0; i < n; ++i) {
+    text += i == 2 * kReductionBlock + 3 ? "1,oops,3\n" : "1,2,3\n";
+  }
+  const std::string path = dir_.write("bad.csv", text);
+  std::vector<std::string> errors(3);
+  test::run_ranks(3, [&](const std::shared_ptr<Communicator>& comm) {
+    try {
+      read_matrix_share<float>(path, DatapointAxis::rows, *comm);
+    } catch (const InputError& error) {
+      errors[static_cast<std::size_t>(comm->rank())] =
+          std::to_string(error.line()) + ":" + std::to_string(error.column());
+    }
+  });
+  EXPECT_EQ(errors,
+            (std::vector<std::string>{"", "", std::to_string(2 * kReductionBlock + 4) + ":2"}));
+  const std::string empty = dir_.write("empty.csv", "\n\n");
+  const std::string whole = expect_input_error([&] { read_matrix<double>(empty); }).what();
+  test::run_ranks(2, [&](const std::shared_ptr<Communicator>& comm) {
+    const std::string mine = expect_input_error([&] {
+                               read_matrix_share<double>(empty, DatapointAxis::rows, *comm);
+                             }).what();
+    EXPECT_EQ(mine, whole);
+  });
 }
 
 }  // namespace
