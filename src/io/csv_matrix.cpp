@@ -40,7 +40,10 @@ Matrix<T> read_csv_table(LineReader& lines, const char* empty_message) {
   if (!lines.next(line)) {
     throw InputError(path, empty_message);
   }
-  const auto [delimiter, cols] = read_first_line(path, line);
+  // Not a structured binding: the lambdas below capture these (C++17 forbids capturing one).
+  const TableLine table = read_first_line(path, line);
+  const char delimiter = table.delimiter;
+  const index_t cols = table.cols;
   const index_t rows = lines.line_count();
   check_table_fits<T>(lines, line, rows, cols, delimiter, "line 1");
   Matrix<T> matrix(rows, cols);
@@ -69,7 +72,10 @@ MatrixShare<T> read_csv_matrix_rows_share(const std::string& path, const Communi
   std::string_view line;
   LineReader first(path, kFirstLineBytes, file.span(1, 1));
   first.next(line);
-  const auto [delimiter, cols] = read_first_line(path, line);
+  // Not a structured binding: the lambdas below capture these (C++17 forbids capturing one).
+  const TableLine table = read_first_line(path, line);
+  const char delimiter = table.delimiter;
+  const index_t cols = table.cols;
   MatrixShare<T> share;
   share.rows = file.lines();
   share.cols = cols;
