@@ -57,10 +57,19 @@ CORESET_API DatapointRange datapoint_range(index_t n, int rank, int ranks);
 /// step threw, and every rank throws the error of the lowest such rank: the same type (a
 /// coreset::Error subclass; anything else becomes an Error) and message, with " (rank r of R)"
 /// appended. A bad file on one rank thus stops all of them alike instead of leaving the others
-/// waiting in the next collective. An error that a collective inside the step already agreed
-/// on (read_dataset with a communicator runs one) is passed on as it is, its rank named once.
-/// A collective itself.
+/// waiting in the next collective. An error that every rank already threw alike
+/// (thrown_on_every_rank: a collective inside the step agreed on it, as read_dataset with a
+/// communicator does) is passed on as it is, its rank named once. A collective itself.
 CORESET_API void on_every_rank(const Communicator* comm, const std::function<void()>& step);
+
+/// The message of the coreset::Cancelled that every rank of a distributed job throws at once when
+/// any rank's ProgressObserver asked to stop (coreset/progress.hpp).
+inline constexpr const char* kStoppedOnEveryRank = "stopped on request (every rank)";
+
+/// Whether `message` is that of an error every rank of a job threw alike: one on_every_rank
+/// raised (it ends in " (rank r of R)") or an agreed stop (kStoppedOnEveryRank). What a program
+/// under mpirun needs to know to report a failure once (rank 0) instead of aborting the job.
+CORESET_API bool thrown_on_every_rank(const std::string& message);
 
 /// Whether this libcoreset was built with MPI (CMake option CORESET_ENABLE_MPI).
 CORESET_API bool mpi_compiled() noexcept;

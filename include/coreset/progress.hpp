@@ -49,12 +49,10 @@ class CORESET_API ProgressObserver {
   virtual bool stop_requested() noexcept { return false; }
 };
 
-/// The message of the coreset::Cancelled that a distributed job (SolverSettings::communicator)
-/// throws on every rank at once. There a rank's stop request is honoured where every rank polls
-/// in step (each solver iteration, Newton step over the ranks' sums, stage), and the ranks
-/// agree on it there (one 8-byte sum): whichever rank's observer asked, all stop together, so
-/// none is left waiting in a collective. (When the stop is found inside a step that the ranks
-/// agree on as a whole, on_every_rank appends the rank, as for any error.)
-inline constexpr const char* kStoppedOnEveryRank = "stopped on request (every rank)";
+/// In a distributed job (SolverSettings::communicator) a rank's stop request is honoured where
+/// every rank polls in step (each solver iteration, Newton step over the ranks' sums, stage):
+/// the ranks agree on it there (one 8-byte sum) and all throw coreset::Cancelled with the
+/// message kStoppedOnEveryRank (coreset/distributed.hpp), so none is left waiting in a
+/// collective.
 
 }  // namespace coreset

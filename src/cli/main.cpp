@@ -12,6 +12,7 @@
 #include "cli/interrupt.hpp"
 #include "cli/mpi_run.hpp"
 #include "cli/terminal.hpp"
+#include "coreset/distributed.hpp"
 #include "coreset/error.hpp"
 #include "coreset/version.hpp"
 
@@ -68,7 +69,7 @@ int main(int argc, char** argv) {
     what = "stopped, no output written";
     // Under mpirun every rank stopped together (a signal reached some rank): one message, and
     // every rank exits with its code instead of aborting the job.
-    if (stopped_on_every_rank(error.what())) {
+    if (coreset::thrown_on_every_rank(error.what())) {
       return report_shared_failure(code, label, what);
     }
   } catch (const TargetNotReached& error) {

@@ -1,35 +1,11 @@
 #include "cli/mpi_run.hpp"
 
-#include <cctype>
 #include <cstdio>
 
 #include "coreset/error.hpp"
-#include "coreset/progress.hpp"
 
 namespace coreset::cli {
 namespace {
-
-// Whether `what` ends in " (rank R of N)", the mark coreset::on_every_rank puts on the error it
-// raises on every rank.
-bool shared_by_every_rank(const std::string& what) {
-  const std::size_t at = what.rfind(" (rank ");
-  if (at == std::string::npos || what.back() != ')') {
-    return false;
-  }
-  std::size_t p = at + 7;
-  const auto digits = [&] {
-    const std::size_t start = p;
-    while (p < what.size() && std::isdigit(static_cast<unsigned char>(what[p])) != 0) {
-      ++p;
-    }
-    return p > start;
-  };
-  if (!digits() || what.compare(p, 4, " of ") != 0) {
-    return false;
-  }
-  p += 4;
-  return digits() && p + 1 == what.size();
-}
 
 std::shared_ptr<const Communicator>& job_communicator() {
   static std::shared_ptr<const Communicator> comm;
@@ -70,10 +46,6 @@ DeviceChoice choose_run_device(const DeviceArguments& args) {
   return choice;
 }
 
-bool stopped_on_every_rank(const std::string& what) {
-  return what.rfind(kStoppedOnEveryRank, 0) == 0 || shared_by_every_rank(what);
-}
-
 int report_shared_failure(int code, const std::string& label, const std::string& what) {
   const std::shared_ptr<const Communicator>& comm = job_communicator();
   if (comm == nullptr || comm->rank() == 0) {
@@ -84,7 +56,7 @@ int report_shared_failure(int code, const std::string& label, const std::string&
 
 int report_failure(int code, const std::string& label, const std::string& what) {
   const std::shared_ptr<const Communicator>& comm = job_communicator();
-  if (comm == nullptr || comm->size() == 1 || shared_by_every_rank(what)) {
+  if (comm == nullptr || comm->size() == 1 || thrown_on_every_rank(what)) {
     return report_shared_failure(code, label, what);
   }
   std::fprintf(stderr, "coreset: rank %d of %d: %s: %s\n", comm->rank(), comm->size(),

@@ -20,14 +20,10 @@ std::shared_ptr<const Communicator> distributed_run();
 DeviceChoice choose_run_device(const DeviceArguments& args);
 
 /// Prints the failure `label: what` on stderr and returns `code`. Under MPI with several ranks:
-/// a failure every rank shares (coreset::on_every_rank's, named "(rank r of R)") is printed by
-/// rank 0 alone and the ranks exit normally; any other is printed with its rank and stops the
+/// a failure every rank shares (coreset::thrown_on_every_rank) is printed by rank 0 alone and
+/// the ranks exit normally; any other is printed with its rank and stops the
 /// whole job (MPI_Abort), since the other ranks may be waiting for this one in a collective.
 int report_failure(int code, const std::string& label, const std::string& what);
-
-/// Whether a Cancelled with message `what` was thrown on every rank alike
-/// (coreset::kStoppedOnEveryRank, or agreed by on_every_rank).
-bool stopped_on_every_rank(const std::string& what);
 
 /// report_failure() for a failure that every rank is known to share (each found it alike):
 /// printed by rank 0 alone; returns `code`.

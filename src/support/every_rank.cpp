@@ -2,6 +2,7 @@
 // every rank. Here, in the lowest layer, because the readers run collective steps too (a CSV
 // file's share by byte range, io::DatasetReadOptions::communicator).
 #include <algorithm>
+#include <cctype>
 #include <exception>
 #include <string>
 #include <vector>
@@ -15,17 +16,21 @@ Communicator::~Communicator() = default;
 
 namespace {
 
-// The message of the last error on_every_rank threw on this thread. A step may itself run
-// on_every_rank (a collective read inside the step of a command): then every rank throws that
-// agreed error, which already names its rank, and the enclosing call passes it on unchanged
-// instead of naming rank 0, the lowest of the ranks that threw it.
-thread_local std::string last_agreed_message;
+// The digits at `p` of `text`, if any; moves `p` past them.
+bool skip_digits(const std::string& text, std::size_t& p) {
+  const std::size_t start = p;
+  while (p < text.size() && std::isdigit(static_cast<unsigned char>(text[p])) != 0) {
+    ++p;
+  }
+  return p > start;
+}
 
-// An error crossing ranks: '!' when it was agreed already, its type as a letter, then
-// (InputError) its place, then the message.
+// An error crossing ranks: '!' when every rank threw it alike already (a step's own
+// on_every_rank agreed on it), its type as a letter, then (InputError) its place, then the
+// message.
 std::string encode(char kind, const std::exception& error, const InputError* input = nullptr) {
   const std::string message = error.what();
-  std::string out = message == last_agreed_message ? "!" : "";
+  std::string out = thrown_on_every_rank(message) ? "!" : "";
   out += kind;
   if (input != nullptr) {
     const std::string place = InputError(input->file(), "", input->line(), input->column()).what();
@@ -35,12 +40,6 @@ std::string encode(char kind, const std::exception& error, const InputError* inp
     out += message;
   }
   return out;
-}
-
-template <class E>
-[[noreturn]] void throw_agreed(const E& error) {
-  last_agreed_message = error.what();
-  throw error;
 }
 
 [[noreturn]] void rethrow(std::string failure, int rank, int ranks) {
@@ -53,29 +52,46 @@ template <class E>
   const std::string message = failure.substr(1);
   switch (failure[0]) {
     case 'A':
-      throw_agreed(InvalidArgument(message + where));
+      throw InvalidArgument(message + where);
     case 'N':
-      throw_agreed(NumericalError(message + where));
+      throw NumericalError(message + where);
     case 'O':
-      throw_agreed(OutputError(message + where));
+      throw OutputError(message + where);
     case 'D':
-      throw_agreed(DeviceError(message + where));
+      throw DeviceError(message + where);
     case 'C':
-      throw_agreed(Cancelled(message + where));
+      throw Cancelled(message + where);
     case 'I': {
       const std::size_t a = message.find('\n');
       const std::size_t b = message.find('\n', a + 1);
       const std::size_t c = message.find('\n', b + 1);
-      throw_agreed(InputError(message.substr(b + 1, c - b - 1), message.substr(c + 1) + where,
-                              std::stoll(message.substr(0, a)),
-                              std::stoll(message.substr(a + 1, b - a - 1))));
+      throw InputError(message.substr(b + 1, c - b - 1), message.substr(c + 1) + where,
+                       std::stoll(message.substr(0, a)),
+                       std::stoll(message.substr(a + 1, b - a - 1)));
     }
     default:
-      throw_agreed(Error(message + where));
+      throw Error(message + where);
   }
 }
 
 }  // namespace
+
+bool thrown_on_every_rank(const std::string& message) {
+  if (message.rfind(kStoppedOnEveryRank, 0) == 0) {
+    return true;
+  }
+  // " (rank R of N)" at the end.
+  const std::size_t at = message.rfind(" (rank ");
+  if (at == std::string::npos || message.back() != ')') {
+    return false;
+  }
+  std::size_t p = at + 7;
+  if (!skip_digits(message, p) || message.compare(p, 4, " of ") != 0) {
+    return false;
+  }
+  p += 4;
+  return skip_digits(message, p) && p + 1 == message.size();
+}
 
 void on_every_rank(const Communicator* comm, const std::function<void()>& step) {
   if (comm == nullptr) {

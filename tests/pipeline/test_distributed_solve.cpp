@@ -278,5 +278,20 @@ TEST(DatapointRange, SplitsWholeBlocksInRankOrderCoveringEveryPoint) {
   EXPECT_THROW(datapoint_range(10, 2, 2), InvalidArgument);
 }
 
+// What the command reports once instead of aborting the job: what on_every_rank raised on every
+// rank (named by its rank at the very end) and an agreed stop; nothing else.
+TEST(ThrownOnEveryRank, RecognisesOnlyTheMarksOfAnErrorEveryRankThrew) {
+  EXPECT_TRUE(thrown_on_every_rank("data.csv:1100:1: bad cell (rank 2 of 4)"));
+  EXPECT_TRUE(thrown_on_every_rank("x (rank 0 of 1)"));
+  EXPECT_TRUE(thrown_on_every_rank(kStoppedOnEveryRank));
+  EXPECT_TRUE(thrown_on_every_rank(std::string(kStoppedOnEveryRank) + " (rank 0 of 3)"));
+  EXPECT_FALSE(thrown_on_every_rank("stopped on request"));
+  EXPECT_FALSE(thrown_on_every_rank("bad cell (rank 2 of 4) in data.csv"));
+  EXPECT_FALSE(thrown_on_every_rank("bad cell (rank two of 4)"));
+  EXPECT_FALSE(thrown_on_every_rank("bad cell (rank 2 of )"));
+  EXPECT_FALSE(thrown_on_every_rank("bad cell (rank 2 of 4))"));
+  EXPECT_FALSE(thrown_on_every_rank(""));
+}
+
 }  // namespace
 }  // namespace coreset
