@@ -75,22 +75,28 @@ std::string digest(const std::string& outcome_text) {
   return "dataset " + std::to_string(std::hash<std::string>{}(outcome_text));
 }
 
-// What each of `ranks` ranks reads of `path` by byte range, as outcome() text, with the share's
-// place in the file.
+// What `read` gives, as short text: the dataset (digest) and the share's place in the file, or
+// the error.
+template <class Read>
+std::string share_outcome(Read&& read) {
+  std::string place;
+  // Two statements: the place is known only once the read has run.
+  const std::string text = digest(outcome([&] {
+    const Dataset data = read();
+    place = " rows " + std::to_string(data.first_row) + " of " + std::to_string(data.total_rows);
+    return data;
+  }));
+  return text + place;
+}
+
+// What each of `ranks` ranks reads of `path` by byte range.
 std::vector<std::string> byte_range_shares(const std::string& path, int ranks, int threads,
                                            std::size_t chunk_bytes) {
   std::vector<std::string> shares(static_cast<std::size_t>(ranks));
   test::run_ranks(ranks, [&](const std::shared_ptr<Communicator>& comm) {
-    std::string place;
-    shares[static_cast<std::size_t>(comm->rank())] =
-        digest(outcome([&] {
-          const Dataset data = detail::read_dataset_csv_by_byte_range(path, "", true, 0, threads,
-                                                                      *comm, chunk_bytes);
-          place =
-              " rows " + std::to_string(data.first_row) + " of " + std::to_string(data.total_rows);
-          return data;
-        })) +
-        place;
+    shares[static_cast<std::size_t>(comm->rank())] = share_outcome([&] {
+      return detail::read_dataset_csv_by_byte_range(path, "", true, 0, threads, *comm, chunk_bytes);
+    });
   });
   return shares;
 }
@@ -102,14 +108,7 @@ std::vector<std::string> scanned_shares(const std::string& path, int ranks) {
     DatasetReadOptions options;
     options.rank = r;
     options.ranks = ranks;
-    std::string place;
-    shares.push_back(digest(outcome([&] {
-                       const Dataset data = read_dataset(path, options);
-                       place = " rows " + std::to_string(data.first_row) + " of " +
-                               std::to_string(data.total_rows);
-                       return data;
-                     })) +
-                     place);
+    shares.push_back(share_outcome([&] { return read_dataset(path, options); }));
   }
   return shares;
 }
@@ -156,15 +155,8 @@ TEST_F(CsvShareTest, TheCommunicatorOptionReadsTheSameSharesAsRankAndRanks) {
       test::run_ranks(ranks, [&](const std::shared_ptr<Communicator>& comm) {
         DatasetReadOptions options;
         options.communicator = comm;
-        std::string place;
         got[static_cast<std::size_t>(comm->rank())] =
-            digest(outcome([&] {
-              const Dataset data = read_dataset(path, options);
-              place = " rows " + std::to_string(data.first_row) + " of " +
-                      std::to_string(data.total_rows);
-              return data;
-            })) +
-            place;
+            share_outcome([&] { return read_dataset(path, options); });
       });
       EXPECT_EQ(got, scanned_shares(path, ranks));
     }

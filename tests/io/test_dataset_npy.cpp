@@ -3,11 +3,8 @@
 // errors of the matrix reader, word for word.
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <limits>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -16,6 +13,7 @@
 #include "coreset/io.hpp"
 #include "dataset_compare.hpp"
 #include "io_test_util.hpp"
+#include "random_table.hpp"
 
 namespace coreset::io {
 namespace {
@@ -24,44 +22,15 @@ namespace fs = std::filesystem;
 using test::contains;
 using test::expect_input_error;
 using test::fingerprint;
-
-// An N x C table, row-major, of seeded values of assorted magnitudes.
-std::vector<double> random_table(index_t rows, index_t cols, std::uint64_t seed) {
-  std::mt19937_64 random(seed);
-  std::normal_distribution<double> normal;
-  std::vector<double> values(static_cast<std::size_t>(rows * cols));
-  for (double& value : values) {
-    value = normal(random) * std::pow(10.0, static_cast<double>(random() % 9) - 4.0);
-  }
-  return values;
-}
+using test::random_table;
+using test::write_table;
 
 std::string as_csv(const std::vector<double>& table, index_t cols) {
-  std::string text;
+  std::string header;
   for (index_t c = 0; c < cols; ++c) {
-    text += (c ? "," : "") + std::string("c") + std::to_string(c);
+    header += (c ? "," : "") + std::string("c") + std::to_string(c);
   }
-  text += "\n";
-  char cell[40];
-  for (std::size_t i = 0; i < table.size(); ++i) {
-    std::snprintf(cell, sizeof cell, "%.17g", table[i]);
-    text += cell;
-    text += (i + 1) % static_cast<std::size_t>(cols) == 0 ? "\n" : ",";
-  }
-  return text;
-}
-
-template <class T>
-void write_table(const std::string& path, const std::vector<double>& table, index_t rows,
-                 index_t cols, bool fortran) {
-  std::vector<T> data(table.size());
-  for (index_t r = 0; r < rows; ++r) {
-    for (index_t c = 0; c < cols; ++c) {
-      const double value = table[static_cast<std::size_t>(r * cols + c)];
-      data[static_cast<std::size_t>(fortran ? c * rows + r : r * cols + c)] = static_cast<T>(value);
-    }
-  }
-  write_npy(path, data.data(), {rows, cols}, fortran);
+  return header + "\n" + test::csv_rows(table, cols);
 }
 
 // The dataset fields that .npy and CSV must share: the numbers and the response's column.

@@ -4,11 +4,8 @@
 // by its place in the whole matrix.
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <cstdio>
 #include <limits>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -17,54 +14,16 @@
 #include "coreset/io.hpp"
 #include "helpers/thread_communicator.hpp"
 #include "io_test_util.hpp"
+#include "random_table.hpp"
 
 namespace coreset::io {
 namespace {
 
 using test::contains;
+using test::csv_rows;
 using test::expect_input_error;
-
-// rows x cols values of assorted magnitudes, column-major.
-std::vector<double> random_values(index_t rows, index_t cols, std::uint64_t seed) {
-  std::mt19937_64 random(seed);
-  std::normal_distribution<double> normal;
-  std::vector<double> values(static_cast<std::size_t>(rows * cols));
-  for (double& value : values) {
-    value = normal(random) * std::ldexp(1.0, static_cast<int>(random() % 20) - 10);
-  }
-  return values;
-}
-
-// The values (column-major) as a .npy file of element type V in the given order.
-template <class V>
-void write_as(const std::string& path, const std::vector<double>& values, index_t rows,
-              index_t cols, bool fortran) {
-  std::vector<V> data(values.size());
-  for (index_t r = 0; r < rows; ++r) {
-    for (index_t c = 0; c < cols; ++c) {
-      data[static_cast<std::size_t>(fortran ? r + c * rows : r * cols + c)] =
-          static_cast<V>(values[static_cast<std::size_t>(r + c * rows)]);
-    }
-  }
-  write_npy(path, data.data(), {rows, cols}, fortran);
-}
-
-void write_csv(const std::string& path, const std::vector<double>& values, index_t rows,
-               index_t cols) {
-  std::string text;
-  char cell[40];
-  for (index_t r = 0; r < rows; ++r) {
-    for (index_t c = 0; c < cols; ++c) {
-      std::snprintf(cell, sizeof cell, "%.17g", values[static_cast<std::size_t>(r + c * rows)]);
-      text += (c ? "," : "") + std::string(cell);
-    }
-    text += "\n";
-  }
-  std::FILE* file = std::fopen(path.c_str(), "wb");
-  ASSERT_NE(file, nullptr);
-  std::fwrite(text.data(), 1, text.size(), file);
-  std::fclose(file);
-}
+using test::random_table;
+using test::write_table;
 
 // Every rank's block equals that block of the whole matrix read_matrix reads, bit for bit.
 template <class T>
@@ -108,22 +67,21 @@ TEST_F(MatrixShareTest, EveryBlockIsThatBlockOfTheWholeMatrix) {
   for (const Shape shape : {Shape{7, n, DatapointAxis::columns}, Shape{n, 5, DatapointAxis::rows},
                             Shape{1, n, DatapointAxis::columns}, Shape{n, 1, DatapointAxis::rows},
                             Shape{4, 1, DatapointAxis::columns}}) {
-    const std::vector<double> values = random_values(shape.rows, shape.cols, 5);
+    const std::vector<double> values = random_table(shape.rows, shape.cols, 5);
     for (const bool fortran : {false, true}) {
       SCOPED_TRACE(std::to_string(shape.rows) + " x " + std::to_string(shape.cols) +
                    (fortran ? ", Fortran order" : ", C order"));
       const std::string f64 = dir_.file("m64.npy");
       const std::string f32 = dir_.file("m32.npy");
-      write_as<double>(f64, values, shape.rows, shape.cols, fortran);
-      write_as<float>(f32, values, shape.rows, shape.cols, fortran);
+      write_table<double>(f64, values, shape.rows, shape.cols, fortran);
+      write_table<float>(f32, values, shape.rows, shape.cols, fortran);
       for (int ranks = 1; ranks <= 4; ++ranks) {
         expect_blocks_of_whole<double>(f64, shape.axis, ranks);
         expect_blocks_of_whole<float>(f64, shape.axis, ranks);  // converted
         expect_blocks_of_whole<float>(f32, shape.axis, ranks);
       }
     }
-    const std::string csv = dir_.file("m.csv");
-    write_csv(csv, values, shape.rows, shape.cols);
+    const std::string csv = dir_.write("m.csv", csv_rows(values, shape.cols));
     for (int ranks = 1; ranks <= 4; ++ranks) {
       expect_blocks_of_whole<double>(csv, shape.axis, ranks);
     }
@@ -141,15 +99,15 @@ TEST_F(MatrixShareTest, ABadValueIsSeenOnlyByTheRankWhoseBlockHoldsItAndNamedInT
     const bool by_column = axis == DatapointAxis::columns;
     const index_t rows = by_column ? draws : n;
     const index_t cols = by_column ? n : draws;
-    std::vector<double> values = random_values(rows, cols, 8);
+    std::vector<double> values = random_table(rows, cols, 8);
     const index_t bad_row = by_column ? bad_draw : bad_datapoint;
     const index_t bad_col = by_column ? bad_datapoint : bad_draw;
-    values[static_cast<std::size_t>(bad_row + bad_col * rows)] =
+    values[static_cast<std::size_t>(bad_row * cols + bad_col)] =
         std::numeric_limits<double>::quiet_NaN();
     for (const bool fortran : {false, true}) {
       SCOPED_TRACE(std::string(by_column ? "columns" : "rows") + (fortran ? ", Fortran" : ", C"));
       const std::string path = dir_.file("bad.npy");
-      write_as<double>(path, values, rows, cols, fortran);
+      write_table<double>(path, values, rows, cols, fortran);
       EXPECT_NO_THROW(read_matrix_share<double>(path, axis, 0, 3));
       EXPECT_NO_THROW(read_matrix_share<double>(path, axis, 1, 3));
       const InputError error =
@@ -179,18 +137,7 @@ TEST_F(MatrixShareTest, AShapeErrorIsTheWholeReadersAndARankOutsideTheJobIsRefus
 TEST_F(MatrixShareTest, CsvRowsByByteRangeEqualTheBlocksOfRankAndRanks) {
   const index_t n = 3 * kReductionBlock + 40;
   const index_t draws = 5;
-  const std::vector<double> values = random_values(n, draws, 12);
-  const std::string plain = dir_.file("plain.csv");
-  write_csv(plain, values, n, draws);
-  std::string text;
-  {
-    std::FILE* file = std::fopen(plain.c_str(), "rb");
-    char buffer[4096];
-    for (std::size_t got; (got = std::fread(buffer, 1, sizeof buffer, file)) > 0;) {
-      text.append(buffer, got);
-    }
-    std::fclose(file);
-  }
+  const std::string text = csv_rows(random_table(n, draws, 12), draws);
   std::string crlf;
   for (const char c : text) {
     crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
