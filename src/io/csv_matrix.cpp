@@ -12,9 +12,6 @@
 namespace coreset::io::detail {
 namespace {
 
-// The first chunk read for line 1 alone (grown for a longer line).
-constexpr std::size_t kFirstLineBytes = std::size_t{4} << 10;
-
 constexpr const char* kEmptyMatrix = "file is empty: expected S lines of n numbers";
 
 // What line 1 of a table says: the delimiter and the number of columns.
@@ -70,7 +67,7 @@ MatrixShare<T> read_csv_matrix_rows_share(const std::string& path, const Communi
     throw InputError(path, kEmptyMatrix);
   }
   std::string_view line;
-  LineReader first(path, kFirstLineBytes, file.span(1, 1));
+  LineReader first = file.read_lines(1, 1);
   first.next(line);
   // Not a structured binding: the lambdas below capture these (C++17 forbids capturing one).
   const TableLine table = read_first_line(path, line);
@@ -86,8 +83,9 @@ MatrixShare<T> read_csv_matrix_rows_share(const std::string& path, const Communi
     return share;
   }
   // Row i of the table is line i + 1.
-  LineReader lines(path, chunk_bytes == 0 ? LineReader::kDefaultChunkBytes : chunk_bytes,
-                   file.span(range.first + 1, range.first + range.count));
+  LineReader lines =
+      file.read_lines(range.first + 1, range.first + range.count,
+                      chunk_bytes == 0 ? LineReader::kDefaultChunkBytes : chunk_bytes);
   lines.next(line);
   check_table_fits<T>(lines, line, range.count, cols, delimiter, "line 1");
   T* const values = share.values.data();

@@ -31,8 +31,6 @@ using detail::split_fields;
 
 // An unknown response name lists the columns; beyond this many the list is cut.
 constexpr std::size_t kMaxListedColumns = 20;
-// The first chunk a rank reads for the header line alone (grown for a longer line).
-constexpr std::size_t kScanHeaderBytes = std::size_t{4} << 10;
 
 // The trimmed, non-empty, distinct column names of the header line (line 1).
 std::vector<std::string> parse_header(const std::string& path, std::string_view header,
@@ -220,7 +218,7 @@ Dataset read_dataset_csv_by_byte_range(const std::string& path, const std::strin
   if (file.lines() == 0) {
     throw InputError(path, kEmptyFile);
   }
-  LineReader header(path, kScanHeaderBytes, file.span(1, 1));
+  LineReader header = file.read_lines(1, 1);
   const RowLayout layout = read_header(header, response, has_response, delimiter, data);
   if (file.lines() == 1) {
     throw InputError(path, kNoRows);
@@ -235,8 +233,8 @@ Dataset read_dataset_csv_by_byte_range(const std::string& path, const std::strin
     make_empty(data);
     return data;
   }
-  LineReader body(path, chunk_bytes,
-                  file.span(data.first_data_line, data.first_data_line + share.count - 1));
+  LineReader body =
+      file.read_lines(data.first_data_line, data.first_data_line + share.count - 1, chunk_bytes);
   std::string_view line;
   if (!body.next(line)) {
     throw InputError(path, "the file ended before line " + std::to_string(data.first_data_line) +

@@ -49,8 +49,8 @@ std::int64_t FileLines::line_start(index_t line) const {
   return byte_after_newline(file, range_begin_[r], range_begin_[r + 1], newline);
 }
 
-LineSpan FileLines::span(index_t first, index_t last) const {
-  return LineSpan{line_start(first), first, std::min(last, lines_)};
+LineReader FileLines::read_lines(index_t first, index_t last, std::size_t chunk_bytes) const {
+  return LineReader(path_, chunk_bytes, LineSpan{line_start(first), first, std::min(last, lines_)});
 }
 
 }  // namespace coreset::io::detail

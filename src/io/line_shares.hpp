@@ -29,8 +29,12 @@ class FileLines {
   /// The byte where line `line` (1-based, at most lines()) starts; reads at most one rank's
   /// range of the file.
   std::int64_t line_start(index_t line) const;
-  /// Lines first ... last (1-based; last at most lines()) of the file, for a LineReader.
-  LineSpan span(index_t first, index_t last) const;
+  /// A chunk that suits a line or two (a LineReader grows it for a longer line).
+  static constexpr std::size_t kFewLinesBytes = std::size_t{4} << 10;
+  /// A reader of lines first ... last (1-based; last at most lines()) of the file, in chunks of
+  /// `chunk_bytes`; it reads nothing before the first.
+  LineReader read_lines(index_t first, index_t last,
+                        std::size_t chunk_bytes = kFewLinesBytes) const;
 
  private:
   std::string path_;
