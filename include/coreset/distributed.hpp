@@ -36,6 +36,10 @@ class CORESET_API Communicator {
   virtual std::vector<std::string> all_gather(const std::string& bytes) const = 0;
   /// What it is, for reports and `coreset info` (e.g. "MPI: Open MPI v4.1.4, 4 ranks").
   virtual std::string description() const = 0;
+  /// This rank's index among the ranks on its machine (0 ... ranks there - 1): a GPU job's rank
+  /// uses GPU node_rank() mod (the machine's GPU count). The default, rank(), holds for ranks
+  /// that share one machine (threads); mpi_world() asks MPI which ranks share memory.
+  virtual int node_rank() const { return rank(); }
 };
 
 /// A rank's block of a distributed solve must start at a multiple of this many datapoints (or

@@ -180,7 +180,9 @@ struct CORESET_API SolverSettings {
   /// Phi's columns (contiguous, in rank order, each starting at a multiple of kReductionBlock, as
   /// datapoint_range() gives them), the same y (or none) and the same options, and each gets the
   /// whole coreset, in global column indices; on the CPU it is the one-process coreset bit for
-  /// bit. CPU only for now (InvalidArgument on the GPU).
+  /// bit. On GPUs (device gpu, or automatic when every rank has one) each rank keeps its block on
+  /// its machine's GPU number Communicator::node_rank() mod (GPU count) and the objective agrees
+  /// with one GPU's to rounding.
   std::shared_ptr<const Communicator> communicator;
   /// Not owned; null: none. Sees the stages and their progress and can stop the computation
   /// (coreset::Cancelled is then thrown): the solver's iterations here; for build_coreset,
@@ -228,6 +230,9 @@ struct CORESET_API SolveResult {
   /// Without: equal to `objective`.
   double objective_before_refit = 0.0;
   Device device = Device::cpu;  ///< where the solve ran: cpu or gpu (never automatic)
+  /// A distributed solve (SolverSettings::communicator): where each rank ran, in rank order:
+  /// "cpu", or "gpu N: name" (N the CUDA ordinal on its machine). Empty for one process.
+  std::vector<std::string> rank_devices;
 };
 
 /// Solves the sparse non-negative regression on options.device (the CPU by default).

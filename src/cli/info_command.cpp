@@ -33,8 +33,8 @@ std::function<int()> add_info_command(CLI::App& app) {
                   device.compute_major, device.compute_minor);
     }
     std::printf("  MPI support:   %s\n",
-                mpi_compiled() ? "compiled in (mpirun -np R coreset solve ...: one solve over R "
-                                 "processes, CPU)"
+                mpi_compiled() ? "compiled in (mpirun -np R coreset solve|build ...: one job over "
+                                 "R processes; solve on CPUs or a GPU per rank, build on CPUs)"
                                : "not compiled in (configure with -DCORESET_ENABLE_MPI=ON)");
     std::printf("  solvers:       CPU (iht, a-iht, a-iht-2, giga, fw, is, uniform)%s\n",
                 build.cuda ? "; GPU (the same, --device gpu|auto)" : "");

@@ -1,7 +1,11 @@
 #include "cli/mpi_run.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <string>
+#include <vector>
 
+#include "cli/terminal.hpp"
 #include "coreset/error.hpp"
 
 namespace coreset::cli {
@@ -27,21 +31,36 @@ std::shared_ptr<const Communicator> distributed_run() {
   return job_communicator();
 }
 
-DeviceChoice choose_run_device(const DeviceArguments& args) {
+DeviceChoice choose_run_device(const DeviceArguments& args, bool gpu_ranks) {
   const std::shared_ptr<const Communicator> comm = distributed_run();
   if (comm == nullptr) {
     return choose_device(args);
   }
+  DeviceArguments resolved = args;
+  if (args.device == "auto" && !gpu_ranks) {
+    resolved.device = "cpu";
+  } else if (args.device == "auto") {
+    // Every rank takes the same device: the GPU only where every rank has one.
+    std::string why;
+    const std::vector<std::string> all =
+        comm->all_gather(gpu_usable(&why) ? std::string() : "!" + why);
+    const auto lacking = std::find_if(all.begin(), all.end(),
+                                      [](const std::string& reason) { return !reason.empty(); });
+    resolved.device = lacking == all.end() ? "gpu" : "cpu";
+    if (lacking != all.end() && comm->rank() == 0 && !quiet()) {
+      std::fprintf(stderr,
+                   "coreset: notice: rank %d has no usable GPU (%s); every rank runs on the CPU\n",
+                   static_cast<int>(lacking - all.begin()), lacking->c_str() + 1);
+    }
+  }
   DeviceChoice choice;
   on_every_rank(comm.get(), [&] {
-    if (args.device == "gpu") {
+    if (!gpu_ranks && resolved.device == "gpu") {
       throw InvalidArgument(
-          "--device gpu: under mpirun every rank runs on the CPU for now; use --device cpu or "
+          "--device gpu: under mpirun a build runs on CPU ranks for now; use --device cpu or "
           "auto");
     }
-    DeviceArguments on_cpu = args;
-    on_cpu.device = "cpu";
-    choice = choose_device(on_cpu);
+    choice = choose_device(resolved);
   });
   return choice;
 }

@@ -15,9 +15,12 @@ namespace coreset::cli {
 /// InvalidArgument when started by one but built without MPI.
 std::shared_ptr<const Communicator> distributed_run();
 
-/// choose_device() for a command that may run under an MPI launcher: there every rank runs on
-/// the CPU for now, so auto means cpu and gpu is refused (on every rank alike).
-DeviceChoice choose_run_device(const DeviceArguments& args);
+/// choose_device() for a command that may run under an MPI launcher. There every rank takes
+/// the same device: `gpu_ranks` (solve), a GPU per rank, so auto means the GPU only when every
+/// rank has one and gpu fails (DeviceError, exit code 7) on a rank without one, stopping all;
+/// without (build, whose ranks run on the CPU for now), auto means cpu and gpu is refused on
+/// every rank alike.
+DeviceChoice choose_run_device(const DeviceArguments& args, bool gpu_ranks);
 
 /// Prints the failure `label: what` on stderr and returns `code`. Under MPI with several ranks:
 /// a failure every rank shares (coreset::thrown_on_every_rank) is printed by rank 0 alone and

@@ -9,31 +9,15 @@
 
 namespace coreset::cpu {
 
-namespace {
-
-template <class Backend, class T>
-SolveResult run_on(Backend& backend, const T* y, const SolverOptions& options,
-                   solvers::BudgetSnapshots* snapshots) {
-  auto target = backend.make_sample_vector();
-  if (y != nullptr) {
-    target.assign(y, y + backend.rows());
-  } else {
-    backend.column_sums(target);
-  }
-  return solvers::run_algorithm(backend, target, options, snapshots);
-}
-
-}  // namespace
-
 template <class T>
 SolveResult solve_on_cpu(MatrixView<T> phi, const T* y, const SolverOptions& options, int threads,
                          solvers::BudgetSnapshots* snapshots, const RankColumns* rank) {
   if (rank != nullptr) {
     DistributedCpuBackend<T> backend(phi, rank->first, rank->columns, *rank->comm, threads);
-    return run_on(backend, y, options, snapshots);
+    return solvers::run_algorithm(backend, solvers::host_target(backend, y), options, snapshots);
   }
   CpuBackend<T> backend(phi, threads);
-  return run_on(backend, y, options, snapshots);
+  return solvers::run_algorithm(backend, solvers::host_target(backend, y), options, snapshots);
 }
 
 template <class T>
@@ -44,13 +28,7 @@ void refit_on_cpu(MatrixView<T> phi, const T* y, const SolverSettings& options, 
     return;
   }
   const auto refit = [&](auto& backend) {
-    auto target = backend.make_sample_vector();
-    if (y != nullptr) {
-      target.assign(y, y + phi.rows);
-    } else {
-      backend.column_sums(target);
-    }
-    solvers::refit_on_support(backend, target, result);
+    solvers::refit_on_support(backend, solvers::host_target(backend, y), result);
   };
   if (rank != nullptr) {
     DistributedCpuBackend<T> backend(phi, rank->first, rank->columns, *rank->comm, 1);

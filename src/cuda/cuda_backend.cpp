@@ -488,6 +488,15 @@ std::vector<index_t> CudaBackend<T>::duplicate_columns() const {
 }
 
 template <class T>
+std::vector<std::uint64_t> CudaBackend<T>::column_hashes() const {
+  kernels::DeviceBuffer<std::uint64_t> hash(cols_);
+  kernels::column_hashes(res_.stream(), phi_.data(), rows_, cols_, hash.data());
+  std::vector<std::uint64_t> host(static_cast<std::size_t>(cols_));
+  copy_to_host(res_.stream(), host.data(), hash.data(), cols_);
+  return host;
+}
+
+template <class T>
 void CudaBackend<T>::zero_entries(const std::vector<index_t>& at, DatapointVector& v) const {
   if (at.empty()) {
     return;

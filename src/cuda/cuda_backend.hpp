@@ -144,6 +144,9 @@ class CudaBackend {
   // ---- the baselines ----
   void column_norms(DatapointVector& out) const;
   std::vector<index_t> duplicate_columns() const;
+  /// One hash per column (kernels::column_hashes), on the host: equal columns hash alike. The
+  /// distributed backend groups the ranks' columns by them.
+  std::vector<std::uint64_t> column_hashes() const;
   void zero_entries(const std::vector<index_t>& at, DatapointVector& v) const;
   /// Instantiated for the rules of solvers/baselines (GigaScore with 3 vectors, FrankWolfeScore
   /// with 2) in kernels/argmax.cu.

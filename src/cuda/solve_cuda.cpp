@@ -4,7 +4,9 @@
 #include <string>
 #include <vector>
 
+#include "cpu/distributed_backend.hpp"
 #include "cuda/cuda_backend.hpp"
+#include "cuda/device_column_block.hpp"
 #include "cuda/resources.hpp"
 #include "solvers/run_algorithm.hpp"
 
@@ -16,8 +18,13 @@ bool gpu_available(std::string* why_not) {
 
 template <class T>
 SolveResult solve_on_gpu(GpuSession& session, MatrixView<T> phi, const T* y,
-                         const SolverOptions& options) {
+                         const SolverOptions& options, const cpu::RankColumns* rank) {
   const auto held = session.lock();
+  if (rank != nullptr) {
+    cpu::DistributedBackend<T, DeviceColumnBlock<T>> backend(
+        DeviceColumnBlock<T>(session.resources(), phi, rank->first), rank->columns, *rank->comm);
+    return solvers::run_algorithm(backend, solvers::host_target(backend, y), options);
+  }
   CudaBackend<T> backend(session.resources(), phi);
   auto target = backend.make_sample_vector();
   if (y != nullptr) {
@@ -29,8 +36,8 @@ SolveResult solve_on_gpu(GpuSession& session, MatrixView<T> phi, const T* y,
 }
 
 template SolveResult solve_on_gpu<float>(GpuSession&, MatrixView<float>, const float*,
-                                         const SolverOptions&);
+                                         const SolverOptions&, const cpu::RankColumns*);
 template SolveResult solve_on_gpu<double>(GpuSession&, MatrixView<double>, const double*,
-                                          const SolverOptions&);
+                                          const SolverOptions&, const cpu::RankColumns*);
 
 }  // namespace coreset::cuda

@@ -7,6 +7,7 @@
 
 #include "coreset/matrix.hpp"
 #include "coreset/solver.hpp"
+#include "cpu/solve_cpu.hpp"
 #include "cuda/gpu_session.hpp"
 
 namespace coreset::cuda {
@@ -17,9 +18,11 @@ bool gpu_available(std::string* why_not);
 
 /// Runs options.algorithm (solvers/run_algorithm.hpp) on the session's GPU for a Phi on the
 /// host, which is copied there first; inputs are assumed validated. Throws DeviceError when Phi
-/// does not fit in the free device memory or a CUDA call fails.
+/// does not fit in the free device memory or a CUDA call fails. `rank` (null: one process):
+/// this process's block of a distributed solve, on the distributed backend over a device block
+/// (cuda/device_column_block.hpp); every rank gets the whole result.
 template <class T>
 SolveResult solve_on_gpu(GpuSession& session, MatrixView<T> phi, const T* y,
-                         const SolverOptions& options);
+                         const SolverOptions& options, const cpu::RankColumns* rank = nullptr);
 
 }  // namespace coreset::cuda

@@ -21,7 +21,8 @@ bool gpu_available(std::string* why_not) {
 }
 
 template <class T>
-SolveResult solve_on_gpu(GpuSession&, MatrixView<T>, const T*, const SolverOptions&) {
+SolveResult solve_on_gpu(GpuSession&, MatrixView<T>, const T*, const SolverOptions&,
+                         const cpu::RankColumns*) {
   throw DeviceError(std::string("the GPU was requested but ") + kNoCuda +
                     " (use the CPU device instead)");
 }
@@ -36,8 +37,8 @@ template Matrix<float> projection_on_gpu<float>(GpuSession&, const models::Model
 template Matrix<double> projection_on_gpu<double>(GpuSession&, const models::Model&,
                                                   const Eigen::MatrixXd&);
 template SolveResult solve_on_gpu<float>(GpuSession&, MatrixView<float>, const float*,
-                                         const SolverOptions&);
+                                         const SolverOptions&, const cpu::RankColumns*);
 template SolveResult solve_on_gpu<double>(GpuSession&, MatrixView<double>, const double*,
-                                          const SolverOptions&);
+                                          const SolverOptions&, const cpu::RankColumns*);
 
 }  // namespace coreset::cuda

@@ -333,8 +333,8 @@ struct PreparedProblem::Impl {
   // reported before a missing GPU, as it always was; pi-hat is fitted in the context.
   Impl(Prepared&& prepared_, const BuildOptions& options)
       : prepared(std::move(prepared_)),
-        context(pipeline::job_device(options.solver), options.solver.threads, options.precision,
-                options.solver.progress),
+        context(pipeline::job_device(options.solver, false), options.solver.threads,
+                options.precision, options.solver.progress),
         comm(options.solver.communicator) {}
 
   Prepared prepared;
@@ -443,7 +443,7 @@ Prepared prepare_everywhere(const Dataset& data, const BuildOptions& options) {
   Prepared prepared;
   const Communicator* comm = options.solver.communicator.get();
   on_every_rank(comm, [&] {
-    pipeline::job_device(options.solver);
+    pipeline::job_device(options.solver, false);
     check_share(data, comm);
     if (comm != nullptr) {
       // Every rank must take the same paths below (shares sum through the ranks).

@@ -5,6 +5,8 @@
 #include <string>
 
 #include "coreset/error.hpp"
+#include "coreset/version.hpp"
+#include "cuda/solve_cuda.hpp"
 #include "support/collectives.hpp"
 
 namespace coreset {
@@ -51,14 +53,41 @@ ColumnLayout column_layout(const Communicator& comm, index_t local_columns, inde
   return layout;
 }
 
-Device job_device(const SolverSettings& solver) {
-  if (solver.communicator == nullptr) {
+Device job_device(const SolverSettings& solver, bool gpu_ranks) {
+  const Communicator* comm = solver.communicator.get();
+  if (comm == nullptr) {
     return solver.device;
   }
-  if (solver.device == Device::gpu) {
-    throw InvalidArgument("a distributed job runs on the CPU for now: use device cpu");
+  if (solver.device == Device::cpu) {
+    return Device::cpu;
   }
-  return Device::cpu;
+  if (!gpu_ranks) {
+    if (solver.device == Device::gpu) {
+      throw InvalidArgument("a distributed build runs on CPU ranks for now: use device cpu");
+    }
+    return Device::cpu;
+  }
+  // Every rank's answer, so that all take the same device or fail alike.
+  std::string why;
+  const bool mine = cuda::gpu_available(&why);
+  const std::vector<std::string> all = comm->all_gather(mine ? std::string() : "!" + why);
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    if (all[r].empty()) {
+      continue;
+    }
+    if (solver.device == Device::gpu) {
+      throw DeviceError("the GPU was requested but rank " + std::to_string(r) + " of " +
+                        std::to_string(all.size()) + " has none usable: " + all[r].substr(1) +
+                        " (use the CPU device instead)");
+    }
+    return Device::cpu;  // automatic: the GPU only where every rank has one
+  }
+  return Device::gpu;
+}
+
+int rank_gpu(const Communicator& comm) {
+  const auto devices = list_devices();
+  return devices.empty() ? 0 : comm.node_rank() % static_cast<int>(devices.size());
 }
 
 void check_same_on_every_rank(const Communicator& comm, const std::string& bytes,

@@ -4,7 +4,9 @@
 #include <stdexcept>
 
 #include "coreset/error.hpp"
+#include "coreset/version.hpp"
 #include "cuda/solve_cuda.hpp"
+#include "pipeline/distributed.hpp"
 
 namespace coreset::pipeline {
 namespace {
@@ -14,7 +16,7 @@ std::atomic<std::uint64_t> resolved{0};
 }  // namespace
 
 ExecutionContext::ExecutionContext(Device requested, int threads, Precision precision,
-                                   ProgressObserver* progress)
+                                   ProgressObserver* progress, const Communicator* comm)
     : requested_threads_(threads),
       threads_(resolve_threads(threads)),
       precision_(precision),
@@ -24,7 +26,7 @@ ExecutionContext::ExecutionContext(Device requested, int threads, Precision prec
     device_ = Device::cpu;
   } else if (std::string why; cuda::gpu_available(&why)) {
     device_ = Device::gpu;
-    session_ = std::make_shared<cuda::GpuSession>(0);
+    session_ = std::make_shared<cuda::GpuSession>(comm == nullptr ? 0 : rank_gpu(*comm));
   } else if (requested == Device::gpu) {
     throw DeviceError("the GPU was requested but none is usable: " + why +
                       " (use the CPU device instead)");
@@ -32,6 +34,19 @@ ExecutionContext::ExecutionContext(Device requested, int threads, Precision prec
     device_ = Device::cpu;
     why_not_gpu_ = std::move(why);
   }
+}
+
+std::string ExecutionContext::device_name() const {
+  if (session_ == nullptr) {
+    return "cpu";
+  }
+  const int ordinal = session_->device();
+  for (const DeviceInfo& device : list_devices()) {
+    if (device.ordinal == ordinal) {
+      return "gpu " + std::to_string(ordinal) + ": " + device.name;
+    }
+  }
+  return "gpu " + std::to_string(ordinal);
 }
 
 const std::shared_ptr<cuda::GpuSession>& ExecutionContext::gpu_session() const {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "coreset/distributed.hpp"
 #include "coreset/progress.hpp"
 #include "coreset/solver.hpp"
 #include "cuda/gpu_session.hpp"
@@ -23,11 +24,16 @@ class ExecutionContext {
   /// Resolves `requested` (Device::automatic: the GPU when one is usable, else the CPU, keeping
   /// the reason) and `threads`, and opens the GPU session on a GPU (no device call yet: the
   /// session's resources are made at first use). Throws DeviceError for Device::gpu without a
-  /// usable GPU, saying why.
-  ExecutionContext(Device requested, int threads, Precision precision, ProgressObserver* progress);
+  /// usable GPU, saying why. `comm`: the ranks of a distributed job, of which this process is
+  /// one; on a GPU it takes its GPU by its place on its machine (rank_gpu in
+  /// pipeline/distributed.hpp), else GPU 0.
+  ExecutionContext(Device requested, int threads, Precision precision, ProgressObserver* progress,
+                   const Communicator* comm = nullptr);
 
   Device device() const noexcept { return device_; }  ///< cpu or gpu, never automatic
   bool on_gpu() const noexcept { return device_ == Device::gpu; }
+  /// Where the job runs, for reports: "cpu", or "gpu N: name" (N the CUDA ordinal).
+  std::string device_name() const;
   /// Why the job is not on the GPU when it asked for automatic (empty otherwise).
   const std::string& why_not_gpu() const noexcept { return why_not_gpu_; }
   int threads() const noexcept { return threads_; }  ///< >= 1

@@ -46,6 +46,12 @@ class MpiWorld final : public Communicator {
     check(MPI_Get_library_version(version, &length), "MPI_Get_library_version");
     library_ = std::string(version, static_cast<std::size_t>(length));
     library_ = library_.substr(0, library_.find_first_of(",\n"));
+    // The ranks that share this machine's memory, in world rank order: this rank's place there.
+    MPI_Comm node = MPI_COMM_NULL;
+    check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node),
+          "MPI_Comm_split_type");
+    check(MPI_Comm_rank(node, &node_rank_), "MPI_Comm_rank");
+    check(MPI_Comm_free(&node), "MPI_Comm_free");
     // A smaller round for the tests, which run whole jobs with many rounds per gather.
     if (const char* bytes = std::getenv("CORESET_MPI_GATHER_ROUND_BYTES")) {
       round_bytes_ = std::clamp<std::int64_t>(std::atoll(bytes), 1, kRoundBytes);
@@ -53,6 +59,7 @@ class MpiWorld final : public Communicator {
   }
   int rank() const override { return rank_; }
   int size() const override { return size_; }
+  int node_rank() const override { return node_rank_; }
   void sum(std::int64_t* values, std::size_t count) const override {
     // In slices that an int count can hold.
     constexpr std::size_t kSlice = std::size_t{1} << 30;
@@ -104,6 +111,7 @@ class MpiWorld final : public Communicator {
   static constexpr std::int64_t kRoundBytes = std::int64_t{1} << 30;
   int rank_ = 0;
   int size_ = 1;
+  int node_rank_ = 0;
   std::int64_t round_bytes_ = kRoundBytes;
   std::string library_;
 };

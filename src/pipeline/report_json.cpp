@@ -28,17 +28,22 @@ Json path_or_null(const std::string& path) {
 // runtime gives the same bits (the CPU kernel set can change the last bits of Phi).
 // The ranks of a distributed solve or build and the columns (datapoints) each held
 // (datapoint_range's split of n); null for one process.
-Json distributed_json(const Communicator* comm, index_t n) {
+// `devices`: where each rank ran (SolveResult::rank_devices); none: every rank on the CPU.
+Json distributed_json(const Communicator* comm, index_t n,
+                      const std::vector<std::string>& devices = {}) {
   if (comm == nullptr) {
     return nullptr;
   }
   Json columns = Json::array();
+  Json device = Json::array();
   for (int r = 0; r < comm->size(); ++r) {
     columns.push_back(datapoint_range(n, r, comm->size()).count);
+    device.push_back(devices.empty() ? std::string("cpu")
+                                     : devices.at(static_cast<std::size_t>(r)));
   }
   return {{"ranks", comm->size()},
           {"communicator", comm->description()},
-          {"device_per_rank", "cpu"},
+          {"device_per_rank", device},
           {"columns_per_rank", columns}};
 }
 
@@ -180,7 +185,8 @@ std::string solve_report_json(const SolveReportInputs& inputs, const SolveResult
   add_solve_fields(report, inputs.options, result);
   report["seed"] = inputs.options.seed;
   report["runtime"] = runtime_json(inputs.options.threads, result.device);
-  report["distributed"] = distributed_json(inputs.options.communicator.get(), inputs.cols);
+  report["distributed"] =
+      distributed_json(inputs.options.communicator.get(), inputs.cols, result.rank_devices);
   report["seconds"] = result.seconds;
   report["coreset"] = coreset_json(result.coreset);
   return report.dump(2) + "\n";
@@ -198,7 +204,8 @@ Json build_report(const BuildReportInputs& inputs, const BuildResult& result) {
   report["samples"] = result.samples;
   report["seed"] = inputs.options.seed;
   report["runtime"] = runtime_json(inputs.options.solver.threads, result.solve.device);
-  report["distributed"] = distributed_json(inputs.options.solver.communicator.get(), inputs.rows);
+  report["distributed"] = distributed_json(inputs.options.solver.communicator.get(), inputs.rows,
+                                           result.solve.rank_devices);
   add_solve_fields(report, inputs.options.solver, result.solve);
   if (result.solve.algorithm == BuildAlgorithm::sparsevi) {
     report["sparsevi"] = sparsevi_json(inputs.options.solver.sparsevi, inputs.options.model.kind);

@@ -135,10 +135,10 @@ template <class T>
 SolveResult solve_any(MatrixView<T> phi, const T* y, const SolverOptions& options) {
   pipeline::validate_solver_options(options);  // bad options before a missing GPU, as always
   Device device = Device::cpu;
-  on_every_rank(options.communicator.get(), [&] { device = pipeline::job_device(options); });
+  on_every_rank(options.communicator.get(), [&] { device = pipeline::job_device(options, true); });
   const pipeline::ExecutionContext context(device, options.threads,
                                            sizeof(T) == 4 ? Precision::float32 : Precision::float64,
-                                           options.progress);
+                                           options.progress, options.communicator.get());
   return pipeline::solve_in(context, phi, y, options);
 }
 
@@ -176,9 +176,16 @@ SolveResult solve_distributed(const pipeline::ExecutionContext& context, MatrixV
     pipeline::check_same_on_every_rank(comm, target, "y");
   });
   const cpu::RankColumns rank{&comm, layout.first, layout.columns};
-  return solve_stage(context, options, start, [&] {
-    return cpu::solve_on_cpu(phi, y, options, context.threads(), snapshots, &rank);
+  if (snapshots != nullptr && context.on_gpu()) {
+    throw InvalidArgument("budget snapshots of a host Phi are solved on the CPU only");
+  }
+  SolveResult result = solve_stage(context, options, start, [&] {
+    return context.on_gpu()
+               ? cuda::solve_on_gpu(*context.gpu_session(), phi, y, options, &rank)
+               : cpu::solve_on_cpu(phi, y, options, context.threads(), snapshots, &rank);
   });
+  result.rank_devices = comm.all_gather(context.device_name());
+  return result;
 }
 
 }  // namespace

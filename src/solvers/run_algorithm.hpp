@@ -45,6 +45,19 @@ SolveResult run_chosen_algorithm(Backend& backend, const typename Backend::Sampl
   return IhtDriver<Backend>(backend, y, options).run();
 }
 
+/// The target y for a backend whose sample vectors are host vectors (the CPU's, the distributed
+/// ones): a copy of `y`, or y = Phi 1 (the backend's column_sums) when `y` is null.
+template <class Backend, class T>
+typename Backend::SampleVector host_target(const Backend& backend, const T* y) {
+  auto target = backend.make_sample_vector();
+  if (y != nullptr) {
+    target.assign(y, y + backend.rows());
+  } else {
+    backend.column_sums(target);
+  }
+  return target;
+}
+
 /// Solves for the target y on `backend`, then (options.refit) refits the weights on the support
 /// (solvers/refit.hpp); options are assumed validated (pipeline/solve.cpp). With `snapshots`
 /// (giga and fw; options.k = its last budget) the run also fills in the result at each of its

@@ -12,13 +12,14 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 # report has none.
 quality() { tr -d ' \n' < "$1" | grep -o '"quality":{[^}]*}' || true; }
 
-# compare NAME ARGS...: `coreset $subcommand ARGS` alone and under mpirun must write the same
-# coreset byte for byte and report the same quality; the report must name the ranks.
+# compare NAME ARGS...: `coreset $subcommand ARGS` alone and under mpirun, both on the CPU (the
+# bit-for-bit promise is the CPU's), must write the same coreset byte for byte and report the
+# same quality; the report must name the ranks.
 compare() {
   local name="$1"
   shift
-  "$coreset" -q "$subcommand" "$@" --out "one_$name.csv" --report "one_$name.json"
-  "${mpirun[@]}" "$coreset" -q "$subcommand" "$@" --out "many_$name.csv" \
+  "$coreset" -q "$subcommand" "$@" --device cpu --out "one_$name.csv" --report "one_$name.json"
+  "${mpirun[@]}" "$coreset" -q "$subcommand" "$@" --device cpu --out "many_$name.csv" \
     --report "many_$name.json" || fail "$name: mpirun exited with $?"
   cmp "one_$name.csv" "many_$name.csv" || fail "$name: $ranks ranks differ from one process"
   [ "$(quality "one_$name.json")" = "$(quality "many_$name.json")" ] ||

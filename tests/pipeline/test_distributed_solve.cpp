@@ -148,7 +148,9 @@ void check_every_split(const Case& c) {
     const auto results = solve_on_ranks(phi, y.empty() ? nullptr : &y, counts, options);
     for (std::size_t r = 0; r < results.size(); ++r) {
       expect_same(one, results[r], describe(counts) + ", rank " + std::to_string(r));
+      EXPECT_EQ(results[r].rank_devices, std::vector<std::string>(counts.size(), "cpu"));
     }
+    EXPECT_TRUE(one.rank_devices.empty());
   }
 }
 
@@ -254,6 +256,54 @@ TEST(DistributedSolveErrors, RanksWithDifferentTargetsAreRefused) {
     }
   });
   EXPECT_EQ(refused, 2);
+}
+
+// Every rank runs on the same kind of device, decided together: without a GPU on every rank,
+// automatic is the CPU (the one-process CPU coreset, bit for bit) and gpu stops every rank alike.
+TEST(DistributedSolveDevice, WithoutAGpuAutomaticIsTheCpuAndAGpuRequestStopsEveryRank) {
+  if (gpu_usable()) {
+    GTEST_SKIP() << "a GPU is usable here: tests/cuda checks the GPU ranks";
+  }
+  const Matrix<double> phi = coreset_like_phi<double>(5);
+  SolverOptions options;
+  options.k = 12;
+  options.threads = 1;
+  const SolveResult one = solve(phi.view(), nullptr, options);
+  options.device = Device::automatic;
+  const std::vector<index_t> counts{512, kCols - 512};
+  for (const SolveResult& result :
+       solve_on_ranks(phi, static_cast<const std::vector<double>*>(nullptr), counts, options)) {
+    expect_same(one, result, "automatic");
+    EXPECT_EQ(result.device, Device::cpu);
+    EXPECT_EQ(result.rank_devices, std::vector<std::string>(2, "cpu"));
+  }
+  std::mutex mutex;
+  std::vector<std::string> messages;
+  test::run_ranks(3, [&](const std::shared_ptr<Communicator>& comm) {
+    const DatapointRange range = datapoint_range(kCols, comm->rank(), 3);
+    const Matrix<double> block = block_of(phi, range.first, range.count);
+    SolverOptions mine = options;
+    mine.device = Device::gpu;
+    mine.communicator = comm;
+    try {
+      solve(block.view(), nullptr, mine);
+      ADD_FAILURE() << "rank " << comm->rank() << " solved without a GPU";
+    } catch (const DeviceError& error) {
+      std::lock_guard<std::mutex> lock(mutex);
+      messages.push_back(error.what());
+    }
+  });
+  ASSERT_EQ(messages.size(), 3u);
+  for (const std::string& message : messages) {
+    EXPECT_EQ(message, messages[0]);
+  }
+  EXPECT_NE(messages[0].find("rank 0 of 3 has none usable"), std::string::npos) << messages[0];
+}
+
+TEST(Communicator, ByDefaultEveryRankSharesOneMachine) {
+  test::run_ranks(3, [](const std::shared_ptr<Communicator>& comm) {
+    EXPECT_EQ(comm->node_rank(), comm->rank());
+  });
 }
 
 TEST(DatapointRange, SplitsWholeBlocksInRankOrderCoveringEveryPoint) {
