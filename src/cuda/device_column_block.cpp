@@ -1,6 +1,7 @@
 #include "cuda/device_column_block.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace coreset::cuda {
 
@@ -9,6 +10,16 @@ DeviceColumnBlock<T>::DeviceColumnBlock(Resources& resources, MatrixView<T> phi,
     : rows_(phi.rows), cols_(phi.cols), first_(first) {
   if (cols_ > 0) {
     local_ = std::make_unique<CudaBackend<T>>(resources, phi);
+    partial_ = local_->make_sample_vector();
+  }
+}
+
+template <class T>
+DeviceColumnBlock<T>::DeviceColumnBlock(Resources& resources, kernels::DeviceBuffer<T>&& phi,
+                                        index_t rows, index_t cols, index_t first)
+    : rows_(rows), cols_(cols), first_(first) {
+  if (cols_ > 0) {
+    local_ = std::make_unique<CudaBackend<T>>(resources, std::move(phi), rows, cols);
     partial_ = local_->make_sample_vector();
   }
 }

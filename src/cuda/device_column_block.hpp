@@ -34,6 +34,10 @@ class DeviceColumnBlock {
   /// Copies `phi` (host, the block's columns, global columns first ... first + phi.cols - 1) to
   /// the device of `resources`; DeviceError when it does not fit there (CudaBackend's check).
   DeviceColumnBlock(Resources& resources, MatrixView<T> phi, index_t first);
+  /// Takes a block already on the device (rows x cols, ld = rows), e.g. the GPU projection's of
+  /// the rank's rows (cuda/device_phi.hpp), in place.
+  DeviceColumnBlock(Resources& resources, kernels::DeviceBuffer<T>&& phi, index_t rows,
+                    index_t cols, index_t first);
 
   index_t rows() const noexcept { return rows_; }
   index_t cols() const noexcept { return cols_; }

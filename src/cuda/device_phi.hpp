@@ -12,6 +12,7 @@
 
 #include "coreset/solver.hpp"
 #include "coreset/types.hpp"
+#include "cpu/solve_cpu.hpp"
 #include "cuda/device_dataset.hpp"
 #include "cuda/gpu_session.hpp"
 #include "models/model.hpp"
@@ -28,12 +29,20 @@ class DevicePhi {
   /// shared quadratic); the dataset may be released afterwards.
   DevicePhi(const DeviceDataset& dataset, const models::Model& model,
             const Eigen::MatrixXd& samples);
+  /// A GPU rank's block of a distributed build: Phi's columns rank.first ... of rank.columns for
+  /// `model`'s rows, projected on `session`'s GPU from `dataset` (those rows on the device; null
+  /// when the rank holds none), and kept there. No collective here; y = Phi 1 (made on first
+  /// use) and every solve, refit and objective are collectives over rank.comm, on the
+  /// distributed backend over a device block (cuda/device_column_block.hpp), and cols() is n.
+  DevicePhi(std::shared_ptr<GpuSession> session, const DeviceDataset* dataset,
+            const models::Model& model, const Eigen::MatrixXd& samples,
+            const cpu::RankColumns& rank);
   ~DevicePhi();
   DevicePhi(DevicePhi&&) noexcept;
   DevicePhi& operator=(DevicePhi&&) noexcept;
 
   index_t rows() const noexcept;  ///< S
-  index_t cols() const noexcept;  ///< n
+  index_t cols() const noexcept;  ///< n (all ranks' columns for a rank's block)
 
   /// options.algorithm (solvers/run_algorithm.hpp, refit included) for the target y = Phi 1;
   /// options are assumed validated. InvalidArgument when y is not finite. Thread-safe

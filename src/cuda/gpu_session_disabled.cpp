@@ -66,6 +66,11 @@ DevicePhi<T>::DevicePhi(const DeviceDataset&, const models::Model&, const Eigen:
   no_cuda("the GPU projection");
 }
 template <class T>
+DevicePhi<T>::DevicePhi(std::shared_ptr<GpuSession>, const DeviceDataset*, const models::Model&,
+                        const Eigen::MatrixXd&, const cpu::RankColumns&) {
+  no_cuda("the GPU projection");
+}
+template <class T>
 DevicePhi<T>::~DevicePhi() = default;
 template <class T>
 DevicePhi<T>::DevicePhi(DevicePhi&&) noexcept = default;

@@ -447,6 +447,24 @@ void validate_options(const ModelOptions& options) {
 
 }  // namespace
 
+Model rows_of(const Model& model, index_t first, index_t count) {
+  // Field by field: a copy of the whole model first would copy the whole design.
+  Model share;
+  share.kind = model.kind;
+  share.link = model.link;
+  share.shared_quadratic = model.shared_quadratic;
+  share.noise_precision = model.noise_precision;
+  share.prior_precision = model.prior_precision;
+  share.prior_log_normalizer = model.prior_log_normalizer;
+  share.parameter_names = model.parameter_names;
+  share.design = model.design.middleRows(first, count);
+  share.response = model.response.segment(first, count);
+  share.offset = model.offset.segment(first, count);
+  share.first_row = model.first_row + first;
+  share.total_rows = model.all_rows();
+  return share;
+}
+
 LabelEncoding logistic_label_encoding(const Dataset& data) {
   for (std::size_t i = 0; i < data.response.size(); ++i) {
     const double label = data.response[i];

@@ -69,6 +69,11 @@ LabelEncoding logistic_label_encoding(const Dataset& data);
 Model make_model(const Dataset& data, const ModelOptions& options, std::uint64_t seed,
                  std::optional<double> negative_label = std::nullopt);
 
+/// The model of rows first ... first + count - 1 of `model` (0 <= first, first + count <= its
+/// rows), as a rank's share of the whole dataset: what a GPU rank of a distributed build projects
+/// on its device when every rank holds the whole dataset.
+Model rows_of(const Model& model, index_t first, index_t count);
+
 /// L_n(theta); with non-null outputs also its gradient (d) and Hessian (d x d).
 double log_likelihood(const Model& model, index_t n, const Eigen::VectorXd& theta,
                       Eigen::VectorXd* gradient = nullptr, Eigen::MatrixXd* hessian = nullptr);

@@ -333,8 +333,8 @@ struct PreparedProblem::Impl {
   // reported before a missing GPU, as it always was; pi-hat is fitted in the context.
   Impl(Prepared&& prepared_, const BuildOptions& options)
       : prepared(std::move(prepared_)),
-        context(pipeline::job_device(options.solver, false), options.solver.threads,
-                options.precision, options.solver.progress),
+        context(pipeline::job_device(options.solver, true), options.solver.threads,
+                options.precision, options.solver.progress, options.solver.communicator.get()),
         comm(options.solver.communicator) {}
 
   Prepared prepared;
@@ -390,6 +390,32 @@ struct PreparedProblem::Impl {
     }
   }
 
+  // A GPU rank of a distributed build: its rows (`local` among the model's; global datapoints
+  // `global`) uploaded to its GPU, their columns of Phi projected there and kept as the rank's
+  // block of a device Phi (cuda/device_phi.hpp); the design on the device is released once they
+  // are. A rank may hold no rows (n < 256 R): it projects nothing and still takes part in every
+  // collective.
+  void project_rank_block_on_gpu(DatapointRange global, DatapointRange local, bool single) {
+    const cpu::RankColumns rank{comm.get(), global.first, prepared.model.all_rows()};
+    on_every_rank(comm.get(), [&] {
+      const bool whole = local.first == 0 && local.count == prepared.model.rows();
+      const models::Model mine =
+          whole ? models::Model() : models::rows_of(prepared.model, local.first, local.count);
+      const models::Model& rows = whole ? prepared.model : mine;
+      std::unique_ptr<cuda::DeviceDataset> data;
+      if (rows.rows() > 0) {
+        data = std::make_unique<cuda::DeviceDataset>(context.gpu_session(), rows);
+      }
+      if (single) {
+        device_phi_float = std::make_unique<cuda::DevicePhi<float>>(
+            context.gpu_session(), data.get(), rows, prepared.samples, rank);
+      } else {
+        device_phi_double = std::make_unique<cuda::DevicePhi<double>>(
+            context.gpu_session(), data.get(), rows, prepared.samples, rank);
+      }
+    });
+  }
+
   // `use(phi)` with Phi where and in the precision it was built.
   template <class Use>
   decltype(auto) with_phi(Use&& use) const {
@@ -443,7 +469,7 @@ Prepared prepare_everywhere(const Dataset& data, const BuildOptions& options) {
   Prepared prepared;
   const Communicator* comm = options.solver.communicator.get();
   on_every_rank(comm, [&] {
-    pipeline::job_device(options.solver, false);
+    pipeline::job_device(options.solver, true);
     check_share(data, comm);
     if (comm != nullptr) {
       // Every rank must take the same paths below (shares sum through the ranks).
@@ -482,9 +508,11 @@ PreparedProblem::PreparedProblem(const Dataset& data, const BuildOptions& option
   on_every_rank(comm,
                 [&] { check_host_memory(impl.prepared, options, context, held.global.count); });
   double upload_seconds = 0.0;
-  if (context.on_gpu()) {
+  if (context.on_gpu() && comm == nullptr) {
     // Uploaded once; the Laplace fit and the projection both read it in place. Its time is
-    // the projection's, as when the projection uploaded the design itself.
+    // the projection's, as when the projection uploaded the design itself. (A GPU rank of a
+    // distributed build fits pi-hat with the ranks' exact host sums and uploads only its own
+    // rows, for the projection.)
     const auto upload_start = Clock::now();
     impl.device_data =
         std::make_unique<cuda::DeviceDataset>(context.gpu_session(), impl.prepared.model);
@@ -511,7 +539,9 @@ PreparedProblem::PreparedProblem(const Dataset& data, const BuildOptions& option
   // Phi is built where the solves will run, and stays there: on the GPU it is one GEMM and one
   // fused pass into device memory that every solve of this problem reads in place.
   const bool single = context.precision() == Precision::float32;
-  if (context.on_gpu()) {
+  if (context.on_gpu() && comm != nullptr) {
+    impl.project_rank_block_on_gpu(held.global, held.local, single);
+  } else if (context.on_gpu()) {
     if (single) {
       impl.device_phi_float = std::make_unique<cuda::DevicePhi<float>>(
           *impl.device_data, prepared.model, prepared.samples);

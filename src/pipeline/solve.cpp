@@ -128,6 +128,9 @@ SolveResult solve_stage(const pipeline::ExecutionContext& context, const SolverO
   SolveResult result = run();
   result.device = context.device();
   result.seconds = support::seconds_since(start);
+  if (options.communicator != nullptr) {
+    result.rank_devices = options.communicator->all_gather(context.device_name());
+  }
   return result;
 }
 
@@ -179,13 +182,11 @@ SolveResult solve_distributed(const pipeline::ExecutionContext& context, MatrixV
   if (snapshots != nullptr && context.on_gpu()) {
     throw InvalidArgument("budget snapshots of a host Phi are solved on the CPU only");
   }
-  SolveResult result = solve_stage(context, options, start, [&] {
+  return solve_stage(context, options, start, [&] {
     return context.on_gpu()
                ? cuda::solve_on_gpu(*context.gpu_session(), phi, y, options, &rank)
                : cpu::solve_on_cpu(phi, y, options, context.threads(), snapshots, &rank);
   });
-  result.rank_devices = comm.all_gather(context.device_name());
-  return result;
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
-// GPU ranks of a distributed solve: the device column block (cuda/device_column_block.hpp)
-// against the host block (the reference) on the same columns, and whole solves on R ranks that
+// GPU ranks of a distributed job: the device column block (cuda/device_column_block.hpp) against
+// the host block (the reference) on the same columns, and whole solves and builds on R ranks that
 // share this machine's GPU (threads of this process, helpers/thread_communicator.hpp) against one
-// GPU's. The mpirun form of the last check is tests/mpi/check_distributed_solve.sh.
+// GPU's. The mpirun form of the solve check is tests/mpi/check_distributed_solve.sh.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,14 +10,18 @@
 #include <string>
 #include <vector>
 
+#include "coreset/build.hpp"
+#include "coreset/dataset.hpp"
 #include "coreset/distributed.hpp"
 #include "coreset/solver.hpp"
 #include "cpu/host_column_block.hpp"
 #include "cuda/device_column_block.hpp"
 #include "cuda/gpu_test_support.hpp"
 #include "cuda/resources.hpp"
+#include "helpers/model_datasets.hpp"
 #include "helpers/random_problem.hpp"
 #include "helpers/thread_communicator.hpp"
+#include "io/readers.hpp"
 #include "solvers/baselines/frank_wolfe.hpp"
 
 namespace coreset {
@@ -244,6 +248,63 @@ TEST(DistributedGpuSolve, RanksSharingTheGpuMatchOneGpuInDouble) {
 TEST(DistributedGpuSolve, RanksSharingTheGpuMatchOneGpuInFloat) {
   CORESET_REQUIRE_GPU();
   check_ranks_match_one_gpu<float>(Algorithm::aiht2, 1e-3);
+}
+
+// A distributed build on GPU ranks sharing this GPU: each rank projects its own rows on the
+// device and keeps its block there; Laplace runs on the ranks' exact host sums where one GPU
+// runs it on the device, so the two agree to rounding, not bit for bit.
+void check_build_ranks_match_one_gpu(BuildAlgorithm algorithm, bool shares) {
+  const Dataset data = synthetic_logistic_dataset(5 * kReductionBlock + 77, 5);
+  BuildOptions options;
+  options.model.kind = ModelKind::logistic;
+  options.samples = 24;
+  options.seed = 11;
+  options.precision = Precision::float64;
+  options.solver.algorithm = algorithm;
+  options.solver.k = 12;
+  options.solver.max_iterations = 60;
+  options.solver.refit = true;
+  options.solver.device = Device::gpu;
+  options.solver.sparsevi.steps = 6;
+  options.solver.sparsevi.samples = 20;
+  const PreparedProblem alone(data, options);
+  const CoresetRun expected = alone.solve_and_evaluate(options.solver);
+  ASSERT_GE(expected.solve.coreset.size(), 2);
+  for (const int ranks : {1, 2, 3, 7}) {  // 7: a rank without rows
+    std::vector<CoresetRun> runs(static_cast<std::size_t>(ranks));
+    test::run_ranks(ranks, [&](const std::shared_ptr<Communicator>& comm) {
+      Dataset held = data;
+      if (shares) {
+        io::detail::keep_share(held, comm->rank(), ranks);
+      }
+      BuildOptions mine = options;
+      mine.solver.communicator = comm;
+      const PreparedProblem problem(held, mine);
+      runs[static_cast<std::size_t>(comm->rank())] = problem.solve_and_evaluate(mine.solver);
+    });
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+      const CoresetRun& run = runs[r];
+      const std::string where = to_string(algorithm) + (shares ? ", shares, " : ", whole, ") +
+                                std::to_string(ranks) + " ranks, rank " + std::to_string(r);
+      EXPECT_EQ(run.solve.device, Device::gpu) << where;
+      ASSERT_EQ(run.solve.rank_devices.size(), static_cast<std::size_t>(ranks)) << where;
+      EXPECT_EQ(run.solve.coreset.indices, runs[0].solve.coreset.indices) << where;
+      const double error = expected.quality.relative_projection_error;
+      EXPECT_NEAR(run.quality.relative_projection_error, error, 1e-6 * error) << where;
+      EXPECT_NEAR(run.quality.forward_kl, expected.quality.forward_kl,
+                  1e-6 * expected.quality.forward_kl + 1e-12)
+          << where;
+    }
+  }
+}
+
+TEST(DistributedGpuBuild, RanksProjectingTheirOwnRowsMatchOneGpu) {
+  CORESET_REQUIRE_GPU();
+  for (const BuildAlgorithm algorithm :
+       {BuildAlgorithm::aiht2, BuildAlgorithm::giga, BuildAlgorithm::sparsevi}) {
+    check_build_ranks_match_one_gpu(algorithm, false);
+  }
+  check_build_ranks_match_one_gpu(BuildAlgorithm::aiht2, true);
 }
 
 }  // namespace

@@ -115,6 +115,43 @@ TEST(ModelLogistic, DesignIsCovariatesThenIntercept) {
   EXPECT_EQ(model.response, Eigen::Vector3d(1, -1, 1));
 }
 
+// A GPU rank projects the model of its own rows: every row's log-likelihood, gradient and Hessian
+// must be the whole model's for that row, and the share must say where its rows lie.
+TEST(ModelRows, AShareOfRowsIsTheWholeModelsOnThoseRows) {
+  ModelOptions options = options_for(ModelKind::linear);
+  const Dataset data = two_covariates({0.5, -1.0, 2.0, 0.25, 3.0});
+  const Model model = make_model(data, options, 0);
+  const Model share = rows_of(model, 1, 3);
+  ASSERT_EQ(share.rows(), 3);
+  EXPECT_EQ(share.dim(), model.dim());
+  EXPECT_EQ(share.first_row, 1);
+  EXPECT_EQ(share.all_rows(), 5);
+  EXPECT_TRUE(share.is_share());
+  EXPECT_EQ(share.kind, model.kind);
+  EXPECT_EQ(share.link, model.link);
+  EXPECT_EQ(share.noise_precision, model.noise_precision);
+  EXPECT_EQ(share.prior_precision, model.prior_precision);
+  EXPECT_EQ(share.parameter_names, model.parameter_names);
+  const Eigen::VectorXd theta = Eigen::VectorXd::LinSpaced(model.dim(), -0.5, 0.7);
+  for (index_t i = 0; i < share.rows(); ++i) {
+    Eigen::VectorXd gradient_share;
+    Eigen::VectorXd gradient_whole;
+    Eigen::MatrixXd hessian_share;
+    Eigen::MatrixXd hessian_whole;
+    EXPECT_EQ(log_likelihood(share, i, theta, &gradient_share, &hessian_share),
+              log_likelihood(model, i + 1, theta, &gradient_whole, &hessian_whole))
+        << "row " << i;
+    EXPECT_EQ(gradient_share, gradient_whole);
+    EXPECT_EQ(hessian_share, hessian_whole);
+  }
+  // A share of a share counts from the whole dataset.
+  const Model inner = rows_of(share, 2, 1);
+  EXPECT_EQ(inner.first_row, 3);
+  EXPECT_EQ(inner.all_rows(), 5);
+  EXPECT_EQ(inner.design.row(0), model.design.row(3));
+  EXPECT_EQ(rows_of(model, 5, 0).rows(), 0);
+}
+
 TEST(ModelLogistic, InterceptCanBeLeftOut) {
   ModelOptions options = options_for(ModelKind::logistic);
   options.intercept = false;

@@ -14,6 +14,7 @@ subcommand=build
 
 # The built-in example (N = 10,000 synthetic logistic rows), smaller S to keep CI short.
 compare example --model logistic -k 40 --samples 60 --max-iter 200
+check_devices example --model logistic -k 40 --samples 60 --max-iter 200
 compare example_float_giga --model logistic -k 30 --samples 60 --algorithm giga --precision float
 compare example_sparsevi --model logistic -k 4 --samples 40 --algorithm sparsevi \
   --sparsevi-steps 5 --sparsevi-samples 20 --refit

@@ -65,45 +65,7 @@ else
   echo "note: numpy is absent; the .npy solves were skipped"
 fi
 
-# Where the ranks run: the report names each rank's device. Without a GPU, --device auto puts
-# every rank on the CPU with one notice (rank 0's) and --device gpu stops every rank with one
-# message and the device error's exit code (7). With one, every rank takes a GPU (ranks on one
-# machine share it round-robin) and the objective is one GPU's to rounding.
-devices() { tr -d ' \n' < "$1" | grep -o '"device_per_rank":\[[^]]*\]'; }
-cpu_list="$(printf '"cpu",%.0s' $(seq "$ranks"))"
-[ "$(devices many_aiht2.json)" = "\"device_per_rank\":[${cpu_list%,}]" ] ||
-  fail "the report does not name $ranks CPU ranks: $(devices many_aiht2.json)"
-if "$coreset" info | grep -q '^  GPUs: *none'; then
-  "${mpirun[@]}" "$coreset" solve --phi phi.csv -k 40 --device auto --out auto.csv \
-    --report auto.json 2> auto.err >/dev/null || fail "auto: mpirun exited with $?"
-  [ "$(grep -c 'notice: rank 0 has no usable GPU' auto.err)" -eq 1 ] ||
-    { cat auto.err >&2; fail "auto: not one notice of the missing GPU"; }
-  cmp auto.csv many_aiht2.csv || fail "auto: the CPU ranks' coreset differs"
-  set +e
-  "${mpirun[@]}" "$coreset" -q solve --phi phi.csv -k 40 --device gpu --out gpu.csv 2> gpu.err
-  status=$?
-  set -e
-  expect_one_failure "no GPU" "$status" 7 gpu.err "no usable GPU.*(rank 0 of $ranks)"
-  [ ! -e gpu.csv ] || fail "no GPU: an output was written"
-else
-  for precision in double float; do
-    "$coreset" -q solve --phi phi.csv -k 40 --device gpu --precision "$precision" \
-      --report "one_gpu_$precision.json" --out "one_gpu_$precision.csv"
-    "${mpirun[@]}" "$coreset" -q solve --phi phi.csv -k 40 --device gpu --precision "$precision" \
-      --report "many_gpu_$precision.json" --out "many_gpu_$precision.csv" ||
-      fail "gpu $precision: mpirun exited with $?"
-    devices "many_gpu_$precision.json" | grep -q '^"device_per_rank":\["gpu' ||
-      fail "gpu $precision: the ranks did not run on GPUs: $(devices "many_gpu_$precision.json")"
-    /usr/bin/python3 - "$precision" "one_gpu_$precision.json" "many_gpu_$precision.json" <<'PY' ||
-import json, sys
-precision, one, many = sys.argv[1], json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
-tolerance = 1e-6 if precision == "double" else 1e-3
-a, b = one["relative_error"], many["relative_error"]
-sys.exit(0 if abs(a - b) <= tolerance * max(a, b) + 1e-12 else f"relative error {a} vs {b}")
-PY
-      fail "gpu $precision: $ranks GPU ranks do not match one GPU"
-  done
-fi
+check_devices aiht2 --phi phi.csv -k 40
 
 # A bad file on one rank (each rank reads its own copy here): every rank stops, one message names
 # the file, line and rank, the exit code is the input error's (3), and nothing is written.

@@ -38,3 +38,51 @@ expect_one_failure() {
   [ -z "$pattern" ] || grep -q "$pattern" "$errors" ||
     { cat "$errors" >&2; fail "$name: the message does not name the file, line and rank"; }
 }
+
+# check_devices NAME ARGS...: where the ranks run, after `compare NAME ARGS...`. Its CPU ranks'
+# report names R CPU ranks. Without a GPU, --device auto puts every rank on the CPU with one
+# notice (rank 0's) and the same coreset, and --device gpu stops every rank with one message and
+# the device error's exit code (7), writing nothing. With one, every rank takes a GPU (ranks on
+# one machine share it round-robin), and the relative error is one GPU's to rounding.
+check_devices() {
+  local name="$1"
+  shift
+  local devices cpu_list
+  devices() { tr -d ' \n' < "$1" | grep -o '"device_per_rank":\[[^]]*\]'; }
+  cpu_list="$(printf '"cpu",%.0s' $(seq "$ranks"))"
+  [ "$(devices "many_$name.json")" = "\"device_per_rank\":[${cpu_list%,}]" ] ||
+    fail "$name: the report does not name $ranks CPU ranks: $(devices "many_$name.json")"
+  if "$coreset" info | grep -q '^  GPUs: *none'; then
+    "${mpirun[@]}" "$coreset" "$subcommand" "$@" --device auto --out "auto_$name.csv" \
+      2> "auto_$name.err" > /dev/null || fail "$name auto: mpirun exited with $?"
+    [ "$(grep -c 'notice: rank 0 has no usable GPU' "auto_$name.err")" -eq 1 ] ||
+      { cat "auto_$name.err" >&2; fail "$name auto: not one notice of the missing GPU"; }
+    cmp "auto_$name.csv" "many_$name.csv" || fail "$name auto: the CPU ranks' coreset differs"
+    set +e
+    "${mpirun[@]}" "$coreset" -q "$subcommand" "$@" --device gpu --out "gpu_$name.csv" \
+      2> "gpu_$name.err"
+    local status=$?
+    set -e
+    expect_one_failure "$name no GPU" "$status" 7 "gpu_$name.err" "GPU.*(rank 0 of $ranks)"
+    [ ! -e "gpu_$name.csv" ] || fail "$name no GPU: an output was written"
+    return
+  fi
+  local precision
+  for precision in double float; do
+    "$coreset" -q "$subcommand" "$@" --device gpu --precision "$precision" \
+      --report "one_gpu_$precision.json" --out "one_gpu_$precision.csv"
+    "${mpirun[@]}" "$coreset" -q "$subcommand" "$@" --device gpu --precision "$precision" \
+      --report "many_gpu_$precision.json" --out "many_gpu_$precision.csv" ||
+      fail "$name gpu $precision: mpirun exited with $?"
+    devices "many_gpu_$precision.json" | grep -q '^"device_per_rank":\["gpu' ||
+      fail "$name gpu $precision: the ranks ran on $(devices "many_gpu_$precision.json")"
+    /usr/bin/python3 - "$precision" "one_gpu_$precision.json" "many_gpu_$precision.json" <<'PY' ||
+import json, sys
+precision, one, many = sys.argv[1], json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
+tolerance = 1e-6 if precision == "double" else 1e-3
+a, b = one["relative_error"], many["relative_error"]
+sys.exit(0 if abs(a - b) <= tolerance * max(a, b) + 1e-12 else f"relative error {a} vs {b}")
+PY
+      fail "$name gpu $precision: $ranks GPU ranks do not match one GPU"
+  done
+}

@@ -416,6 +416,9 @@ TEST(DistributedBuildErrors, BadOptionsAndBudgetsStopEveryRankAlike) {
   few_samples.solver.k = 5;
   few_samples.samples = 1;
   for (const BuildOptions* options : {&gpu, &too_big, &few_samples}) {
+    if (options == &gpu && gpu_usable()) {
+      continue;  // the GPU ranks are tests/cuda's
+    }
     const std::vector<std::string> messages =
         build_errors_on_ranks<Error>(3, *options, [&](int) { return data; });
     ASSERT_EQ(messages.size(), 3u);
@@ -423,6 +426,26 @@ TEST(DistributedBuildErrors, BadOptionsAndBudgetsStopEveryRankAlike) {
       EXPECT_EQ(message, messages.front());
       EXPECT_NE(message.find("(rank 0 of 3)"), std::string::npos) << message;
     }
+  }
+}
+
+// Without a GPU on every rank, automatic puts every rank on the CPU: the one-process CPU build,
+// bit for bit, each rank's device named in the solve; gpu stops every rank (the test above).
+TEST(DistributedBuildDevice, WithoutAGpuAutomaticRunsEveryRankOnTheCpu) {
+  if (gpu_usable()) {
+    GTEST_SKIP() << "a GPU is usable here: tests/cuda checks the GPU ranks";
+  }
+  const Dataset data = synthetic_logistic_dataset(kRows, 5);
+  BuildOptions options =
+      options_for(ModelKind::logistic, BuildAlgorithm::aiht2, Precision::float64);
+  const CoresetRun expected = PreparedProblem(data, options).solve_and_evaluate(options.solver);
+  options.solver.device = Device::automatic;
+  const std::vector<CoresetRun> runs =
+      on_ranks(data, options, 3, Holding::shares, solve_and_evaluate);
+  expect_every_rank_got(expected, runs);
+  for (const CoresetRun& run : runs) {
+    EXPECT_EQ(run.solve.device, Device::cpu);
+    EXPECT_EQ(run.solve.rank_devices, std::vector<std::string>(3, "cpu"));
   }
 }
 
