@@ -89,7 +89,7 @@ BuildResult build_auto(const Dataset& data, const BuildOptions& options, const K
 int run_build(const BuildArguments& args) {
   const std::optional<KTarget> target = k_target(args);
   const index_t k = target ? 0 : parse_budget(args.k, "-k");
-  const DeviceChoice choice = choose_run_device(args.device, true);  // before any file is touched
+  const DeviceChoice choice = choose_run_device(args.device);  // before any file is touched
   // Under mpirun: one rank of a distributed build (coreset/distributed.hpp), holding its block of
   // Phi's columns; rank 0 alone shows progress and writes the outputs.
   const std::shared_ptr<const Communicator> comm = distributed_run();

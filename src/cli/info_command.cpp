@@ -34,7 +34,7 @@ std::function<int()> add_info_command(CLI::App& app) {
     }
     std::printf("  MPI support:   %s\n",
                 mpi_compiled() ? "compiled in (mpirun -np R coreset solve|build ...: one job over "
-                                 "R processes; solve on CPUs or a GPU per rank, build on CPUs)"
+                                 "R processes, on CPUs or a GPU per rank)"
                                : "not compiled in (configure with -DCORESET_ENABLE_MPI=ON)");
     std::printf("  solvers:       CPU (iht, a-iht, a-iht-2, giga, fw, is, uniform)%s\n",
                 build.cuda ? "; GPU (the same, --device gpu|auto)" : "");

@@ -31,15 +31,13 @@ std::shared_ptr<const Communicator> distributed_run() {
   return job_communicator();
 }
 
-DeviceChoice choose_run_device(const DeviceArguments& args, bool gpu_ranks) {
+DeviceChoice choose_run_device(const DeviceArguments& args) {
   const std::shared_ptr<const Communicator> comm = distributed_run();
   if (comm == nullptr) {
     return choose_device(args);
   }
   DeviceArguments resolved = args;
-  if (args.device == "auto" && !gpu_ranks) {
-    resolved.device = "cpu";
-  } else if (args.device == "auto") {
+  if (args.device == "auto") {
     // Every rank takes the same device: the GPU only where every rank has one.
     std::string why;
     const std::vector<std::string> all =
@@ -54,14 +52,7 @@ DeviceChoice choose_run_device(const DeviceArguments& args, bool gpu_ranks) {
     }
   }
   DeviceChoice choice;
-  on_every_rank(comm.get(), [&] {
-    if (!gpu_ranks && resolved.device == "gpu") {
-      throw InvalidArgument(
-          "--device gpu: under mpirun a build runs on CPU ranks for now; use --device cpu or "
-          "auto");
-    }
-    choice = choose_device(resolved);
-  });
+  on_every_rank(comm.get(), [&] { choice = choose_device(resolved); });
   return choice;
 }
 

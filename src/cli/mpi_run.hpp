@@ -16,11 +16,10 @@ namespace coreset::cli {
 std::shared_ptr<const Communicator> distributed_run();
 
 /// choose_device() for a command that may run under an MPI launcher. There every rank takes
-/// the same device: `gpu_ranks` (solve), a GPU per rank, so auto means the GPU only when every
-/// rank has one and gpu fails (DeviceError, exit code 7) on a rank without one, stopping all;
-/// without (build, whose ranks run on the CPU for now), auto means cpu and gpu is refused on
-/// every rank alike.
-DeviceChoice choose_run_device(const DeviceArguments& args, bool gpu_ranks);
+/// the same device, a GPU per rank or the CPU: auto means the GPU only when every rank has one
+/// (else rank 0 prints one notice), and gpu fails (DeviceError, exit code 7) on a rank without
+/// one, stopping all alike.
+DeviceChoice choose_run_device(const DeviceArguments& args);
 
 /// Prints the failure `label: what` on stderr and returns `code`. Under MPI with several ranks:
 /// a failure every rank shares (coreset::thrown_on_every_rank) is printed by rank 0 alone and

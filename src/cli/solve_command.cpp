@@ -170,7 +170,7 @@ std::function<int()> add_solve_command(CLI::App& app) {
   command->add_option("--out", args->out_path, "write the coreset here as CSV (index,weight)");
   command->add_option("--report", args->report_path, "write a JSON report here");
   return [args] {
-    const DeviceChoice choice = choose_run_device(args->device, true);  // before any file is touched
+    const DeviceChoice choice = choose_run_device(args->device);  // before any file is touched
     return choice.precision == Precision::float32 ? run_solve<float>(*args, choice)
                                                   : run_solve<double>(*args, choice);
   };

@@ -333,8 +333,8 @@ struct PreparedProblem::Impl {
   // reported before a missing GPU, as it always was; pi-hat is fitted in the context.
   Impl(Prepared&& prepared_, const BuildOptions& options)
       : prepared(std::move(prepared_)),
-        context(pipeline::job_device(options.solver, true), options.solver.threads,
-                options.precision, options.solver.progress, options.solver.communicator.get()),
+        context(pipeline::job_device(options.solver), options.solver.threads, options.precision,
+                options.solver.progress, options.solver.communicator.get()),
         comm(options.solver.communicator) {}
 
   Prepared prepared;
@@ -469,7 +469,7 @@ Prepared prepare_everywhere(const Dataset& data, const BuildOptions& options) {
   Prepared prepared;
   const Communicator* comm = options.solver.communicator.get();
   on_every_rank(comm, [&] {
-    pipeline::job_device(options.solver, true);
+    pipeline::job_device(options.solver);
     check_share(data, comm);
     if (comm != nullptr) {
       // Every rank must take the same paths below (shares sum through the ranks).

@@ -53,18 +53,12 @@ ColumnLayout column_layout(const Communicator& comm, index_t local_columns, inde
   return layout;
 }
 
-Device job_device(const SolverSettings& solver, bool gpu_ranks) {
+Device job_device(const SolverSettings& solver) {
   const Communicator* comm = solver.communicator.get();
   if (comm == nullptr) {
     return solver.device;
   }
   if (solver.device == Device::cpu) {
-    return Device::cpu;
-  }
-  if (!gpu_ranks) {
-    if (solver.device == Device::gpu) {
-      throw InvalidArgument("a distributed build runs on CPU ranks for now: use device cpu");
-    }
     return Device::cpu;
   }
   // Every rank's answer, so that all take the same device or fail alike.

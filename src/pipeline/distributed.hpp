@@ -26,10 +26,8 @@ ColumnLayout column_layout(const Communicator& comm, index_t local_columns, inde
 /// The device a job runs on: the requested one in one process. Under solver.communicator every
 /// rank runs on the same kind of device: automatic means the GPU when every rank has a usable
 /// one, else the CPU; gpu fails with DeviceError (on every rank alike) naming the first rank
-/// without one. `gpu_ranks` false (a distributed build, whose ranks run on the CPU for now)
-/// makes automatic the CPU and refuses gpu with InvalidArgument. A collective under a
-/// communicator, unless the CPU was asked for.
-Device job_device(const SolverSettings& solver, bool gpu_ranks);
+/// without one. A collective under a communicator, unless the CPU was asked for.
+Device job_device(const SolverSettings& solver);
 
 /// The GPU a rank of a GPU job uses: its node_rank() modulo the machine's GPU count, so the ranks
 /// on one machine spread over its GPUs (and share them round-robin when there are more ranks).

@@ -138,7 +138,7 @@ template <class T>
 SolveResult solve_any(MatrixView<T> phi, const T* y, const SolverOptions& options) {
   pipeline::validate_solver_options(options);  // bad options before a missing GPU, as always
   Device device = Device::cpu;
-  on_every_rank(options.communicator.get(), [&] { device = pipeline::job_device(options, true); });
+  on_every_rank(options.communicator.get(), [&] { device = pipeline::job_device(options); });
   const pipeline::ExecutionContext context(device, options.threads,
                                            sizeof(T) == 4 ? Precision::float32 : Precision::float64,
                                            options.progress, options.communicator.get());
