@@ -165,6 +165,11 @@ Dataset read_dataset(const std::string& path, const DatasetReadOptions& given) {
       return detail::read_dataset_csv_by_byte_range(path, options.response, options.has_response,
                                                     options.delimiter, options.threads, *comm);
     }
+    if (options.ranks > 1 && dataset_format(path, options.format) == DataFormat::libsvm &&
+        detail::trim(options.response).empty() && options.delimiter == 0) {
+      return detail::read_dataset_libsvm_by_byte_range(path, options.has_response, options.features,
+                                                       *comm);
+    }
   }
   if (options.ranks > 1 && dataset_format(path, options.format) == DataFormat::npy &&
       options.delimiter == 0 && options.features == 0) {

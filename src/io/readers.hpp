@@ -57,6 +57,15 @@ Dataset read_dataset_libsvm(LineReader& lines, bool has_response, index_t featur
 /// (the one-argument form: the machine's physical memory).
 Dataset read_dataset_libsvm(LineReader& lines, bool has_response, index_t features,
                             std::int64_t memory_limit);
+/// Rank comm.rank()'s share of the LIBSVM file `path`, found by byte range (FileLines): the same
+/// Dataset as the whole file's read_dataset_libsvm cut by keep_share, but the rank reads only
+/// its 1/R of the file for line ends, a few lines at the start and end (where the rows begin and
+/// end), and its share's lines (checked, then filled), in chunks of `chunk_bytes` (0: the
+/// default). D, when `features` is 0, is the largest index over the ranks. An error in a share
+/// names the whole file's line; every rank throws the first one in the file. A collective.
+Dataset read_dataset_libsvm_by_byte_range(const std::string& path, bool has_response,
+                                          index_t features, const Communicator& comm,
+                                          std::size_t chunk_bytes = 0);
 Coreset read_coreset_csv(LineReader& lines);
 /// Rank comm.rank()'s block of rows of the table read_csv_matrix reads from `path` (the rows
 /// datapoint_range gives), found by byte range (FileLines) and read in chunks of `chunk_bytes`

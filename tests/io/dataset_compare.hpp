@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <exception>
+#include <functional>
 #include <string>
 #include <typeinfo>
 
@@ -44,6 +45,29 @@ std::string outcome(Read&& read) {
   } catch (const std::exception& error) {
     return std::string("other ") + typeid(error).name() + ": " + error.what();
   }
+}
+
+/// An outcome as short text, for readable failures: a dataset's by its hash, an error whole.
+inline std::string digest(const std::string& outcome_text) {
+  if (outcome_text.rfind("InputError", 0) == 0 || outcome_text.rfind("InvalidArgument", 0) == 0 ||
+      outcome_text.rfind("other", 0) == 0) {
+    return outcome_text;
+  }
+  return "dataset " + std::to_string(std::hash<std::string>{}(outcome_text));
+}
+
+/// What `read` gives, as short text: the dataset (digest) and a share's place in the file
+/// (Dataset::first_row, total_rows), or the error.
+template <class Read>
+std::string share_outcome(Read&& read) {
+  std::string place;
+  // Two statements: the place is known only once the read has run.
+  const std::string text = digest(outcome([&] {
+    const Dataset data = read();
+    place = " rows " + std::to_string(data.first_row) + " of " + std::to_string(data.total_rows);
+    return data;
+  }));
+  return text + place;
 }
 
 }  // namespace coreset::test

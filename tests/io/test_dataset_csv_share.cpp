@@ -28,8 +28,9 @@ namespace coreset::io {
 namespace {
 
 using test::contains;
-using test::fingerprint;
+using test::digest;
 using test::outcome;
+using test::share_outcome;
 
 // `rows` lines of `cols` numbers of assorted lengths under a header, in a given dialect.
 struct Dialect {
@@ -64,29 +65,6 @@ std::string make_csv(const Dialect& dialect, index_t rows, index_t cols, std::ui
     text += dialect.newline;
   }
   return text + dialect.tail;
-}
-
-// A dataset's fingerprint (or an error) as short text, for readable failures.
-std::string digest(const std::string& outcome_text) {
-  if (outcome_text.rfind("InputError", 0) == 0 || outcome_text.rfind("InvalidArgument", 0) == 0 ||
-      outcome_text.rfind("other", 0) == 0) {
-    return outcome_text;
-  }
-  return "dataset " + std::to_string(std::hash<std::string>{}(outcome_text));
-}
-
-// What `read` gives, as short text: the dataset (digest) and the share's place in the file, or
-// the error.
-template <class Read>
-std::string share_outcome(Read&& read) {
-  std::string place;
-  // Two statements: the place is known only once the read has run.
-  const std::string text = digest(outcome([&] {
-    const Dataset data = read();
-    place = " rows " + std::to_string(data.first_row) + " of " + std::to_string(data.total_rows);
-    return data;
-  }));
-  return text + place;
 }
 
 // What each of `ranks` ranks reads of `path` by byte range.

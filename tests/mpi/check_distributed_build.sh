@@ -25,6 +25,14 @@ awk 'BEGIN { srand(3); print "x1,x2,x3"
   for (i = 0; i < 1100; i++) printf "%.6f,%.6f,%.6f\n", rand() * 4 - 1, rand() - 2, rand() * 2 }' \
   > gaussian.csv
 compare gaussian --data gaussian.csv --model gaussian -k 25 --samples 50 --refit
+# The same rows as LIBSVM (sparse: zeros left out; comments around the rows): each rank reads
+# its share by byte range, and D, the largest index, comes from the ranks together.
+awk -F, 'NR == 1 { print "# generated from gaussian.csv"; next }
+  { label = ($1 + $2 + 1.5 > 0.3 * $3) ? 1 : -1; line = label
+    for (i = 1; i <= 3; i++) if ($i + 0 != 0 && (i != 2 || NR % 3)) line = line " " i ":" $i
+    print line }
+  END { print "# end" }' gaussian.csv > logistic.svm
+compare libsvm --data logistic.svm --model logistic -k 20 --samples 40 --refit
 # The same rows as a logistic .npy (the last column the label): each rank maps only its share.
 /usr/bin/python3 - <<'PY' 2>/dev/null || true
 import numpy as np
