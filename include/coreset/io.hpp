@@ -54,7 +54,9 @@ struct MatrixShare {
 /// Rank `rank` of `ranks`'s block of the matrix that read_matrix reads: the datapoints
 /// datapoint_range(n, rank, ranks) (coreset/distributed.hpp) along `axis`. From a .npy file only
 /// the block's elements are read, by offset, in either order (so a bad value outside the block
-/// goes unnoticed); a CSV file is read whole, then cut. Throws as read_matrix does, naming
+/// goes unnoticed: the rank that holds it finds it); a CSV Phi (datapoints as columns) is
+/// scanned line by line but only the block's fields are parsed and stored (the same); a CSV
+/// table with datapoints as rows is read whole, then cut. Throws as read_matrix does, naming
 /// positions in the whole matrix; InvalidArgument for a rank outside 0 ... ranks - 1.
 template <class T>
 CORESET_API MatrixShare<T> read_matrix_share(const std::string& path, DatapointAxis axis, int rank,

@@ -301,9 +301,10 @@ bool parse_index(std::string_view field, index_t& value, std::string& error) {
 
 template <class T>
 void parse_row(const std::string& path, std::string_view line, index_t line_number, index_t cols,
-               char delimiter, const char* shape_source, T* row) {
+               char delimiter, const char* shape_source, T* row, FieldBlock kept) {
   const char* p = line.data();
   const char* const end = p + line.size();
+  const index_t kept_end = kept.count < 0 ? cols : kept.first + kept.count;
   std::string error;
   std::string quoted;
   for (index_t field = 0;; ++field) {
@@ -313,7 +314,15 @@ void parse_row(const std::string& path, std::string_view line, index_t line_numb
     p = skip_blanks(p, end, delimiter);
     T value{};
     const char* after = nullptr;
-    if (p < end && *p != '"' && *p != '+') {
+    if (field < kept.first || field >= kept_end) {
+      // Not kept: only where the field ends (its quotes still well formed).
+      if (p < end && *p == '"') {
+        after = read_quoted(path, p, end, line_number, field + 1, quoted);
+        after = after_quoted(path, after, end, line_number, field + 1, delimiter);
+      } else {
+        after = std::find(p, end, delimiter);
+      }
+    } else if (p < end && *p != '"' && *p != '+') {
       // The common case: one pass of from_chars over an unquoted number.
       const auto [ptr, ec] = std::from_chars(p, end, value);
       if (ec == std::errc() && std::isfinite(value)) {
@@ -323,7 +332,8 @@ void parse_row(const std::string& path, std::string_view line, index_t line_numb
         }
       }
     }
-    if (after == nullptr) {
+    const bool keep = field >= kept.first && field < kept_end;
+    if (keep && after == nullptr) {
       // Quoted, signed with '+', malformed or out of range: the careful path.
       std::string_view cell;
       if (p < end && *p == '"') {
@@ -338,7 +348,9 @@ void parse_row(const std::string& path, std::string_view line, index_t line_numb
         throw InputError(path, error, line_number, field + 1);
       }
     }
-    row[field] = value;
+    if (keep) {
+      row[field - kept.first] = value;
+    }
     if (after == end) {
       if (field + 1 != cols) {
         throw_ragged(path, line, line_number, cols, delimiter, shape_source);
@@ -350,8 +362,8 @@ void parse_row(const std::string& path, std::string_view line, index_t line_numb
 }
 
 template void parse_row<float>(const std::string&, std::string_view, index_t, index_t, char,
-                               const char*, float*);
+                               const char*, float*, FieldBlock);
 template void parse_row<double>(const std::string&, std::string_view, index_t, index_t, char,
-                                const char*, double*);
+                                const char*, double*, FieldBlock);
 
 }  // namespace coreset::io::detail

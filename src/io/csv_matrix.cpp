@@ -98,6 +98,36 @@ MatrixShare<T> read_csv_matrix_rows_share(const std::string& path, const Communi
 }
 
 template <class T>
+MatrixShare<T> read_csv_matrix_columns_share(LineReader& lines, int rank, int ranks) {
+  const std::string& path = lines.name();
+  std::string_view line;
+  if (!lines.next(line)) {
+    throw InputError(path, kEmptyMatrix);
+  }
+  // Not a structured binding: the lambda below captures these (C++17 forbids capturing one).
+  const TableLine table = read_first_line(path, line);
+  const char delimiter = table.delimiter;
+  const index_t cols = table.cols;
+  MatrixShare<T> share;
+  share.rows = lines.line_count();
+  share.cols = cols;
+  check_table_fits<T>(lines, line, share.rows, cols, delimiter, "line 1");
+  const DatapointRange range = datapoint_range(cols, rank, ranks);
+  share.first = range.first;
+  share.values = Matrix<T>(share.rows, range.count);
+  T* const values = share.values.data();
+  const index_t rows = share.rows;
+  parse_rows<T>(
+      lines, line, cols, delimiter, "line 1",
+      [&](const T* band, index_t band_rows, index_t first_row) {
+        support::transpose_into(band, range.count, band_rows, range.count, values + first_row,
+                                rows);
+      },
+      FieldBlock{range.first, range.count});
+  return share;
+}
+
+template <class T>
 std::vector<T> read_csv_vector(LineReader& lines) {
   const Matrix<T> table = read_csv_table<T>(
       lines, "file is empty: expected m numbers, one per line or all on one line");
@@ -114,6 +144,8 @@ template MatrixShare<float> read_csv_matrix_rows_share<float>(const std::string&
                                                               const Communicator&, std::size_t);
 template MatrixShare<double> read_csv_matrix_rows_share<double>(const std::string&,
                                                                 const Communicator&, std::size_t);
+template MatrixShare<float> read_csv_matrix_columns_share<float>(LineReader&, int, int);
+template MatrixShare<double> read_csv_matrix_columns_share<double>(LineReader&, int, int);
 template Matrix<float> read_csv_matrix<float>(LineReader&);
 template Matrix<double> read_csv_matrix<double>(LineReader&);
 template std::vector<float> read_csv_vector<float>(LineReader&);

@@ -10,7 +10,9 @@
 #include <string_view>
 #include <vector>
 
+#include "coreset/distributed.hpp"
 #include "coreset/error.hpp"
+#include "coreset/io.hpp"
 #include "coreset/matrix.hpp"
 #include "coreset/types.hpp"
 
@@ -161,27 +163,38 @@ bool parse_real(std::string_view field, T& value, std::string& error);
 /// Parses a whole trimmed field as a non-negative integer.
 bool parse_index(std::string_view field, index_t& value, std::string& error);
 
+/// The fields first ... first + count - 1 of a row (count < 0: all of them).
+struct FieldBlock {
+  index_t first = 0;
+  index_t count = -1;
+};
+
 /// Parses a line of exactly `cols` numbers separated by `delimiter` (quoted or not) into
 /// row[0], ..., row[cols - 1]. Throws InputError at the offending cell (see parse_real), or for
 /// a row with another number of fields "row has F fields, expected `cols` (as in
-/// `shape_source`)" at the first extra or missing field.
+/// `shape_source`)" at the first extra or missing field. With `kept`, only those fields are
+/// parsed, into row[0], ..., row[kept.count - 1]; the others are only delimited (a rank's
+/// columns of a CSV Phi: the rank holding a column checks its cells).
 template <class T>
 void parse_row(const std::string& path, std::string_view line, index_t line_number, index_t cols,
-               char delimiter, const char* shape_source, T* row);
+               char delimiter, const char* shape_source, T* row, FieldBlock kept = {});
 
 /// Parses `line`, the line `lines` returned last, and every line after it as rows of `cols`
-/// numbers (see parse_row; a blank line is an error). The rows are gathered in row-major bands of
-/// about 2^16 values; each full band and the last one go to
-/// `store(const T* band, index_t band_rows, index_t first_row)`, row r of the band (leading
-/// dimension `cols`) being row `first_row + r` of the table, counted from `line`.
+/// numbers (see parse_row; a blank line is an error), keeping the fields `kept` (all by
+/// default). The rows are gathered in row-major bands of about 2^16 values; each full band and
+/// the last one go to `store(const T* band, index_t band_rows, index_t first_row)`, row r of the
+/// band (leading dimension: the kept field count) being row `first_row + r` of the table,
+/// counted from `line`.
 template <class T, class Store>
 void parse_rows(LineReader& lines, std::string_view line, index_t cols, char delimiter,
-                const char* shape_source, Store&& store) {
+                const char* shape_source, Store&& store, FieldBlock kept = {}) {
   constexpr index_t kBandElements = index_t{1} << 16;
   const std::string& path = lines.name();
   const index_t rows = lines.line_count() - lines.line_number() + 1;
-  const index_t band = std::clamp<index_t>(kBandElements / cols, 1, std::max<index_t>(rows, 1));
-  std::vector<T> buffer(static_cast<std::size_t>(band * cols));
+  const index_t width = kept.count < 0 ? cols : kept.count;
+  const index_t band = std::clamp<index_t>(kBandElements / std::max<index_t>(width, 1), 1,
+                                           std::max<index_t>(rows, 1));
+  std::vector<T> buffer(static_cast<std::size_t>(band * width));
   index_t band_start = 0;
   index_t in_band = 0;
   do {
@@ -191,7 +204,7 @@ void parse_rows(LineReader& lines, std::string_view line, index_t cols, char del
                        line_number);
     }
     parse_row(path, line, line_number, cols, delimiter, shape_source,
-              buffer.data() + in_band * cols);
+              buffer.data() + in_band * width, kept);
     if (++in_band == band) {
       store(static_cast<const T*>(buffer.data()), in_band, band_start);
       band_start += in_band;
@@ -222,6 +235,11 @@ void check_table_fits(LineReader& lines, std::string_view line, index_t rows, in
 /// S lines of n numbers; row r of the text becomes row r of the matrix.
 template <class T>
 Matrix<T> read_csv_matrix(LineReader& lines);
+/// Rank `rank` of `ranks`'s block of the columns of that matrix (datapoint_range of n): every
+/// line is scanned, only the block's fields are parsed (a bad cell elsewhere is the rank's that
+/// holds it), and only the block is stored.
+template <class T>
+MatrixShare<T> read_csv_matrix_columns_share(LineReader& lines, int rank, int ranks);
 /// m numbers, one per line or all on one line.
 template <class T>
 std::vector<T> read_csv_vector(LineReader& lines);

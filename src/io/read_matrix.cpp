@@ -66,18 +66,21 @@ MatrixShare<T> read_matrix_share(const std::string& path, DatapointAxis axis, in
     detail::InputFile file(path);
     return detail::read_npy_matrix_share<T>(file, axis, rank, ranks);
   }
+  if (axis == DatapointAxis::columns) {
+    // Every line holds some of the block: each is scanned, only the block's fields parsed.
+    detail::LineReader lines(path);
+    return detail::read_csv_matrix_columns_share<T>(lines, rank, ranks);
+  }
+  // Rows: read whole, then cut (with the job's ranks, read_csv_matrix_rows_share splits it).
   MatrixShare<T> share;
   const Matrix<T> whole = read_matrix<T>(path);
   share.rows = whole.rows();
   share.cols = whole.cols();
-  const bool by_column = axis == DatapointAxis::columns;
-  const DatapointRange range = datapoint_range(by_column ? share.cols : share.rows, rank, ranks);
+  const DatapointRange range = datapoint_range(share.rows, rank, ranks);
   share.first = range.first;
-  share.values =
-      Matrix<T>(by_column ? share.rows : range.count, by_column ? range.count : share.cols);
-  for (index_t c = 0; c < share.values.cols(); ++c) {
-    const T* const from = by_column ? whole.column(range.first + c) : whole.column(c) + range.first;
-    std::copy_n(from, share.values.rows(), share.values.column(c));
+  share.values = Matrix<T>(range.count, share.cols);
+  for (index_t c = 0; c < share.cols; ++c) {
+    std::copy_n(whole.column(c) + range.first, range.count, share.values.column(c));
   }
   return share;
 }

@@ -119,6 +119,65 @@ TEST_F(MatrixShareTest, ABadValueIsSeenOnlyByTheRankWhoseBlockHoldsItAndNamedInT
   }
 }
 
+// A CSV Phi (datapoints as columns): every rank scans every line but parses only its columns, so
+// a bad cell is the error of the rank whose columns hold it (the whole reader's, line and
+// column), the others read their blocks; quoted cells outside a block are skipped whole; and a
+// ragged line is every rank's error.
+TEST_F(MatrixShareTest, CsvColumnsAreParsedOnlyByTheRankThatHoldsThem) {
+  const index_t n = 3 * kReductionBlock;
+  const index_t draws = 5;
+  std::vector<double> values = random_table(draws, n, 21);
+  std::string text = csv_rows(values, n);
+  // Quote two cells of line 2, one in rank 0's block and one in rank 2's: each rank skips the
+  // other's whole and parses its own.
+  const auto cell_start = [&](const std::string& in, index_t line, index_t column) {
+    std::size_t at = 0;
+    for (index_t l = 1; l < line; ++l) {
+      at = in.find('\n', at) + 1;
+    }
+    for (index_t c = 0; c < column; ++c) {
+      at = in.find(',', at) + 1;
+    }
+    return at;
+  };
+  const auto replace_cell = [&](std::string& in, index_t line, index_t column,
+                                const std::string& cell) {
+    const std::size_t at = cell_start(in, line, column);
+    const std::size_t end = in.find_first_of(",\n", at);
+    in.replace(at, end - at, cell);
+  };
+  replace_cell(text, 2, 3, "\"0.25\"");
+  values[static_cast<std::size_t>(1 * n + 3)] = 0.25;
+  replace_cell(text, 2, 2 * kReductionBlock + 1, "\"1.5\"");
+  values[static_cast<std::size_t>(1 * n + 2 * kReductionBlock + 1)] = 1.5;
+  const std::string good = dir_.write("q.csv", text);
+  for (int ranks = 1; ranks <= 4; ++ranks) {
+    expect_blocks_of_whole<double>(good, DatapointAxis::columns, ranks);
+  }
+  const index_t bad_col = 2 * kReductionBlock + 9;  // rank 2's of 3
+  std::string bad_text = text;
+  replace_cell(bad_text, 4, bad_col, "oops");
+  const std::string bad = dir_.write("bad.csv", bad_text);
+  const std::string whole = expect_input_error([&] { read_matrix<double>(bad); }).what();
+  EXPECT_NO_THROW(read_matrix_share<double>(bad, DatapointAxis::columns, 0, 3));
+  EXPECT_NO_THROW(read_matrix_share<double>(bad, DatapointAxis::columns, 1, 3));
+  const InputError error =
+      expect_input_error([&] { read_matrix_share<double>(bad, DatapointAxis::columns, 2, 3); });
+  EXPECT_EQ(std::string(error.what()), whole);
+  EXPECT_EQ(error.line(), 4);
+  EXPECT_EQ(error.column(), bad_col + 1);
+  std::string ragged_text = text;
+  ragged_text.insert(cell_start(ragged_text, 3, 0), "1,");
+  const std::string ragged = dir_.write("ragged.csv", ragged_text);
+  const std::string ragged_whole = expect_input_error([&] { read_matrix<double>(ragged); }).what();
+  for (int r = 0; r < 3; ++r) {
+    EXPECT_EQ(expect_input_error([&] {
+                read_matrix_share<double>(ragged, DatapointAxis::columns, r, 3);
+              }).what(),
+              ragged_whole);
+  }
+}
+
 TEST_F(MatrixShareTest, AShapeErrorIsTheWholeReadersAndARankOutsideTheJobIsRefused) {
   const std::string path = dir_.file("v.npy");
   const std::vector<double> vector = {1, 2, 3};
