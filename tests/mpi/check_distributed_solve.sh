@@ -72,13 +72,15 @@ check_devices aiht2 --phi phi.csv -k 40
 if [ "$ranks" -ge 2 ]; then
   bad=$((ranks - 1))
   for r in $(seq 0 $((ranks - 1))); do cp phi.csv "phi_$r.csv"; done
-  sed -i '5s/^[^,]*,/oops,/' "phi_$bad.csv"
+  # The last cell of line 5: the last datapoint, the last rank's (each rank parses only its own
+  # columns of a CSV Phi).
+  sed -i '5s/,[^,]*$/,oops/' "phi_$bad.csv"
   set +e
   "${mpirun[@]}" bash -c 'exec "$0" -q solve --phi "phi_${OMPI_COMM_WORLD_RANK}.csv" -k 40 \
       --out bad.csv' "$coreset" 2> bad.err
   status=$?
   set -e
-  expect_one_failure "bad file" "$status" 3 bad.err "phi_$bad.csv:5:1: .*(rank $bad of $ranks)"
+  expect_one_failure "bad file" "$status" 3 bad.err "phi_$bad.csv:5:1100: .*(rank $bad of $ranks)"
   [ ! -e bad.csv ] || fail "bad file: an output was written"
 fi
 echo "ok: $ranks ranks"
