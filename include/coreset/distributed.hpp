@@ -22,7 +22,7 @@
 
 namespace coreset {
 
-/// The ranks of one job and the two collective operations the engine needs. Every rank calls
+/// The ranks of one job and the collective operations the engine needs. Every rank calls
 /// each operation in the same order (they are collectives); each call returns on every rank.
 /// The library provides mpi_world(); a caller may wrap its own transport (tests use threads).
 class CORESET_API Communicator {
@@ -34,6 +34,11 @@ class CORESET_API Communicator {
   virtual void sum(std::int64_t* values, std::size_t count) const = 0;
   /// Every rank's `bytes` (any length, also none), in rank order, on every rank.
   virtual std::vector<std::string> all_gather(const std::string& bytes) const = 0;
+  /// to_each[q] (one entry per rank, any length) goes to rank q; returns what every rank sent to
+  /// this one, in rank order. The default builds it from all_gather (every rank then receives
+  /// every part, a transport written for two operations still works); mpi_world() sends each
+  /// part to its rank alone (MPI_Alltoallv). InvalidArgument unless to_each has size() entries.
+  virtual std::vector<std::string> all_to_all(const std::vector<std::string>& to_each) const;
   /// What it is, for reports and `coreset info` (e.g. "MPI: Open MPI v4.1.4, 4 ranks").
   virtual std::string description() const = 0;
   /// This rank's index among the ranks on its machine (0 ... ranks there - 1): a GPU job's rank

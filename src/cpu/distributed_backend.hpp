@@ -14,8 +14,9 @@
 // On host blocks every result is therefore the one-process CpuBackend's, bit for bit (tests/cpu
 // compare them); on device blocks a rank's partial sums are its GPU's, so the result depends on
 // the split in the last bits, as a GPU's does on its launch shape.
-// Once per solve: duplicate_columns() gathers one hash per column (8 n bytes over all ranks), and
-// fill_unit_random() (iht) draws the whole stream on every rank, as one process would.
+// Once per solve: duplicate_columns() sends each column's hash to the rank that examines its
+// bucket (16 n / R bytes received per rank), and fill_unit_random() (iht) draws the whole stream
+// on every rank, as one process would.
 //
 // A column block (Block) provides, over its n_r columns (global first() ... first() + n_r - 1):
 //   Dense, make_dense(), rows(), cols(), first();
@@ -110,43 +111,47 @@ class DistributedBackend {
   }
   void column_norms(DatapointVector& out) const { block_.column_norms(out.local); }
 
-  /// Columns equal bit for bit to one of lower global index. The ranks' column hashes are
-  /// gathered (once per solve) in rounds, one per bucket of hash values (hash mod rounds), so a
-  /// rank holds at most about 256 MiB of them (set_hash_gather_bytes) at once whatever n is; equal
-  /// columns hash alike, so a group of copies never spans two rounds. In a round, a local column
-  /// that is not the first of its hash group is a copy if it equals a lower member. Equality is
-  /// transitive, so a copy equals the group's first member unless 64-bit hashes collide: that
-  /// one comparison settles almost every column, and only the columns it leaves open are
-  /// compared with the other lower members. So a group of m copies costs m comparisons, not m^2.
-  /// The lists are then gathered.
+  /// Columns equal bit for bit to one of lower global index, found once per solve without any
+  /// rank holding all n hashes. Each column's hash goes to the rank that examines its bucket
+  /// (round hash mod rounds, rank (hash / rounds) mod R), so equal columns meet on one rank; the
+  /// rounds keep what a rank receives at once to about 256 MiB (set_hash_gather_bytes) whatever n
+  /// is, about 16 n / R bytes in all. There, in each group of equal hashes, every member but the
+  /// first is put to its owner: is it equal to the group's first? Equality is transitive, so that
+  /// one comparison settles it unless 64-bit hashes collide; the members it leaves open go back to
+  /// the examining rank, which puts to their owners the group's other lower members. So a group
+  /// of m copies costs m comparisons, not m^2. The lists are then gathered.
   std::vector<index_t> duplicate_columns() const {
     std::vector<std::uint64_t> hashes = block_.column_hashes();
     for (std::uint64_t& hash : hashes) {
       hash &= hash_mask_;
     }
-    // The same count on every rank: a function of n alone.
+    const auto ranks = static_cast<std::uint64_t>(comm_.size());
+    // Every rank's first column: who owns a column.
+    const std::vector<index_t> starts = all_gather_values(comm_, std::vector<index_t>{first_});
+    // The same count on every rank: a function of n and R alone.
     const auto entry_bytes = static_cast<index_t>(sizeof(HashEntry));
-    const auto budget = static_cast<index_t>(hash_gather_bytes_);
+    const auto budget = static_cast<index_t>(hash_gather_bytes_) * static_cast<index_t>(ranks);
     const auto rounds = static_cast<std::uint64_t>(
         std::max<index_t>(1, (columns_ * entry_bytes + budget - 1) / budget));
     std::vector<index_t> duplicates;
     for (std::uint64_t round = 0; round < rounds; ++round) {
-      std::vector<HashEntry> mine;
+      std::vector<std::vector<HashEntry>> to(ranks);
       for (index_t j = 0; j < local_cols(); ++j) {
         const std::uint64_t hash = hashes[static_cast<std::size_t>(j)];
         if (hash % rounds == round) {
-          mine.push_back({hash, first_ + j});
+          to[(hash / rounds) % ranks].push_back({hash, first_ + j});
         }
       }
-      find_copies(all_gather_values(comm_, mine), duplicates);
+      // Each rank's columns in ascending order, the ranks in order: ascending global index.
+      find_copies(concatenated(support::all_to_all_values(comm_, to)), starts, duplicates);
     }
     std::sort(duplicates.begin(), duplicates.end());
     duplicates.erase(std::unique(duplicates.begin(), duplicates.end()), duplicates.end());
     return all_gather_values(comm_, duplicates);
   }
 
-  /// The most bytes of column hashes duplicate_columns() gathers in one round (256 MiB; tests
-  /// lower it to make several rounds of few columns).
+  /// The most bytes of column hashes duplicate_columns() sends a rank in one round (about
+  /// 256 MiB; tests lower it to make several rounds of few columns).
   void set_hash_gather_bytes(std::size_t bytes) noexcept {
     hash_gather_bytes_ = std::max<std::size_t>(bytes, sizeof(HashEntry));
   }
@@ -343,47 +348,88 @@ class DistributedBackend {
     index_t index;  // global
   };
 
-  /// One round of duplicate_columns(): `entries` are every rank's columns of one bucket, in rank
-  /// order (so ascending index); the local copies found are appended to `duplicates`. Two
-  /// collectives (the comparisons), taken by every rank.
-  void find_copies(std::vector<HashEntry> entries, std::vector<index_t>& duplicates) const {
+  /// A column and a lower one it may equal (plain, so that it crosses ranks as bytes).
+  struct ColumnPair {
+    index_t column;
+    index_t other;
+  };
+
+  /// One round of duplicate_columns(): `entries` are this rank's bucket, every rank's columns
+  /// in it in ascending global index; `starts` every rank's first column. The copies among this
+  /// rank's own columns (wherever their buckets were) are appended to `duplicates`. Three
+  /// exchanges and two comparisons, each a collective that every rank takes.
+  void find_copies(std::vector<HashEntry> entries, const std::vector<index_t>& starts,
+                   std::vector<index_t>& duplicates) const {
+    const auto ranks = static_cast<std::size_t>(comm_.size());
+    const auto owner = [&](index_t global) {
+      return static_cast<std::size_t>(std::upper_bound(starts.begin(), starts.end(), global) -
+                                      starts.begin() - 1);
+    };
     // Grouped by hash, ascending index within a group.
     std::stable_sort(entries.begin(), entries.end(),
                      [](const HashEntry& a, const HashEntry& b) { return a.hash < b.hash; });
-    // Round 1: each local column that is not first in its group against the group's first.
-    std::vector<std::pair<index_t, index_t>> first_pairs;    // (local column, the group's first)
-    std::vector<std::pair<std::size_t, std::size_t>> spans;  // its group's positions in `entries`
+    std::vector<std::size_t> group_start(entries.size());  // each entry's group's first position
+    std::vector<std::vector<ColumnPair>> ask(ranks);
     for (std::size_t p = 0; p < entries.size();) {
       std::size_t q = p + 1;
       while (q < entries.size() && entries[q].hash == entries[p].hash) {
         ++q;
       }
-      for (std::size_t a = p + 1; a < q; ++a) {
-        if (owns(entries[a].index)) {
-          first_pairs.emplace_back(entries[a].index, entries[p].index);
-          spans.emplace_back(p, a);
+      for (std::size_t a = p; a < q; ++a) {
+        group_start[a] = p;
+        if (a > p) {
+          ask[owner(entries[a].index)].push_back({entries[a].index, entries[p].index});
         }
       }
       p = q;
     }
-    std::vector<std::pair<index_t, index_t>> other_pairs;  // round 2: the open ones
-    const std::vector<bool> equal = columns_equal(first_pairs);
-    for (std::size_t c = 0; c < first_pairs.size(); ++c) {
-      if (equal[c]) {
-        duplicates.push_back(first_pairs[c].first);
-        continue;
-      }
-      for (std::size_t b = spans[c].first + 1; b < spans[c].second; ++b) {
-        other_pairs.emplace_back(first_pairs[c].first, entries[b].index);
-      }
-    }
-    // Round 2 (hash collisions only; a collective, so every rank takes it, mostly with nothing).
-    const std::vector<bool> equal_other = columns_equal(other_pairs);
-    for (std::size_t c = 0; c < other_pairs.size(); ++c) {
-      if (equal_other[c]) {
-        duplicates.push_back(other_pairs[c].first);
+    // At the owners: each column against its group's first; the unequal ones (collisions) go
+    // back to the rank that asked.
+    const std::vector<std::vector<ColumnPair>> asked = support::all_to_all_values(comm_, ask);
+    const std::vector<bool> equal = columns_equal(concatenated(asked));
+    std::vector<std::vector<index_t>> open(ranks);
+    std::size_t answer = 0;
+    for (std::size_t from = 0; from < ranks; ++from) {
+      for (const ColumnPair& pair : asked[from]) {
+        if (equal[answer++]) {
+          duplicates.push_back(pair.column);
+        } else {
+          open[from].push_back(pair.column);
+        }
       }
     }
+    // Back here: each open column against its group's other lower members, at its owner.
+    std::vector<std::pair<index_t, std::size_t>> position;  // (column, its place), by column
+    for (std::size_t p = 0; p < entries.size(); ++p) {
+      position.emplace_back(entries[p].index, p);
+    }
+    std::sort(position.begin(), position.end());
+    std::vector<std::vector<ColumnPair>> ask_again(ranks);
+    for (const index_t column : concatenated(support::all_to_all_values(comm_, open))) {
+      const std::size_t at =
+          std::lower_bound(position.begin(), position.end(), std::make_pair(column, std::size_t{0}))
+              ->second;
+      for (std::size_t b = group_start[at] + 1; b < at; ++b) {
+        ask_again[owner(column)].push_back({column, entries[b].index});
+      }
+    }
+    const std::vector<ColumnPair> asked_again =
+        concatenated(support::all_to_all_values(comm_, ask_again));
+    const std::vector<bool> equal_again = columns_equal(asked_again);
+    for (std::size_t c = 0; c < asked_again.size(); ++c) {
+      if (equal_again[c]) {
+        duplicates.push_back(asked_again[c].column);
+      }
+    }
+  }
+
+  template <class V>
+  static std::vector<V> concatenated(const std::vector<std::vector<V>>& parts) {
+    std::vector<V> all;
+    for (const std::vector<V>& part : parts) {
+      all.insert(all.end(), part.begin(), part.end());
+    }
+    return all;
   }
 
   bool owns(index_t global) const noexcept {
@@ -408,7 +454,7 @@ class DistributedBackend {
   }
   /// For each pair (local column, any global column), whether the two are equal bit for bit;
   /// the second columns held by other ranks are fetched from them in one exchange. A collective.
-  std::vector<bool> columns_equal(const std::vector<std::pair<index_t, index_t>>& pairs) const {
+  std::vector<bool> columns_equal(const std::vector<ColumnPair>& pairs) const {
     std::vector<index_t> own;
     std::vector<index_t> wanted;
     for (const auto& [a, b] : pairs) {

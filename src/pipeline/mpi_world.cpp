@@ -102,6 +102,60 @@ class MpiWorld final : public Communicator {
     }
     return parts;
   }
+  /// In rounds, as all_gather: each pair of ranks moves at most round_bytes_ / size() bytes per
+  /// round, so a rank receives at most round_bytes_ in one. The sizes go first (64-bit), and the
+  /// ranks agree on the round count (the largest part anywhere).
+  std::vector<std::string> all_to_all(const std::vector<std::string>& to_each) const override {
+    const auto ranks = static_cast<std::size_t>(size_);
+    if (to_each.size() != ranks) {
+      return Communicator::all_to_all(to_each);  // its InvalidArgument
+    }
+    std::vector<std::int64_t> send_sizes(ranks);
+    for (std::size_t q = 0; q < ranks; ++q) {
+      send_sizes[q] = static_cast<std::int64_t>(to_each[q].size());
+    }
+    std::vector<std::int64_t> receive_sizes(ranks);
+    check(MPI_Alltoall(send_sizes.data(), 1, MPI_INT64_T, receive_sizes.data(), 1, MPI_INT64_T,
+                       MPI_COMM_WORLD),
+          "MPI_Alltoall");
+    std::int64_t largest = 0;
+    for (std::size_t q = 0; q < ranks; ++q) {
+      largest = std::max({largest, send_sizes[q], receive_sizes[q]});
+    }
+    check(MPI_Allreduce(MPI_IN_PLACE, &largest, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD),
+          "MPI_Allreduce");
+    const std::int64_t slice = std::max<std::int64_t>(1, round_bytes_ / size_);
+    std::vector<std::string> received(ranks);
+    std::vector<int> send_counts(ranks), send_offsets(ranks), receive_counts(ranks),
+        receive_offsets(ranks);
+    std::string out;
+    std::string in;
+    for (std::int64_t at = 0; at < largest; at += slice) {
+      int sent = 0;
+      int got = 0;
+      out.clear();
+      for (std::size_t q = 0; q < ranks; ++q) {
+        send_counts[q] = static_cast<int>(std::clamp<std::int64_t>(send_sizes[q] - at, 0, slice));
+        send_offsets[q] = sent;
+        sent += send_counts[q];
+        out.append(to_each[q], static_cast<std::size_t>(std::min(at, send_sizes[q])),
+                   static_cast<std::size_t>(send_counts[q]));
+        receive_counts[q] =
+            static_cast<int>(std::clamp<std::int64_t>(receive_sizes[q] - at, 0, slice));
+        receive_offsets[q] = got;
+        got += receive_counts[q];
+      }
+      in.resize(static_cast<std::size_t>(got));
+      check(MPI_Alltoallv(out.data(), send_counts.data(), send_offsets.data(), MPI_BYTE, in.data(),
+                          receive_counts.data(), receive_offsets.data(), MPI_BYTE, MPI_COMM_WORLD),
+            "MPI_Alltoallv");
+      for (std::size_t q = 0; q < ranks; ++q) {
+        received[q].append(in, static_cast<std::size_t>(receive_offsets[q]),
+                           static_cast<std::size_t>(receive_counts[q]));
+      }
+    }
+    return received;
+  }
   std::string description() const override {
     return "MPI: " + library_ + ", " + std::to_string(size_) + (size_ == 1 ? " rank" : " ranks");
   }

@@ -1,6 +1,7 @@
-// The engine's two collectives (coreset::Communicator: a sum of int64, an all_gather of bytes)
-// in the shapes its callers need: plain values gathered from every rank, and exact partial sums
-// (support/exact_sum.hpp) added over the ranks. Each is a collective: every rank calls it.
+// The engine's collectives (coreset::Communicator: a sum of int64, an all_gather and an
+// all_to_all of bytes) in the shapes its callers need: plain values gathered from every rank or
+// sent to each, and exact partial sums (support/exact_sum.hpp) added over the ranks. Each is a
+// collective: every rank calls it.
 #pragma once
 
 #include <algorithm>
@@ -41,6 +42,22 @@ std::vector<V> all_gather_values(const Communicator& comm, const std::vector<V>&
     append_from_bytes(part, all);
   }
   return all;
+}
+
+/// to_each[q]'s values to rank q; what every rank sent to this one, one list per rank.
+template <class V>
+std::vector<std::vector<V>> all_to_all_values(const Communicator& comm,
+                                              const std::vector<std::vector<V>>& to_each) {
+  std::vector<std::string> parts;
+  parts.reserve(to_each.size());
+  for (const std::vector<V>& values : to_each) {
+    parts.push_back(to_bytes(values));
+  }
+  std::vector<std::vector<V>> received;
+  for (const std::string& part : comm.all_to_all(parts)) {
+    append_from_bytes(part, received.emplace_back());
+  }
+  return received;
 }
 
 /// Exact partial sums added over the ranks, in place.

@@ -12,8 +12,6 @@
 
 namespace coreset {
 
-Communicator::~Communicator() = default;
-
 namespace {
 
 // The digits at `p` of `text`, if any; moves `p` past them.

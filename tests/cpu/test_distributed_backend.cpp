@@ -3,9 +3,11 @@
 // tests/pipeline/test_distributed_solve.cpp.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "coreset/distributed.hpp"
@@ -40,7 +42,7 @@ TEST(DistributedCpuBackend, FindsTheOneProcessDuplicatesWhereverTheCopiesLie) {
   const std::vector<index_t> expected = cpu::CpuBackend<double>(phi.view(), 1).duplicate_columns();
   ASSERT_EQ(expected.size(), 43u);
 
-  // Also with the hashes gathered in rounds of few columns (about 100 per round), where a group
+  // Also with the hashes sent in rounds of few columns (about 100 per rank a round), where a group
   // of copies must still meet in one round; and with hashes of 3 bits, where about a hundred
   // distinct columns share each hash, so that a copy of a column other than its group's first is
   // found only by the comparisons that a collision takes (and a distinct one must not be taken
@@ -76,6 +78,61 @@ TEST(DistributedCpuBackend, FindsTheOneProcessDuplicatesWhereverTheCopiesLie) {
       for (const auto& duplicates : found) {
         EXPECT_EQ(duplicates, expected) << ranks << " ranks";
       }
+    }
+  }
+}
+
+// The bytes its rank receives, around another communicator (the threads' here).
+class CountingCommunicator final : public Communicator {
+ public:
+  explicit CountingCommunicator(std::shared_ptr<Communicator> inner) : inner_(std::move(inner)) {}
+  int rank() const override { return inner_->rank(); }
+  int size() const override { return inner_->size(); }
+  void sum(std::int64_t* values, std::size_t count) const override { inner_->sum(values, count); }
+  std::vector<std::string> all_gather(const std::string& bytes) const override {
+    return counted(inner_->all_gather(bytes));
+  }
+  std::vector<std::string> all_to_all(const std::vector<std::string>& to_each) const override {
+    return counted(inner_->all_to_all(to_each));
+  }
+  std::string description() const override { return inner_->description(); }
+  std::size_t received() const { return received_; }
+
+ private:
+  std::vector<std::string> counted(std::vector<std::string> parts) const {
+    for (const std::string& part : parts) {
+      received_ += part.size();
+    }
+    return parts;
+  }
+  std::shared_ptr<Communicator> inner_;
+  mutable std::size_t received_ = 0;
+};
+
+// No rank receives all n column hashes: each gets its buckets' (about 16 n / R bytes), plus a
+// few small lists.
+TEST(DistributedCpuBackend, EachRankReceivesAboutItsShareOfTheColumnHashes) {
+  constexpr index_t n = 64 * kReductionBlock;
+  const Matrix<double> phi = test::gaussian_matrix(4, n, 9);
+  for (int ranks = 1; ranks <= 4; ++ranks) {
+    std::vector<std::size_t> received(static_cast<std::size_t>(ranks));
+    test::run_ranks(ranks, [&](const std::shared_ptr<Communicator>& threads) {
+      const CountingCommunicator comm(threads);
+      const DatapointRange range = datapoint_range(n, comm.rank(), ranks);
+      Matrix<double> block(phi.rows(), range.count);
+      for (index_t j = 0; j < range.count; ++j) {
+        for (index_t i = 0; i < phi.rows(); ++i) {
+          block(i, j) = phi(i, range.first + j);
+        }
+      }
+      cpu::DistributedCpuBackend<double> backend(block.view(), range.first, n, comm, 1);
+      EXPECT_TRUE(backend.duplicate_columns().empty());
+      received[static_cast<std::size_t>(comm.rank())] = comm.received();
+    });
+    const std::size_t share = 16 * static_cast<std::size_t>(n) / static_cast<std::size_t>(ranks);
+    for (int r = 0; r < ranks; ++r) {
+      EXPECT_LE(received[static_cast<std::size_t>(r)], share * 5 / 4 + 1024)
+          << "rank " << r << " of " << ranks;
     }
   }
 }

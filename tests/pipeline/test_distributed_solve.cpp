@@ -300,6 +300,34 @@ TEST(DistributedSolveDevice, WithoutAGpuAutomaticIsTheCpuAndAGpuRequestStopsEver
   EXPECT_NE(messages[0].find("rank 0 of 3 has none usable"), std::string::npos) << messages[0];
 }
 
+// The all_to_all a transport gets without writing one (built on all_gather): every rank receives
+// exactly what each rank addressed to it, empty parts and binary bytes included.
+TEST(Communicator, AllToAllDeliversEachPartToItsRankInRankOrder) {
+  const auto part = [](int from, int to) {
+    std::string bytes(static_cast<std::size_t>((from * 7 + to * 3) % 5), '\0');
+    for (std::size_t i = 0; i < bytes.size(); ++i) {
+      bytes[i] = static_cast<char>(from * 16 + to + static_cast<int>(i));
+    }
+    return bytes;
+  };
+  for (int ranks = 1; ranks <= 4; ++ranks) {
+    test::run_ranks(ranks, [&](const std::shared_ptr<Communicator>& comm) {
+      std::vector<std::string> to_each;
+      for (int q = 0; q < ranks; ++q) {
+        to_each.push_back(part(comm->rank(), q));
+      }
+      const std::vector<std::string> received = comm->all_to_all(to_each);
+      ASSERT_EQ(received.size(), static_cast<std::size_t>(ranks));
+      for (int from = 0; from < ranks; ++from) {
+        EXPECT_EQ(received[static_cast<std::size_t>(from)], part(from, comm->rank()))
+            << "from rank " << from << " to rank " << comm->rank() << " of " << ranks;
+      }
+      EXPECT_THROW(comm->all_to_all(std::vector<std::string>(static_cast<std::size_t>(ranks) + 1)),
+                   InvalidArgument);
+    });
+  }
+}
+
 TEST(Communicator, ByDefaultEveryRankSharesOneMachine) {
   test::run_ranks(3, [](const std::shared_ptr<Communicator>& comm) {
     EXPECT_EQ(comm->node_rank(), comm->rank());
