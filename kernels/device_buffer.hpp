@@ -19,15 +19,28 @@ class DeviceBuffer {
  public:
   DeviceBuffer() = default;
   explicit DeviceBuffer(index_t size) { resize_discard(size); }
+  /// A buffer over `size` elements the caller owns in device memory (an array handed in from
+  /// Python, say): read through like any other, never freed by this object, which must not
+  /// outlive the memory. Resizing it lets go of the borrowed memory and allocates its own.
+  static DeviceBuffer borrowed(T* data, index_t size) {
+    DeviceBuffer buffer;
+    buffer.data_ = data;
+    buffer.size_ = size;
+    buffer.owned_ = false;
+    return buffer;
+  }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
   DeviceBuffer(DeviceBuffer&& other) noexcept
-      : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+      : data_(std::exchange(other.data_, nullptr)),
+        size_(std::exchange(other.size_, 0)),
+        owned_(std::exchange(other.owned_, true)) {}
   DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
     if (this != &other) {
       release();
       data_ = std::exchange(other.data_, nullptr);
       size_ = std::exchange(other.size_, 0);
+      owned_ = std::exchange(other.owned_, true);
     }
     return *this;
   }
@@ -61,17 +74,19 @@ class DeviceBuffer {
 
  private:
   void release() noexcept {
-    if (data_ != nullptr) {
+    if (data_ != nullptr && owned_) {
       // cudaFree synchronises with pending work that may still use the memory; its error (only
       // possible after an earlier failure) cannot be thrown from a destructor.
       cudaFree(data_);
-      data_ = nullptr;
-      size_ = 0;
     }
+    data_ = nullptr;
+    size_ = 0;
+    owned_ = true;
   }
 
   T* data_ = nullptr;
   index_t size_ = 0;
+  bool owned_ = true;  ///< false for borrowed(): the caller frees the memory
 };
 
 }  // namespace coreset::kernels

@@ -36,6 +36,25 @@ struct MatrixView {
   T operator()(index_t i, index_t j) const { return data[i + j * ld]; }
 };
 
+/// Non-owning, read-only view of a 2-D array in CUDA device memory: a CuPy, PyTorch, JAX or Numba
+/// array's buffer, or the caller's own cudaMalloc. Element (i, j) is
+/// data[i * row_stride + j * col_stride] (strides in elements, >= 0, as DLPack gives them), so a
+/// column-major S x n Phi has strides (1, S) and a C-ordered n x S array read as S x n also does.
+/// The GPU that owns the memory is found from the pointer. `stream`: a cudaStream_t whose queued
+/// work writes the array (the array's producer's stream; CUDA's legacy default stream is 1 and
+/// the per-thread default stream 2, as cuda_runtime_api.h defines them), or null when the array
+/// is ready now: the functions that take a view wait for it before they read. The memory must
+/// outlive the call and stay unchanged during it.
+template <class T>
+struct DeviceArrayView {
+  const T* data = nullptr;
+  index_t rows = 0;
+  index_t cols = 0;
+  index_t row_stride = 1;
+  index_t col_stride = 0;
+  void* stream = nullptr;
+};
+
 namespace detail {
 
 /// Not part of the stable API: the storage behind Matrix. Large blocks (>= 32 MiB) come from the

@@ -249,6 +249,31 @@ CORESET_API SolveResult solve(MatrixView<double> phi, const double* y,
 /// The same in single precision: Phi, y and the iterates are float, scalars accumulate in double.
 CORESET_API SolveResult solve(MatrixView<float> phi, const float* y, const SolverOptions& options);
 
+/// solve() for a Phi (S x n) that is already in GPU memory, on the GPU that holds it: read there in
+/// place when it is column-major with leading dimension S (strides (1, S)), else copied once on
+/// that device into that layout; never copied through host memory. `y` points to S values in host
+/// or device memory, or is null for y = Phi 1. options.device must be gpu or automatic (both mean
+/// that GPU here), and options.communicator null (a distributed solve takes host blocks). Every
+/// entry of Phi and y must be finite: the scan runs on the device, and the error names the first
+/// bad entry as solve() does. Throws InvalidArgument for a bad view (null data, a size < 1, a
+/// negative stride, memory that is not CUDA device or managed memory) or option, DeviceError when
+/// the library has no CUDA, no GPU is usable, the solver's state does not fit beside Phi, or a
+/// CUDA call fails, and Cancelled when options.progress asks to stop.
+CORESET_API SolveResult solve(DeviceArrayView<double> phi, const double* y,
+                              const SolverOptions& options);
+CORESET_API SolveResult solve(DeviceArrayView<float> phi, const float* y,
+                              const SolverOptions& options);
+/// The same from log-likelihoods in GPU memory, n x S: datapoint i's value at draw s is
+/// loglik(i, s) (any strides: an n x S C-ordered array, an S x n one as (i, s) -> data[s * n + i],
+/// ArviZ's (chain, draw, n) flattened). Each datapoint's values are centred over the draws and
+/// scaled by 1/sqrt(S) on the device, as projection_from_loglik does on the host (means in
+/// double, so the two agree to rounding), into a new device Phi that is solved and then freed.
+/// Errors as above; a non-finite log-likelihood is named by its 0-based datapoint and draw.
+CORESET_API SolveResult solve_loglik(DeviceArrayView<double> loglik, const double* y,
+                                     const SolverOptions& options);
+CORESET_API SolveResult solve_loglik(DeviceArrayView<float> loglik, const float* y,
+                                     const SolverOptions& options);
+
 /// f(w) = ||y - Phi w||^2 for any coreset, in double precision (y null: y = Phi 1).
 CORESET_API double objective(MatrixView<double> phi, const double* y, const Coreset& coreset);
 CORESET_API double objective(MatrixView<float> phi, const float* y, const Coreset& coreset);

@@ -292,6 +292,78 @@ def _loglik_as_n_by_s(loglik, samples_axis):
     raise InvalidArgumentError("samples_axis: expected 0 or 1, got %r" % (samples_axis,))
 
 
+def _device_loglik_as_n_by_s(array, samples_axis):
+    """_loglik_as_n_by_s for a GPU array: a view (n, S), or an error when none exists."""
+    if array.ndim == 3:
+        if samples_axis not in (None, 0):
+            raise InvalidArgumentError(
+                "samples_axis: a 3-D loglik is (chain, draw, n); leave samples_axis at its default")
+        flat = array.draws_flattened("loglik")
+        return flat.transposed(), "(chain, draw, n) flattened to S = %d draws" % flat.shape[0]
+    if array.ndim != 2:
+        raise InvalidArgumentError(
+            "loglik: expected n x S, S x n (samples_axis=0) or (chain, draw, n), got shape %s"
+            % (array.shape,))
+    if samples_axis in (None, 1):
+        return array, None
+    if samples_axis == 0:
+        return array.transposed(), None
+    raise InvalidArgumentError("samples_axis: expected 0 or 1, got %r" % (samples_axis,))
+
+
+def _solve_device(array, is_loglik, y, *, k, algorithm, precision, max_iter, tol, seed,
+                  step_rule, threads, batch_fraction, refit, samples_axis, progress):
+    """solve() for phi or loglik in GPU memory: read there by the CUDA backend, never copied
+    through the host; a Phi whose strides are not (1, S) is copied once on the GPU."""
+    name = "loglik" if is_loglik else "phi"
+    wanted = _precision_name(precision, "gpu", array.dtype)
+    if (wanted == "float") != (array.dtype == np.float32):
+        raise InvalidArgumentError(
+            "precision: %r asks for %s but %s is a %s GPU array; convert it on the GPU or pass "
+            "precision='auto'" % (precision, "float32" if wanted == "float" else "float64", name,
+                                  array.dtype))
+    if is_loglik:
+        array, how = _device_loglik_as_n_by_s(array, samples_axis)
+        draws = array.shape[1]
+        note = ", ".join(x for x in (how, "centred into a new Phi on the GPU") if x)
+    else:
+        if samples_axis is not None:
+            raise InvalidArgumentError("samples_axis: only read with loglik")
+        if array.ndim != 2:
+            raise InvalidArgumentError(
+                "phi: expected a 2-D array (S x n), got shape %s" % (array.shape,))
+        draws = array.shape[0]
+        in_place = array.strides[0] == 1 and (array.shape[1] <= 1 or array.strides[1] == draws)
+        note = "read in place on the GPU" if in_place else \
+            "copied once on the GPU to column-major (strides %s)" % (array.strides,)
+    description = "%s GPU array %s via %s, %s" % (array.dtype, array.shape, array.source, note)
+    keywords = dict(k=k, algorithm=algorithm, device="gpu", max_iter=max_iter, tol=tol,
+                    seed=seed, step_rule=step_rule, threads=threads,
+                    batch_fraction=batch_fraction, refit=refit)
+    keywords[name + "_description"] = description
+    notes = {name: description}
+    if is_loglik:
+        notes["phi"] = "computed from loglik (new %s array on the GPU)" % array.dtype
+    y_value = None
+    if y is not None:
+        y_gpu = _arrays.device_array(y, "y")
+        if y_gpu is None:
+            y_value = _arrays.vector(y, "y", draws, array.dtype)
+            keywords["y_description"] = "%s vector (%d,)" % (array.dtype, draws)
+        else:
+            if y_gpu.shape != (draws,) or y_gpu.dtype != array.dtype or \
+                    (draws > 1 and y_gpu.strides != (1,)):
+                raise InvalidArgumentError(
+                    "y: expected %d contiguous %s values on the GPU, got %s %s with strides %s"
+                    % (draws, array.dtype, y_gpu.dtype, y_gpu.shape, y_gpu.strides))
+            y_value = y_gpu.pointer
+            keywords["y_description"] = "%s GPU vector (%d,) via %s" % (array.dtype, draws,
+                                                                        y_gpu.source)
+    indices, weights, report = _core.solve_device(array.spec(), is_loglik, y_value, keywords,
+                                                  progress)
+    return Coreset(indices, weights, _report(report, notes))
+
+
 def solve(phi=None, *, loglik=None, y=None, k, algorithm="a-iht-2", device="auto",
           precision="auto", max_iter=300, tol=1e-5, seed=0, step_rule="exact", threads=0,
           batch_fraction=0.0, refit=False, samples_axis=None, progress=None):
@@ -304,12 +376,29 @@ def solve(phi=None, *, loglik=None, y=None, k, algorithm="a-iht-2", device="auto
     loglik: instead of phi, raw log-likelihoods: n x S, S x n with samples_axis=0, or
        (chain, draw, n) as ArviZ's log_likelihood group holds them. Read in place in any layout
        and centred and scaled into Phi in one pass (Phi itself is new memory).
+    GPU arrays (CuPy, PyTorch, JAX, Numba: __cuda_array_interface__ or CUDA __dlpack__) as phi,
+    loglik or y are read in place on their GPU (device 'gpu' or 'auto'; float32 or float64 as
+    they are); a GPU phi whose strides are not (1, S) is copied once on the GPU.
     y: the S-vector target (default Phi 1). precision="auto" keeps the input's dtype (float32 or
        float64). Returns a Coreset; report is the command's solve report.
     """
     _check_callback(progress)
     if (phi is None) == (loglik is None):
         raise InvalidArgumentError("solve: pass exactly one of phi and loglik")
+    source, name = (phi, "phi") if phi is not None else (loglik, "loglik")
+    memory = _arrays.device_array_kind(source)
+    if memory is not None:
+        # Settled before the array is taken over: a CUDA DLPack export is not undone.
+        if device not in ("cpu", "gpu", "auto"):
+            raise InvalidArgumentError("device: expected 'cpu', 'gpu' or 'auto', got %r" % (device,))
+        if device == "cpu":
+            raise InvalidArgumentError(
+                "device: %s is a GPU array (%s memory), solved on its GPU; pass device='gpu' or "
+                "'auto', or a host copy for the CPU" % (name, memory))
+        return _solve_device(_arrays.device_array(source, name), phi is None, y, k=k,
+                             algorithm=algorithm, precision=precision, max_iter=max_iter, tol=tol, seed=seed,
+                             step_rule=step_rule, threads=threads, batch_fraction=batch_fraction,
+                             refit=refit, samples_axis=samples_axis, progress=progress)
     device = _device_and_gpu(device)
     keywords = dict(k=k, algorithm=algorithm, device=device, max_iter=max_iter, tol=tol,
                     seed=seed, step_rule=step_rule, threads=threads,

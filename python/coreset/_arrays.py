@@ -11,34 +11,159 @@ from .errors import InvalidArgumentError
 _ENGINE_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
-# DLPack device types whose memory the host cannot read: CUDA, ROCm, CUDA managed.
-_DLPACK_DEVICE_MEMORY = {2: "CUDA", 10: "ROCm", 13: "CUDA managed"}
+# DLPack device types (dlpack.h's DLDeviceType).
+_DLPACK_CPU = 1
+_DLPACK_CUDA = {2: "CUDA", 13: "CUDA managed"}
+_DLPACK_OTHER_DEVICES = {10: "ROCm"}
 
 
-def _device_memory(value):
-    """The kind of GPU memory `value` lives in, or None for host memory."""
+class DeviceArray:
+    """An array in CUDA device memory as the engine reads it: a pointer, a shape, strides in
+    elements (>= 0), float32 or float64, the producer's stream to wait for (0: none), and the
+    object that keeps the memory alive (the array itself, or the DLPack tensor taken over)."""
+
+    def __init__(self, pointer, shape, strides, dtype, stream, keepalive, source):
+        self.pointer = int(pointer)
+        self.shape = tuple(int(x) for x in shape)
+        self.strides = tuple(int(x) for x in strides)
+        self.dtype = np.dtype(dtype)
+        self.stream = int(stream or 0)
+        self.keepalive = keepalive
+        self.source = source
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    def transposed(self):
+        """The 2-D transpose, as a view (no copy)."""
+        return DeviceArray(self.pointer, self.shape[::-1], self.strides[::-1], self.dtype,
+                           self.stream, self.keepalive, self.source)
+
+    def draws_flattened(self, name):
+        """(chain, draw, n) as (chain * draw, n): a view when chains follow one another in
+        memory at the draws' stride (a C-ordered array, say), which the engine needs."""
+        chains, draws, points = self.shape
+        if chains > 1 and self.strides[0] != draws * self.strides[1]:
+            raise InvalidArgumentError(
+                "%s: this (chain, draw, n) GPU array cannot be read as chain * draw draws in "
+                "place (strides %s); make it contiguous on the GPU first" % (name, self.strides))
+        return DeviceArray(self.pointer, (chains * draws, points), self.strides[1:], self.dtype,
+                           self.stream, self.keepalive, self.source)
+
+    def spec(self):
+        """What _core.solve_device reads: (pointer, rows, cols, row_stride, col_stride, dtype,
+        stream)."""
+        rows, cols = self.shape
+        return (self.pointer, rows, cols, self.strides[0], self.strides[1], self.dtype.name,
+                self.stream)
+
+
+def _engine_dtype(dtype, name):
+    dtype = np.dtype(dtype)
+    if dtype not in _ENGINE_DTYPES:
+        raise InvalidArgumentError(
+            "%s: a GPU array must be float32 or float64 (got %s); convert it on the GPU first "
+            "(e.g. a.astype('float32'))" % (name, dtype))
+    return dtype
+
+
+def _element_strides(byte_strides, itemsize, name):
+    strides = []
+    for stride in byte_strides:
+        if stride < 0 or stride % itemsize != 0:
+            raise InvalidArgumentError(
+                "%s: the GPU array's strides must be non-negative whole elements (got %s bytes); "
+                "make it contiguous on the GPU first" % (name, tuple(byte_strides)))
+        strides.append(stride // itemsize)
+    return strides
+
+
+def _from_cuda_array_interface(value, name):
+    """__cuda_array_interface__ (versions 0-3): the dict's typestr, shape, strides (bytes, None
+    for C order), data (pointer, read-only flag), mask (must be absent) and stream."""
+    interface = value.__cuda_array_interface__
+    if not isinstance(interface, dict) or "shape" not in interface or "data" not in interface:
+        raise InvalidArgumentError("%s: __cuda_array_interface__ is not a dict with shape and data"
+                                   % name)
+    if interface.get("mask") is not None:
+        raise InvalidArgumentError("%s: a masked GPU array is not supported" % name)
+    try:
+        dtype = np.dtype(interface.get("typestr"))
+    except TypeError:
+        raise InvalidArgumentError("%s: unreadable typestr %r in __cuda_array_interface__"
+                                   % (name, interface.get("typestr"))) from None
+    dtype = _engine_dtype(dtype, name)
+    if not dtype.isnative:
+        raise InvalidArgumentError("%s: the GPU array's byte order is not the machine's" % name)
+    shape = tuple(int(x) for x in interface["shape"])
+    strides = interface.get("strides")
+    if strides is None:
+        strides, step = [], dtype.itemsize
+        for extent in reversed(shape):
+            strides.insert(0, step)
+            step *= max(extent, 1)
+    pointer = interface["data"][0] if interface["data"] else 0
+    return DeviceArray(pointer, shape, _element_strides(strides, dtype.itemsize, name), dtype,
+                       interface.get("stream"), value, "__cuda_array_interface__")
+
+
+def _from_dlpack(value, name):
+    """A CUDA DLPack tensor, taken over from the capsule (its deleter runs when the returned
+    array goes). The producer is asked to order its work before CUDA's legacy default stream
+    (stream=1, the protocol's convention), which the engine then waits for."""
+    from . import _core  # not at import time: the pure-Python helpers work without the module
+    try:
+        capsule = value.__dlpack__(stream=1)
+    except TypeError:
+        capsule = value.__dlpack__()
+    tensor = _core.DLPackTensor(capsule, name)
+    if tensor.dtype not in ("float32", "float64"):
+        raise InvalidArgumentError(
+            "%s: a GPU array must be float32 or float64 (got %s); convert it on the GPU first "
+            "(e.g. a.astype('float32'))" % (name, tensor.dtype))
+    if any(stride < 0 for stride in tensor.strides):
+        raise InvalidArgumentError(
+            "%s: the GPU array's strides must be non-negative (got %s elements); make it "
+            "contiguous on the GPU first" % (name, tuple(tensor.strides)))
+    return DeviceArray(tensor.pointer, tensor.shape, tensor.strides, tensor.dtype, 1, tensor,
+                       "DLPack")
+
+
+def _dlpack_device(value):
+    try:
+        return int(value.__dlpack_device__()[0])
+    except (TypeError, ValueError, IndexError, AttributeError):
+        return None
+
+
+def device_array(value, name):
+    """`value` as a DeviceArray when it lives in CUDA memory (__cuda_array_interface__, or
+    __dlpack__ on a CUDA device: CuPy, PyTorch, JAX, Numba), else None (host memory)."""
     if hasattr(value, "__cuda_array_interface__"):
-        return "CUDA (__cuda_array_interface__)"
+        return _from_cuda_array_interface(value, name)
     if hasattr(value, "__dlpack_device__"):
-        try:
-            device_type = int(value.__dlpack_device__()[0])
-        except (TypeError, ValueError, IndexError, AttributeError):
-            return None
-        return _DLPACK_DEVICE_MEMORY.get(device_type)
+        device = _dlpack_device(value)
+        if device in _DLPACK_CUDA:
+            return _from_dlpack(value, name)
+        if device in _DLPACK_OTHER_DEVICES:
+            raise InvalidArgumentError("%s: %s memory is not supported; pass a host or CUDA array"
+                                       % (name, _DLPACK_OTHER_DEVICES[device]))
     return None
 
 
 def as_array(value, name):
-    """Any array-like as a NumPy array without copying where NumPy can (buffer protocol,
-    __array_interface__, CPU __dlpack__). GPU arrays are refused with a clear message: the engine
-    does not yet read device memory in place from Python (README, "Python")."""
+    """Any host array-like as a NumPy array without copying where NumPy can (buffer protocol,
+    __array_interface__, CPU __dlpack__). GPU arrays are refused here with a clear message: the
+    functions that read them in place (solve's phi and loglik) take them through device_array()
+    first."""
     if isinstance(value, np.ndarray):
         return value
-    memory = _device_memory(value)
-    if memory is not None:
+    if device_array_kind(value) is not None:
         raise InvalidArgumentError(
-            "%s: a GPU array (%s memory) is not read in place yet; pass a host copy (e.g. "
-            "cupy.asnumpy(a), tensor.cpu().numpy(), numpy.asarray(jax_array))" % (name, memory))
+            "%s: a GPU array (%s memory) is read in place only by solve's phi and loglik; pass a "
+            "host copy here (e.g. cupy.asnumpy(a), tensor.cpu().numpy(), numpy.asarray(jax_array))"
+            % (name, device_array_kind(value)))
     if hasattr(value, "__dlpack__") and not hasattr(value, "__array__"):
         try:
             return np.from_dlpack(value)
@@ -51,6 +176,17 @@ def as_array(value, name):
         return np.asarray(value)
     except (TypeError, ValueError) as error:
         raise InvalidArgumentError("%s: expected an array, got %s (%s)" % (name, type(value).__name__, error)) from None
+
+
+def device_array_kind(value):
+    """The kind of GPU memory `value` lives in ("CUDA (__cuda_array_interface__)", "CUDA",
+    "ROCm", ...), or None for host memory."""
+    if hasattr(value, "__cuda_array_interface__"):
+        return "CUDA (__cuda_array_interface__)"
+    if hasattr(value, "__dlpack_device__"):
+        device = _dlpack_device(value)
+        return _DLPACK_CUDA.get(device) or _DLPACK_OTHER_DEVICES.get(device)
+    return None
 
 
 def with_dtype(array, name, dtype=None):

@@ -1,6 +1,8 @@
 #include "arrays.hpp"
 
+#include <algorithm>
 #include <cstdint>
+#include <utility>
 
 #include "coreset/error.hpp"
 
@@ -117,5 +119,13 @@ template StridedArray<float> strided<float>(const py::array&, const char*);
 template StridedArray<double> strided<double>(const py::array&, const char*);
 template MatrixView<float> column_major_view<float>(const py::array&, const char*);
 template MatrixView<double> column_major_view<double>(const py::array&, const char*);
+
+py::tuple coreset_tuple(const Coreset& coreset, std::string report) {
+  py::array_t<std::int64_t> indices(static_cast<py::ssize_t>(coreset.indices.size()));
+  py::array_t<double> weights(static_cast<py::ssize_t>(coreset.weights.size()));
+  std::copy(coreset.indices.begin(), coreset.indices.end(), indices.mutable_data());
+  std::copy(coreset.weights.begin(), coreset.weights.end(), weights.mutable_data());
+  return py::make_tuple(std::move(indices), std::move(weights), std::move(report));
+}
 
 }  // namespace coreset::python

@@ -12,6 +12,7 @@
 
 #include "coreset/dataset.hpp"
 #include "coreset/matrix.hpp"
+#include "coreset/solver.hpp"
 
 namespace coreset::python {
 
@@ -39,6 +40,9 @@ Matrix<double> copy_matrix(const pybind11::array& array, const char* name);
 /// The dataset of covariates X (n x D, float64 or float32, any layout: copied once, column by
 /// column) and response y (None, or n values of the same dtype).
 Dataset dataset_from(const pybind11::array& covariates, const pybind11::object& response);
+
+/// (indices as int64, weights as float64, report): what every engine call returns to Python.
+pybind11::tuple coreset_tuple(const Coreset& coreset, std::string report);
 
 /// Whether `array` is float32 (else float64, the only other dtype the functions above take).
 bool is_float32(const pybind11::array& array);

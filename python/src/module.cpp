@@ -19,6 +19,7 @@
 #include "coreset/solver.hpp"
 #include "coreset/sweep.hpp"
 #include "coreset/version.hpp"
+#include "device_arrays.hpp"
 #include "errors.hpp"
 #include "options.hpp"
 #include "progress.hpp"
@@ -28,23 +29,10 @@ namespace py = pybind11;
 namespace coreset::python {
 namespace {
 
-py::tuple coreset_tuple(const Coreset& coreset, std::string report) {
-  py::array_t<std::int64_t> indices(static_cast<py::ssize_t>(coreset.indices.size()));
-  py::array_t<double> weights(static_cast<py::ssize_t>(coreset.weights.size()));
-  std::copy(coreset.indices.begin(), coreset.indices.end(), indices.mutable_data());
-  std::copy(coreset.weights.begin(), coreset.weights.end(), weights.mutable_data());
-  return py::make_tuple(std::move(indices), std::move(weights), std::move(report));
-}
-
-std::string text(const py::dict& keywords, const char* key) {
-  return keywords.contains(key) && !keywords[key].is_none() ? keywords[key].cast<std::string>()
-                                                            : std::string();
-}
-
 BuildReportInputs build_inputs(const Dataset& data, const py::dict& keywords,
                                const BuildOptions& options) {
   BuildReportInputs inputs;
-  inputs.data_description = text(keywords, "data_description");
+  inputs.data_description = keyword_text(keywords, "data_description");
   inputs.rows = data.rows();
   inputs.covariates = data.dims();
   inputs.response_name = data.response_name;
@@ -60,8 +48,8 @@ Dataset named_dataset(const py::array& x, const py::object& y, const py::dict& k
   if (keywords.contains("covariate_names") && !keywords["covariate_names"].is_none()) {
     data.covariate_names = keywords["covariate_names"].cast<std::vector<std::string>>();
   }
-  data.response_name = text(keywords, "response_name");
-  data.source = text(keywords, "data_description");
+  data.response_name = keyword_text(keywords, "response_name");
+  data.source = keyword_text(keywords, "data_description");
   // As for a .npy dataset: errors then name the 0-based row and column (the response is
   // column D, after X's columns 0 .. D - 1).
   if (!y.is_none()) {
@@ -177,14 +165,6 @@ py::tuple solve_typed(MatrixView<T> phi, const py::object& y, const py::dict& ke
   inputs.options = options;
   inputs.options.progress = nullptr;
   return coreset_tuple(result.coreset, solve_report_json(inputs, result));
-}
-
-SolveReportInputs solve_inputs(const py::dict& keywords) {
-  SolveReportInputs inputs;
-  inputs.phi_path = text(keywords, "phi_description");
-  inputs.loglik_path = text(keywords, "loglik_description");
-  inputs.y_path = text(keywords, "y_description");
-  return inputs;
 }
 
 // Phi (S x n) read in place: a column-major float32 or float64 array.
@@ -305,5 +285,6 @@ PYBIND11_MODULE(_core, module) {
              py::arg("keywords"), py::arg("parameters"));
   module.def("synthetic_logistic", &cp::synthetic_logistic, py::arg("rows"), py::arg("seed"));
   module.def("info", &cp::info);
+  cp::register_device_arrays(module);
   module.def("gpu_status", &cp::gpu_status);
 }

@@ -107,4 +107,17 @@ SolverOptions solver_options(const py::dict& keywords) {
   return options;
 }
 
+std::string keyword_text(const py::dict& keywords, const char* key) {
+  return keywords.contains(key) && !keywords[key].is_none() ? keywords[key].cast<std::string>()
+                                                            : std::string();
+}
+
+SolveReportInputs solve_inputs(const py::dict& keywords) {
+  SolveReportInputs inputs;
+  inputs.phi_path = keyword_text(keywords, "phi_description");
+  inputs.loglik_path = keyword_text(keywords, "loglik_description");
+  inputs.y_path = keyword_text(keywords, "y_description");
+  return inputs;
+}
+
 }  // namespace coreset::python

@@ -6,7 +6,10 @@
 
 #include <pybind11/pybind11.h>
 
+#include <string>
+
 #include "coreset/build.hpp"
+#include "coreset/report.hpp"
 #include "coreset/solver.hpp"
 
 namespace coreset::python {
@@ -15,5 +18,9 @@ namespace coreset::python {
 BuildOptions build_options(const pybind11::dict& keywords);
 /// The options of solve on Phi.
 SolverOptions solver_options(const pybind11::dict& keywords);
+/// keywords[key] as a string; empty when absent or None.
+std::string keyword_text(const pybind11::dict& keywords, const char* key);
+/// The report's descriptions of a solve's inputs (phi, loglik and y, as _api.py wrote them).
+SolveReportInputs solve_inputs(const pybind11::dict& keywords);
 
 }  // namespace coreset::python

@@ -2,6 +2,7 @@
 #include <string>
 
 #include "coreset/error.hpp"
+#include "cuda/device_arrays.hpp"
 #include "cuda/projection_cuda.hpp"
 #include "cuda/solve_cuda.hpp"
 
@@ -27,6 +28,21 @@ SolveResult solve_on_gpu(GpuSession&, MatrixView<T>, const T*, const SolverOptio
                     " (use the CPU device instead)");
 }
 
+int device_of(const void*, const std::string& what) {
+  throw DeviceError(what + " is in GPU memory but " + kNoCuda);
+}
+
+template <class T>
+std::vector<T> read_values(const T*, index_t) {
+  throw DeviceError(std::string("a GPU array was given but ") + kNoCuda);
+}
+
+template <class T>
+SolveResult solve_device_array(GpuSession&, DeviceArrayView<T>, bool, const T*,
+                               const SolverOptions&) {
+  throw DeviceError(std::string("a GPU array was given but ") + kNoCuda);
+}
+
 template <class T>
 Matrix<T> projection_on_gpu(GpuSession&, const models::Model&, const Eigen::MatrixXd&) {
   throw DeviceError(std::string("the GPU projection was requested but ") + kNoCuda);
@@ -36,6 +52,12 @@ template Matrix<float> projection_on_gpu<float>(GpuSession&, const models::Model
                                                 const Eigen::MatrixXd&);
 template Matrix<double> projection_on_gpu<double>(GpuSession&, const models::Model&,
                                                   const Eigen::MatrixXd&);
+template std::vector<float> read_values<float>(const float*, index_t);
+template std::vector<double> read_values<double>(const double*, index_t);
+template SolveResult solve_device_array<float>(GpuSession&, DeviceArrayView<float>, bool,
+                                               const float*, const SolverOptions&);
+template SolveResult solve_device_array<double>(GpuSession&, DeviceArrayView<double>, bool,
+                                                const double*, const SolverOptions&);
 template SolveResult solve_on_gpu<float>(GpuSession&, MatrixView<float>, const float*,
                                          const SolverOptions&, const cpu::RankColumns*);
 template SolveResult solve_on_gpu<double>(GpuSession&, MatrixView<double>, const double*,

@@ -36,6 +36,13 @@ ExecutionContext::ExecutionContext(Device requested, int threads, Precision prec
   }
 }
 
+ExecutionContext ExecutionContext::on_gpu_number(int ordinal, int threads, Precision precision,
+                                                 ProgressObserver* progress) {
+  ExecutionContext context(Device::gpu, threads, precision, progress);
+  context.session_ = std::make_shared<cuda::GpuSession>(ordinal);
+  return context;
+}
+
 std::string ExecutionContext::device_name() const {
   if (session_ == nullptr) {
     return "cpu";

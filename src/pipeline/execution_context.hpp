@@ -30,6 +30,11 @@ class ExecutionContext {
   ExecutionContext(Device requested, int threads, Precision precision, ProgressObserver* progress,
                    const Communicator* comm = nullptr);
 
+  /// A job on GPU `ordinal`: the one that holds the caller's device arrays (DeviceArrayView).
+  /// Throws DeviceError, saying why, without a usable GPU.
+  static ExecutionContext on_gpu_number(int ordinal, int threads, Precision precision,
+                                        ProgressObserver* progress);
+
   Device device() const noexcept { return device_; }  ///< cpu or gpu, never automatic
   bool on_gpu() const noexcept { return device_ == Device::gpu; }
   /// Where the job runs, for reports: "cpu", or "gpu N: name" (N the CUDA ordinal).

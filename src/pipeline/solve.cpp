@@ -9,6 +9,7 @@
 #include "coreset/solver.hpp"
 #include "cpu/datapoint_sums.hpp"
 #include "cpu/solve_cpu.hpp"
+#include "cuda/device_arrays.hpp"
 #include "cuda/solve_cuda.hpp"
 #include "pipeline/distributed.hpp"
 #include "pipeline/execution_context.hpp"
@@ -82,6 +83,20 @@ void pipeline::validate_initial_weights(const SolverOptions& options, index_t co
 
 namespace {
 
+// y's S entries (null: y = Phi 1, nothing to check).
+template <class T>
+void validate_target(const T* y, index_t rows) {
+  if (y == nullptr) {
+    return;
+  }
+  for (index_t i = 0; i < rows; ++i) {
+    if (!std::isfinite(y[i])) {
+      throw InvalidArgument("y has a non-finite entry at position " + std::to_string(i) +
+                            " (0-based)");
+    }
+  }
+}
+
 // `first_column`: the global index of phi's first column (a rank's block of a distributed solve,
 // which may hold no column at all: `may_be_empty`).
 template <class T>
@@ -105,14 +120,7 @@ void validate_data(MatrixView<T> phi, const T* y, int threads, index_t first_col
     throw InvalidArgument("Phi has a non-finite entry at row " + std::to_string(row) + ", column " +
                           std::to_string(first_column + col) + " (0-based)");
   }
-  if (y != nullptr) {
-    for (index_t i = 0; i < phi.rows; ++i) {
-      if (!std::isfinite(y[i])) {
-        throw InvalidArgument("y has a non-finite entry at position " + std::to_string(i) +
-                              " (0-based)");
-      }
-    }
-  }
+  validate_target(y, phi.rows);
 }
 
 using Clock = support::WallClock;
@@ -143,6 +151,52 @@ SolveResult solve_any(MatrixView<T> phi, const T* y, const SolverOptions& option
                                            sizeof(T) == 4 ? Precision::float32 : Precision::float64,
                                            options.progress, options.communicator.get());
   return pipeline::solve_in(context, phi, y, options);
+}
+
+// solve() and solve_loglik() for an array in GPU memory: `what` names it in errors ("Phi", "the
+// log-likelihood matrix"). The checks that need no device come first, so that a bad call is an
+// InvalidArgument on any machine.
+template <class T>
+SolveResult solve_device_any(DeviceArrayView<T> array, bool loglik, const T* y,
+                             const SolverOptions& options) {
+  const auto start = Clock::now();
+  const std::string what = loglik ? "the log-likelihood matrix" : "Phi";
+  pipeline::validate_solver_options(options);
+  if (array.data == nullptr || array.rows < 1 || array.cols < 1) {
+    throw InvalidArgument(what + " in GPU memory must have data and at least one row and one " +
+                          "column (got " + std::to_string(array.rows) + " x " +
+                          std::to_string(array.cols) + ")");
+  }
+  if (array.row_stride < 0 || array.col_stride < 0) {
+    throw InvalidArgument(what + " in GPU memory needs non-negative strides (got " +
+                          std::to_string(array.row_stride) + ", " +
+                          std::to_string(array.col_stride) + ")");
+  }
+  if (options.device == Device::cpu) {
+    throw InvalidArgument(what + " is in GPU memory: solve it with device gpu or automatic, or " +
+                          "copy it to the host for the CPU");
+  }
+  if (options.communicator != nullptr) {
+    throw InvalidArgument(
+        "a distributed solve reads each rank's block of Phi from host memory, not from a GPU "
+        "array");
+  }
+  const index_t draws = loglik ? array.cols : array.rows;
+  const index_t points = loglik ? array.rows : array.cols;
+  pipeline::validate_initial_weights(options, points);
+  if (std::string why; !cuda::gpu_available(&why)) {
+    throw DeviceError(what + " is in GPU memory but no GPU is usable: " + why);
+  }
+  const int ordinal = cuda::device_of(array.data, what);
+  const std::vector<T> target = y == nullptr ? std::vector<T>() : cuda::read_values(y, draws);
+  validate_target(y == nullptr ? nullptr : target.data(), draws);
+  const pipeline::ExecutionContext context = pipeline::ExecutionContext::on_gpu_number(
+      ordinal, options.threads, sizeof(T) == 4 ? Precision::float32 : Precision::float64,
+      options.progress);
+  return solve_stage(context, options, start, [&] {
+    return cuda::solve_device_array(*context.gpu_session(), array, loglik,
+                                    y == nullptr ? nullptr : target.data(), options);
+  });
 }
 
 template <class T>
@@ -242,6 +296,20 @@ SolveResult solve(MatrixView<double> phi, const double* y, const SolverOptions& 
 }
 SolveResult solve(MatrixView<float> phi, const float* y, const SolverOptions& options) {
   return solve_any(phi, y, options);
+}
+SolveResult solve(DeviceArrayView<double> phi, const double* y, const SolverOptions& options) {
+  return solve_device_any(phi, false, y, options);
+}
+SolveResult solve(DeviceArrayView<float> phi, const float* y, const SolverOptions& options) {
+  return solve_device_any(phi, false, y, options);
+}
+SolveResult solve_loglik(DeviceArrayView<double> loglik, const double* y,
+                         const SolverOptions& options) {
+  return solve_device_any(loglik, true, y, options);
+}
+SolveResult solve_loglik(DeviceArrayView<float> loglik, const float* y,
+                         const SolverOptions& options) {
+  return solve_device_any(loglik, true, y, options);
 }
 double objective(MatrixView<double> phi, const double* y, const Coreset& coreset) {
   return objective_any(phi, y, coreset);

@@ -1,0 +1,87 @@
+// Kernels over arrays the caller owns in device memory (kernels/external_arrays_launch.hpp): a
+// strided copy into the solver's column-major layout, and the centring of log-likelihoods into
+// Phi, each with the non-finite scan that a host array gets from cpu::find_non_finite.
+#include <climits>
+
+#include "kernels/external_arrays_launch.hpp"
+#include "kernels/grid.cuh"
+
+namespace coreset::kernels {
+namespace {
+
+template <class T>
+__global__ void gather_strided_kernel(const T* in, index_t rows, index_t cols, index_t row_stride,
+                                      index_t col_stride, T* out, unsigned long long* first_bad) {
+  const index_t count = rows * cols;
+  for (index_t flat = global_thread(); flat < count; flat += grid_stride()) {
+    const index_t i = flat % rows;
+    const index_t j = flat / rows;
+    const T value = in[i * row_stride + j * col_stride];
+    if (!isfinite(static_cast<double>(value))) {
+      atomicMin(first_bad, static_cast<unsigned long long>(flat));
+    }
+    if (out != nullptr) {
+      out[flat] = value;
+    }
+  }
+}
+
+// One block per datapoint (grid-stride over them), threads over its draws: the fixed-tree sum of
+// grid.cuh, so a column's mean is the same from run to run.
+template <class T>
+__global__ void center_loglik_kernel(const T* loglik, index_t datapoints, index_t draws,
+                                     index_t datapoint_stride, index_t draw_stride, T* phi,
+                                     unsigned long long* first_bad) {
+  const double scale = 1.0 / sqrt(static_cast<double>(draws));
+  for (index_t i = blockIdx.x; i < datapoints; i += gridDim.x) {
+    const T* in = loglik + i * datapoint_stride;
+    double sum = 0.0;
+    for (index_t s = threadIdx.x; s < draws; s += blockDim.x) {
+      const double value = static_cast<double>(in[s * draw_stride]);
+      if (!isfinite(value)) {
+        atomicMin(first_bad, static_cast<unsigned long long>(i * draws + s));
+      }
+      sum += value;
+    }
+    const double total = block_sum(sum);
+    if (threadIdx.x == 0 && !isfinite(total)) {
+      atomicMin(first_bad, static_cast<unsigned long long>(i * draws + draws - 1));
+    }
+    const double mean = total / static_cast<double>(draws);
+    T* out = phi + i * draws;
+    for (index_t s = threadIdx.x; s < draws; s += blockDim.x) {
+      out[s] = static_cast<T>(mul(sub(static_cast<double>(in[s * draw_stride]), mean), scale));
+    }
+  }
+}
+
+}  // namespace
+
+template <class T>
+void gather_strided(cudaStream_t s, const T* in, index_t rows, index_t cols, index_t row_stride,
+                    index_t col_stride, T* out, unsigned long long* first_bad) {
+  gather_strided_kernel<T><<<blocks_for(rows * cols), kBlock, 0, s>>>(in, rows, cols, row_stride,
+                                                                      col_stride, out, first_bad);
+  CORESET_CUDA_CHECK_LAUNCH();
+}
+
+template <class T>
+void center_loglik(cudaStream_t s, const T* loglik, index_t datapoints, index_t draws,
+                   index_t datapoint_stride, index_t draw_stride, T* phi,
+                   unsigned long long* first_bad) {
+  const auto blocks = static_cast<unsigned int>(std::min<index_t>(datapoints, index_t{1} << 16));
+  center_loglik_kernel<T><<<blocks, kBlock, 0, s>>>(loglik, datapoints, draws, datapoint_stride,
+                                                    draw_stride, phi, first_bad);
+  CORESET_CUDA_CHECK_LAUNCH();
+}
+
+template void gather_strided<float>(cudaStream_t, const float*, index_t, index_t, index_t, index_t,
+                                    float*, unsigned long long*);
+template void gather_strided<double>(cudaStream_t, const double*, index_t, index_t, index_t,
+                                     index_t, double*, unsigned long long*);
+template void center_loglik<float>(cudaStream_t, const float*, index_t, index_t, index_t, index_t,
+                                   float*, unsigned long long*);
+template void center_loglik<double>(cudaStream_t, const double*, index_t, index_t, index_t, index_t,
+                                    double*, unsigned long long*);
+
+}  // namespace coreset::kernels
