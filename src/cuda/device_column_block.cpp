@@ -6,20 +6,20 @@
 namespace coreset::cuda {
 
 template <class T>
-DeviceColumnBlock<T>::DeviceColumnBlock(Resources& resources, MatrixView<T> phi, index_t first)
+DeviceColumnBlock<T>::DeviceColumnBlock(GpuSession& session, MatrixView<T> phi, index_t first)
     : rows_(phi.rows), cols_(phi.cols), first_(first) {
   if (cols_ > 0) {
-    local_ = std::make_unique<CudaBackend<T>>(resources, phi);
+    local_ = std::make_unique<CudaBackend<T>>(session.resources(), phi);
     partial_ = local_->make_sample_vector();
   }
 }
 
 template <class T>
-DeviceColumnBlock<T>::DeviceColumnBlock(Resources& resources, kernels::DeviceBuffer<T>&& phi,
+DeviceColumnBlock<T>::DeviceColumnBlock(GpuSession& session, kernels::DeviceBuffer<T>&& phi,
                                         index_t rows, index_t cols, index_t first)
     : rows_(rows), cols_(cols), first_(first) {
   if (cols_ > 0) {
-    local_ = std::make_unique<CudaBackend<T>>(resources, std::move(phi), rows, cols);
+    local_ = std::make_unique<CudaBackend<T>>(session.resources(), std::move(phi), rows, cols);
     partial_ = local_->make_sample_vector();
   }
 }

@@ -16,6 +16,7 @@
 #include "coreset/matrix.hpp"
 #include "cpu/datapoint_sums.hpp"
 #include "cuda/cuda_backend.hpp"
+#include "cuda/gpu_session.hpp"
 #include "cuda/resources.hpp"
 #include "kernels/device_buffer.hpp"
 #include "solvers/argmax.hpp"
@@ -32,12 +33,14 @@ class DeviceColumnBlock {
   using Dense = kernels::DeviceBuffer<T>;
 
   /// Copies `phi` (host, the block's columns, global columns first ... first + phi.cols - 1) to
-  /// the device of `resources`; DeviceError when it does not fit there (CudaBackend's check).
-  DeviceColumnBlock(Resources& resources, MatrixView<T> phi, index_t first);
+  /// the session's device; DeviceError when it does not fit there (CudaBackend's check). A block
+  /// without columns never asks the session for its resources (no stream, handle or scratch).
+  /// Call under session.lock().
+  DeviceColumnBlock(GpuSession& session, MatrixView<T> phi, index_t first);
   /// Takes a block already on the device (rows x cols, ld = rows), e.g. the GPU projection's of
   /// the rank's rows (cuda/device_phi.hpp), in place.
-  DeviceColumnBlock(Resources& resources, kernels::DeviceBuffer<T>&& phi, index_t rows,
-                    index_t cols, index_t first);
+  DeviceColumnBlock(GpuSession& session, kernels::DeviceBuffer<T>&& phi, index_t rows, index_t cols,
+                    index_t first);
 
   index_t rows() const noexcept { return rows_; }
   index_t cols() const noexcept { return cols_; }

@@ -77,14 +77,13 @@ DevicePhi<T>::DevicePhi(std::shared_ptr<GpuSession> session, const DeviceDataset
   Impl& impl = *impl_;
   impl.session = std::move(session);
   const auto held = impl.session->lock();
-  Resources& resources = impl.session->resources();
   const index_t cols = dataset == nullptr ? 0 : model.rows();
   kernels::DeviceBuffer<T> phi;
   if (cols > 0) {
-    phi = project_on_device<T>(resources, model, dataset->data(), samples);
+    phi = project_on_device<T>(impl.session->resources(), model, dataset->data(), samples);
   }
   impl.distributed = std::make_unique<typename Impl::Distributed>(
-      DeviceColumnBlock<T>(resources, std::move(phi), samples.rows(), cols, rank.first),
+      DeviceColumnBlock<T>(*impl.session, std::move(phi), samples.rows(), cols, rank.first),
       rank.columns, *rank.comm);
 }
 

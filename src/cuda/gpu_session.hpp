@@ -40,6 +40,8 @@ class GpuSession {
   Resources& resources();
 
   int device() const noexcept { return device_; }
+  /// Whether resources() has made them (a rank without columns never does).
+  bool has_resources() const noexcept { return resources_ != nullptr; }
 
  private:
   int device_ = 0;

@@ -78,9 +78,10 @@ kernels::DeviceBuffer<T> project_on_device(Resources& res, const models::Model& 
   res.synchronize();
   if (bad != std::numeric_limits<unsigned long long>::max()) {
     const auto flat = static_cast<index_t>(bad);
-    throw NumericalError("the log-likelihood of datapoint " + std::to_string(flat / s) +
-                         " (0-based) at parameter sample " + std::to_string(flat % s) +
-                         " is not finite");
+    // Named in the whole dataset (a rank's share starts at model.first_row), as the CPU does.
+    throw NumericalError(
+        "the log-likelihood of datapoint " + std::to_string(model.first_row + flat / s) +
+        " (0-based) at parameter sample " + std::to_string(flat % s) + " is not finite");
   }
   return phi;
 }

@@ -1,9 +1,12 @@
 // The solver drivers of solvers/ on the CUDA backend.
 #include "cuda/solve_cuda.hpp"
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "coreset/distributed.hpp"
 #include "cpu/distributed_backend.hpp"
 #include "cuda/cuda_backend.hpp"
 #include "cuda/device_column_block.hpp"
@@ -21,8 +24,12 @@ SolveResult solve_on_gpu(GpuSession& session, MatrixView<T> phi, const T* y,
                          const SolverOptions& options, const cpu::RankColumns* rank) {
   const auto held = session.lock();
   if (rank != nullptr) {
-    cpu::DistributedBackend<T, DeviceColumnBlock<T>> backend(
-        DeviceColumnBlock<T>(session.resources(), phi, rank->first), rank->columns, *rank->comm);
+    // A block that does not fit its GPU (or any CUDA failure in the upload) stops every rank
+    // alike: the others would otherwise wait for it in the backend's first collective.
+    std::optional<DeviceColumnBlock<T>> block;
+    on_every_rank(rank->comm, [&] { block.emplace(session, phi, rank->first); });
+    cpu::DistributedBackend<T, DeviceColumnBlock<T>> backend(std::move(*block), rank->columns,
+                                                             *rank->comm);
     return solvers::run_algorithm(backend, solvers::host_target(backend, y), options);
   }
   CudaBackend<T> backend(session.resources(), phi);

@@ -58,8 +58,9 @@ TEST(DeviceColumnBlock, EveryPrimitiveMatchesTheHostBlockOnTheSameColumns) {
   CORESET_REQUIRE_GPU();
   const Matrix<double> phi = block_columns();
   const cpu::HostColumnBlock<double> host(phi.view(), kFirst, 1);
-  cuda::Resources resources;
-  const cuda::DeviceColumnBlock<double> device(resources, phi.view(), kFirst);
+  cuda::GpuSession session;
+  const auto held = session.lock();
+  const cuda::DeviceColumnBlock<double> device(session, phi.view(), kFirst);
   ASSERT_EQ(device.rows(), kRows);
   ASSERT_EQ(device.cols(), kCols);
   ASSERT_EQ(device.first(), kFirst);
@@ -156,9 +157,10 @@ TEST(DeviceColumnBlock, EveryPrimitiveMatchesTheHostBlockOnTheSameColumns) {
 
 TEST(DeviceColumnBlock, ABlockWithoutColumnsAnswersEmptyAndMakesNothing) {
   CORESET_REQUIRE_GPU();
-  cuda::Resources resources;
-  const cuda::DeviceColumnBlock<float> device(resources,
-                                              MatrixView<float>{nullptr, kRows, 0, kRows}, kFirst);
+  cuda::GpuSession session;
+  const auto held = session.lock();
+  const cuda::DeviceColumnBlock<float> device(session, MatrixView<float>{nullptr, kRows, 0, kRows},
+                                              kFirst);
   auto v = device.make_dense();
   EXPECT_TRUE(v.empty());
   std::vector<index_t> index{1};
@@ -176,6 +178,8 @@ TEST(DeviceColumnBlock, ABlockWithoutColumnsAnswersEmptyAndMakesNothing) {
     EXPECT_EQ(x, 0.0);
   }
   EXPECT_EQ(device.argmax(solvers::FrankWolfeScore{}, v, v).index, -1);
+  // Nothing was made on the device for it: no stream, cuBLAS handle or scratch.
+  EXPECT_FALSE(session.has_resources());
 }
 
 // The solve of `phi` over `ranks` thread ranks on the GPU, split by datapoint_range.
@@ -201,11 +205,14 @@ std::vector<SolveResult> solve_on_gpu_ranks(const Matrix<T>& phi, int ranks,
 template <class T>
 void check_ranks_match_one_gpu(Algorithm algorithm, double tolerance) {
   // 5 reduction blocks, the last short; columns share a direction so the solve has work to do.
+  // S > k, so y = Phi 1 is not a sum of k columns and no solve reaches the rounding floor, where
+  // the summation orders of one GPU and of R ranks would decide the relative error alone.
+  constexpr index_t kSamples = 64;
   const index_t cols = 4 * kReductionBlock + 77;
-  Matrix<T> phi = test::gaussian_matrix<T>(24, cols, 21);
-  const Matrix<T> common = test::gaussian_matrix<T>(24, 1, 22);
+  Matrix<T> phi = test::gaussian_matrix<T>(kSamples, cols, 21);
+  const Matrix<T> common = test::gaussian_matrix<T>(kSamples, 1, 22);
   for (index_t j = 0; j < cols; ++j) {
-    for (index_t i = 0; i < 24; ++i) {
+    for (index_t i = 0; i < kSamples; ++i) {
       phi(i, j) += T(0.5) * common(i, 0);
     }
   }
@@ -229,7 +236,8 @@ void check_ranks_match_one_gpu(Algorithm algorithm, double tolerance) {
       for (const std::string& device : mine.rank_devices) {
         EXPECT_EQ(device.rfind("gpu ", 0), 0u) << where << ": " << device;
       }
-      EXPECT_NEAR(mine.relative_error, one.relative_error, tolerance * one.relative_error) << where;
+      EXPECT_NEAR(mine.relative_error, one.relative_error, tolerance * one.relative_error + 1e-12)
+          << where;
       EXPECT_EQ(mine.coreset.indices, results[0].coreset.indices) << where;  // ranks agree
       EXPECT_LE(mine.coreset.size(), options.k) << where;
     }
