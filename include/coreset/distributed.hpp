@@ -63,12 +63,14 @@ struct CORESET_API DatapointRange {
 CORESET_API DatapointRange datapoint_range(index_t n, int rank, int ranks);
 
 /// Runs `step` on this rank; then, when `comm` is not null, every rank learns whether any rank's
-/// step threw, and every rank throws the error of the lowest such rank: the same type (a
-/// coreset::Error subclass; anything else becomes an Error) and message, with " (rank r of R)"
-/// appended. A bad file on one rank thus stops all of them alike instead of leaving the others
-/// waiting in the next collective. An error that every rank already threw alike
-/// (thrown_on_every_rank: a collective inside the step agreed on it, as read_dataset with a
-/// communicator does) is passed on as it is, its rank named once. A collective itself.
+/// step threw, and every rank throws the error of the lowest such rank (or, when that is an
+/// InputError at a line of a file, the earliest line and column of that file any rank found: the
+/// error one process reading the whole file reports first): the same type (a coreset::Error
+/// subclass; anything else becomes an Error) and message, with " (rank r of R)" appended. A bad
+/// file on one rank thus stops all of them alike instead of leaving the others waiting in the next
+/// collective. An error that every rank already threw alike (thrown_on_every_rank: a collective
+/// inside the step agreed on it, as read_dataset with a communicator does) is passed on as it is,
+/// its rank named once. A collective itself.
 CORESET_API void on_every_rank(const Communicator* comm, const std::function<void()>& step);
 
 /// The message of the coreset::Cancelled that every rank of a distributed job throws at once when

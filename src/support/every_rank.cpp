@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cctype>
 #include <exception>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "coreset/distributed.hpp"
@@ -72,6 +74,58 @@ std::string encode(char kind, const std::exception& error, const InputError* inp
   }
 }
 
+// An encoded InputError's file and place (line, column), or nothing for another kind of failure
+// or an error without a line.
+struct InputPlace {
+  std::string file;
+  index_t line = 0;
+  index_t column = 0;
+};
+std::optional<InputPlace> input_place(const std::string& failure) {
+  const std::size_t kind = failure[0] == '!' ? 1 : 0;
+  if (failure.size() <= kind || failure[kind] != 'I') {
+    return std::nullopt;
+  }
+  const std::size_t a = failure.find('\n', kind + 1);
+  const std::size_t b = failure.find('\n', a + 1);
+  const std::size_t c = failure.find('\n', b + 1);
+  InputPlace place{failure.substr(b + 1, c - b - 1),
+                   std::stoll(failure.substr(kind + 1, a - kind - 1)),
+                   std::stoll(failure.substr(a + 1, b - a - 1))};
+  if (place.line == 0) {
+    return std::nullopt;
+  }
+  return place;
+}
+
+// Which rank's failure every rank throws (all.size() when none failed): the lowest rank's, except
+// that when it is a bad place in a file, the earliest place in that file that any rank found
+// (line, then column), which is the one a single process reading the whole file reports first. A
+// rank's share of a file is a block of its lines (the lowest rank's first error is then the
+// earliest) or, for a CSV Phi, a block of its columns on every line (then it need not be).
+std::size_t first_failure(const std::vector<std::string>& all) {
+  std::size_t chosen = 0;
+  while (chosen < all.size() && all[chosen].empty()) {
+    ++chosen;
+  }
+  if (chosen == all.size()) {
+    return chosen;
+  }
+  std::optional<InputPlace> best = input_place(all[chosen]);
+  if (!best) {
+    return chosen;
+  }
+  for (std::size_t r = chosen + 1; r < all.size(); ++r) {
+    const std::optional<InputPlace> place = all[r].empty() ? std::nullopt : input_place(all[r]);
+    if (place && place->file == best->file &&
+        std::pair(place->line, place->column) < std::pair(best->line, best->column)) {
+      best = place;
+      chosen = r;
+    }
+  }
+  return chosen;
+}
+
 }  // namespace
 
 bool thrown_on_every_rank(const std::string& message) {
@@ -115,10 +169,9 @@ void on_every_rank(const Communicator* comm, const std::function<void()>& step) 
     failure = encode('E', error);
   }
   const std::vector<std::string> all = comm->all_gather(failure);
-  for (std::size_t r = 0; r < all.size(); ++r) {
-    if (!all[r].empty()) {
-      rethrow(all[r], static_cast<int>(r), comm->size());
-    }
+  const std::size_t chosen = first_failure(all);
+  if (chosen < all.size()) {
+    rethrow(all[chosen], static_cast<int>(chosen), comm->size());
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -354,6 +355,58 @@ TEST(DatapointRange, SplitsWholeBlocksInRankOrderCoveringEveryPoint) {
     }
   }
   EXPECT_THROW(datapoint_range(10, 2, 2), InvalidArgument);
+}
+
+// What every rank of 4 throws when each rank's step does `fail` (rank -> nothing, or a throw).
+std::vector<std::string> agreed_errors(const std::function<void(int rank)>& fail) {
+  std::vector<std::string> seen(4);
+  test::run_ranks(4, [&](const std::shared_ptr<Communicator>& comm) {
+    try {
+      on_every_rank(comm.get(), [&] { fail(comm->rank()); });
+      seen[static_cast<std::size_t>(comm->rank())] = "(nothing)";
+    } catch (const InputError& error) {
+      seen[static_cast<std::size_t>(comm->rank())] = "InputError " + std::string(error.what());
+    } catch (const Error& error) {
+      seen[static_cast<std::size_t>(comm->rank())] = error.what();
+    }
+  });
+  return seen;
+}
+
+// Ranks that hold blocks of a file's columns (a CSV Phi) each find their own first bad cell: every
+// rank reports the earliest line, then column, that any found, as one process reading the whole
+// file does, not the lowest rank's. A failure of another kind, or in another file, on a lower rank
+// is still the lowest rank's.
+TEST(OnEveryRank, TheEarliestBadPlaceInAFileIsWhatEveryRankReports) {
+  const std::vector<std::string> cells = agreed_errors([](int rank) {
+    const index_t line[] = {9, 0, 4, 4};
+    const index_t column[] = {2, 0, 1000, 900};
+    if (line[rank] > 0) {
+      throw InputError("phi.csv", "bad cell", line[rank], column[rank]);
+    }
+  });
+  for (const std::string& error : cells) {
+    EXPECT_EQ(error, "InputError phi.csv:4:900: bad cell (rank 3 of 4)");
+  }
+  const std::vector<std::string> kinds = agreed_errors([](int rank) {
+    if (rank == 1) {
+      throw InvalidArgument("bad option");
+    }
+    if (rank == 2) {
+      throw InputError("phi.csv", "bad cell", 1, 1);
+    }
+  });
+  for (const std::string& error : kinds) {
+    EXPECT_EQ(error, "bad option (rank 1 of 4)");
+  }
+  const std::vector<std::string> files = agreed_errors([](int rank) {
+    if (rank >= 2) {
+      throw InputError(rank == 2 ? "a.csv" : "b.csv", "bad cell", 10 - rank, 1);
+    }
+  });
+  for (const std::string& error : files) {
+    EXPECT_EQ(error, "InputError a.csv:8:1: bad cell (rank 2 of 4)");
+  }
 }
 
 // What the command reports once instead of aborting the job: what on_every_rank raised on every
