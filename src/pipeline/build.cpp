@@ -24,6 +24,7 @@
 #include "pipeline/distributed_row_sums.hpp"
 #include "pipeline/execution_context.hpp"
 #include "pipeline/host_phi.hpp"
+#include "pipeline/rank_rows.hpp"
 #include "pipeline/solve_in.hpp"
 #include "pipeline/sparsevi.hpp"
 #include "posterior/posterior.hpp"
@@ -449,20 +450,6 @@ void check_share(const Dataset& data, const Communicator* comm) {
   }
 }
 
-// This process's datapoints: `global` among the whole dataset's (all of them in one process,
-// datapoint_range's block on a rank), `local` among its model's rows (a share's are all of
-// them; with the whole dataset on every rank, the global block).
-struct RankRows {
-  DatapointRange global;
-  DatapointRange local;
-};
-RankRows rank_rows(const models::Model& model, const Communicator* comm) {
-  const index_t n = model.all_rows();
-  const DatapointRange mine =
-      comm == nullptr ? DatapointRange{0, n} : datapoint_range(n, comm->rank(), comm->size());
-  return {mine, model.is_share() ? DatapointRange{0, model.rows()} : mine};
-}
-
 // prepare() on every rank of a distributed build (each holds the whole dataset and builds the
 // same model); a bad input or option stops all of them alike (coreset::on_every_rank).
 Prepared prepare_everywhere(const Dataset& data, const BuildOptions& options) {
@@ -504,7 +491,7 @@ PreparedProblem::PreparedProblem(const Dataset& data, const BuildOptions& option
   StageSeconds& seconds = impl.prepared.seconds;
   const pipeline::ExecutionContext& context = impl.context;
   const Communicator* comm = impl.comm.get();
-  const RankRows held = rank_rows(prepared.model, comm);
+  const pipeline::RankRows held = pipeline::rank_rows(prepared.model, comm);
   on_every_rank(comm,
                 [&] { check_host_memory(impl.prepared, options, context, held.global.count); });
   double upload_seconds = 0.0;
