@@ -264,6 +264,8 @@ SolveResult solve_on(const pipeline::ExecutionContext& context, const cuda::Devi
 
 // SparseVI draws its own coreset posteriors from the model; only the objective of its coreset
 // (after every selection, for the trace) is taken on the build's Phi, as for the other solvers.
+// It runs on the problem's ranks `comm` (null: one process), whatever solver.communicator says,
+// as the Phi algorithms do (Impl::solver_options).
 //
 // SparseVI is greedy and its draws at selection m, step t depend only on (seed, m, t)
 // (pipeline::sparsevi_seed), never on the budget: its state after m selections is the same in a run
@@ -278,7 +280,8 @@ template <class Phi>
 std::vector<SolveResult> solve_sparsevi(const pipeline::ExecutionContext& context,
                                         const models::Model& model, const Phi& phi,
                                         const BuildSolverOptions& solver, std::uint64_t seed,
-                                        const std::vector<index_t>& ks) {
+                                        const std::vector<index_t>& ks,
+                                        const std::shared_ptr<const Communicator>& comm) {
   const auto start = Clock::now();
   support::stage_started(solver.progress, Stage::solve, ks.back());
   const double target = objective_on(phi, Coreset{});  // ||y||^2
@@ -304,6 +307,7 @@ std::vector<SolveResult> solve_sparsevi(const pipeline::ExecutionContext& contex
   BuildSolverOptions longest = solver;
   longest.k = ks.back();
   longest.threads = context.threads();
+  longest.communicator = comm;
   const pipeline::SparseViRun run =
       pipeline::run_sparsevi(model, longest, seed, [&](int m, const Coreset& coreset) {
         history.push_back(objective_on(phi, coreset));
@@ -380,15 +384,6 @@ struct PreparedProblem::Impl {
     const Coreset& rows = gathered ? gathered->coreset : coreset;
     on_every_rank(comm.get(),
                   [&] { compare_posteriors(model, full, rows, quality, coreset_mean, progress); });
-  }
-
-  // SparseVI draws its coreset posteriors' log-likelihoods over every datapoint from the model.
-  void check_sparsevi_has_the_data(const BuildSolverOptions& solver) const {
-    if (solver.algorithm == BuildAlgorithm::sparsevi && prepared.model.is_share()) {
-      throw InvalidArgument(
-          "sparsevi runs on the whole dataset: a distributed build of it needs the whole dataset "
-          "on every rank");
-    }
   }
 
   // A GPU rank of a distributed build: its rows (`local` among the model's; global datapoints
@@ -598,10 +593,7 @@ std::uint64_t PreparedProblem::seed() const noexcept {
 }
 
 SolveResult PreparedProblem::solve(const BuildSolverOptions& solver) const {
-  on_every_rank(impl_->comm.get(), [&] {
-    check_budget(impl_->source, rows(), solver.k);
-    impl_->check_sparsevi_has_the_data(solver);
-  });
+  on_every_rank(impl_->comm.get(), [&] { check_budget(impl_->source, rows(), solver.k); });
   // The solve runs where this problem's Phi is (its context's device); solver.device is not
   // asked again. Its threads and progress are the solve's own.
   const pipeline::ExecutionContext context = impl_->context.for_solve(solver);
@@ -612,9 +604,9 @@ SolveResult PreparedProblem::solve(const BuildSolverOptions& solver) const {
           "nothing by construction");
     }
     return impl_->with_phi([&](const auto& phi) {
-      return std::move(
-          solve_sparsevi(context, impl_->prepared.model, phi, solver, impl_->seed, {solver.k})
-              .front());
+      return std::move(solve_sparsevi(context, impl_->prepared.model, phi, solver, impl_->seed,
+                                      {solver.k}, impl_->comm)
+                           .front());
     });
   }
   const SolverOptions options = impl_->solver_options(solver);
@@ -676,7 +668,6 @@ std::vector<CoresetRun> PreparedProblem::solve_and_evaluate_budgets(
     return runs;
   }
   on_every_rank(impl_->comm.get(), [&] {
-    impl_->check_sparsevi_has_the_data(solver);
     for (const index_t k : ks) {
       check_budget(impl_->source, rows(), k);
     }
@@ -688,7 +679,8 @@ std::vector<CoresetRun> PreparedProblem::solve_and_evaluate_budgets(
   std::vector<SolveResult> results;
   if (solver.algorithm == BuildAlgorithm::sparsevi) {
     results = impl_->with_phi([&](const auto& phi) {
-      return solve_sparsevi(context, impl_->prepared.model, phi, solver, impl_->seed, ks);
+      return solve_sparsevi(context, impl_->prepared.model, phi, solver, impl_->seed, ks,
+                            impl_->comm);
     });
   } else {
     // GIGA and FW: one run to the largest k, snapshotted at the others; each snapshot is

@@ -6,13 +6,19 @@
 #include <cmath>
 #include <cstddef>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <utility>
 
+#include "coreset/distributed.hpp"
 #include "coreset/error.hpp"
+#include "cpu/datapoint_sums.hpp"
 #include "cpu/projection.hpp"
+#include "pipeline/coreset_rows.hpp"
 #include "pipeline/execution_context.hpp"
+#include "pipeline/rank_rows.hpp"
 #include "posterior/posterior.hpp"
+#include "support/collectives.hpp"
 #include "support/progress.hpp"
 #include "support/splitmix.hpp"
 
@@ -37,32 +43,45 @@ bool conjugate(ModelKind kind) {
   return kind == ModelKind::gaussian || kind == ModelKind::linear;
 }
 
-// r = Phi (1 - w) = Phi 1 - sum_i w_i Phi_i, the columns summed in index order.
-std::vector<double> residual(const Matrix<double>& phi, const Coreset& weights) {
-  const index_t s = phi.rows();
-  std::vector<double> r(static_cast<std::size_t>(s), 0.0);
-  for (index_t j = 0; j < phi.cols(); ++j) {
-    const double* column = phi.column(j);
-    for (index_t i = 0; i < s; ++i) {
-      r[static_cast<std::size_t>(i)] += column[i];
-    }
-  }
+// This process's columns of Phi_w: global datapoints first ... first + phi.cols() - 1 (all n in
+// one process), the other columns on the other ranks of `comm` (null: none).
+struct Block {
+  const Matrix<double>& phi;
+  index_t first = 0;
+  const Communicator* comm = nullptr;
+  int threads = 1;
+
+  bool holds(index_t j) const { return j >= first && j < first + phi.cols(); }
+  const double* column(index_t j) const { return phi.column(j - first); }
+};
+
+// r = Phi (1 - w) over all n datapoints, the same S-vector on every rank: each rank's columns
+// summed by cpu::add_phi_times_dense (in double over the fixed blocks of kReductionBlock global
+// indices, each block's sum then added exactly), the ranks' exact parts added, and rounded once.
+// So r has the same bits whatever the split of the datapoints over ranks and threads. A
+// collective under a communicator.
+std::vector<double> residual(const Block& block, const Coreset& weights) {
+  std::vector<double> one_minus_w(static_cast<std::size_t>(block.phi.cols()), 1.0);
   for (std::size_t p = 0; p < weights.indices.size(); ++p) {
-    const double* column = phi.column(weights.indices[p]);
-    const double w = weights.weights[p];
-    for (index_t i = 0; i < s; ++i) {
-      r[static_cast<std::size_t>(i)] -= w * column[i];
+    if (block.holds(weights.indices[p])) {
+      one_minus_w[static_cast<std::size_t>(weights.indices[p] - block.first)] =
+          1.0 - weights.weights[p];
     }
   }
+  cpu::ExactSums sums(static_cast<std::size_t>(block.phi.rows()));
+  cpu::add_phi_times_dense(block.phi.view(), block.first, one_minus_w.data(), sums, block.threads);
+  if (block.comm != nullptr) {
+    support::sum_over_ranks(*block.comm, sums);
+  }
+  std::vector<double> r;
+  cpu::round_into(sums, r);
   return r;
 }
 
-double dot(const double* a, const std::vector<double>& b) {
-  double sum = 0.0;
-  for (std::size_t i = 0; i < b.size(); ++i) {
-    sum += a[i] * b[i];
-  }
-  return sum;
+// c_n = <Phi_n, r>: S terms of one column, in a fixed order of their own (cpu::fixed_order_dot),
+// so the rank that holds column n computes the bits one process does.
+double covariance(const double* column, const std::vector<double>& r) {
+  return cpu::fixed_order_dot(column, r.data(), static_cast<index_t>(r.size()));
 }
 
 void check_indices(const Matrix<double>& phi, const Coreset& weights) {
@@ -109,20 +128,38 @@ struct State {
 class Estimator {
  public:
   Estimator(const models::Model& model, const SparseViSettings& settings, std::uint64_t seed,
-            int threads)
-      : model_(model), settings_(settings), seed_(seed), threads_(threads) {}
+            int threads, const Communicator* comm)
+      : model_(model),
+        settings_(settings),
+        seed_(seed),
+        threads_(threads),
+        comm_(comm),
+        rows_(rank_rows(model, comm)) {}
 
-  // Phi at S fresh draws from pi_w, w = the state's weights (spec 2.12 lines 3-5 and 10-11).
-  // Every step's Phi has the same size, so one buffer serves them all; the reference stays
-  // valid until the next call.
-  const Matrix<double>& draw_phi(const Coreset& current, int selection, int step) {
-    const posterior::Gaussian pi_w = conjugate(model_.kind)
-                                         ? posterior::exact_posterior(model_, &current)
-                                         : posterior::laplace(model_, &current).posterior;
-    const Eigen::MatrixXd samples =
-        posterior::draw_samples(pi_w, settings_.samples, sparsevi_seed(seed_, selection, step));
-    cpu::projection_into(model_, samples, threads_, phi_);
-    return phi_;
+  // This process's columns of Phi at S fresh draws from pi_w, w = `current` (spec 2.12 lines 3-5
+  // and 10-11). The draws are seeded alike on every rank, so every rank draws the same Theta and
+  // projects its own datapoints, each column the bits one process computes (cpu/projection.hpp).
+  // Every step's Phi has the same size, so one buffer serves them all; the block stays valid
+  // until the next call. A collective under a communicator.
+  Block draw_phi(const Coreset& current, int selection, int step) {
+    // A share holds its own rows only: the coreset's come from the ranks that hold them.
+    std::optional<CoresetRows> gathered;
+    if (model_.is_share()) {
+      gathered = gather_coreset_rows(model_, current, *comm_);
+    }
+    // Every rank computes the same pi_w and draws; the projection of its own rows may fail on
+    // it alone (a non-finite log-likelihood), and must stop the others before the next sum.
+    on_every_rank(comm_, [&] {
+      const models::Model& rows = gathered ? gathered->model : model_;
+      const Coreset& weights = gathered ? gathered->coreset : current;
+      const posterior::Gaussian pi_w = conjugate(model_.kind)
+                                           ? posterior::exact_posterior(rows, &weights)
+                                           : posterior::laplace(rows, &weights).posterior;
+      const Eigen::MatrixXd samples =
+          posterior::draw_samples(pi_w, settings_.samples, sparsevi_seed(seed_, selection, step));
+      cpu::projection_into(model_, samples, threads_, phi_, nullptr, rows_.local);
+    });
+    return Block{phi_, rows_.global.first, comm_, threads_};
   }
 
  private:
@@ -130,51 +167,107 @@ class Estimator {
   SparseViSettings settings_;
   std::uint64_t seed_;
   int threads_;
+  const Communicator* comm_;
+  RankRows rows_;
   Matrix<double> phi_;
 };
 
-// Lines 4-9: the index with the best score, or -1 when no column scores above 0.
-index_t select(const Matrix<double>& phi, const State& state, int threads) {
-  const index_t n = phi.cols();
-  const std::vector<double> r = residual(phi, state.as_coreset());
-  std::vector<char> is_active(static_cast<std::size_t>(n), 0);
-  for (const index_t j : state.active) {
-    is_active[static_cast<std::size_t>(j)] = 1;
+// A column that may be selected: its score and its global index.
+struct Candidate {
+  double score = 0.0;
+  index_t index = -1;
+};
+
+// The one tie rule, for a rank's own columns and for the ranks' bests alike: a higher score, or
+// the same score at a lower global index (what one process scanning all n in index order keeps).
+// Only a score above 0 is a candidate; NaN never is.
+bool beats(const Candidate& a, const Candidate& b) {
+  if (!(a.score > 0.0)) {
+    return false;
   }
-  std::vector<double> score(static_cast<std::size_t>(n));
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (index_t j = 0; j < n; ++j) {
-    const double* column = phi.column(j);
-    double norm2 = 0.0;
-    for (index_t i = 0; i < phi.rows(); ++i) {
-      norm2 += column[i] * column[i];
-    }
-    const auto p = static_cast<std::size_t>(j);
-    if (!(norm2 > 0.0)) {
-      score[p] = 0.0;  // a constant potential cannot be chosen
-      continue;
-    }
-    const double correlation = dot(column, r) / std::sqrt(norm2);
-    score[p] = is_active[p] != 0 ? std::fabs(correlation) : correlation;
+  return a.score > b.score || (a.score == b.score && a.index < b.index);
+}
+
+// The best of every rank's best, the same on every rank. A collective under a communicator.
+Candidate best_of_ranks(const Communicator* comm, const Candidate& mine) {
+  if (comm == nullptr) {
+    return mine;
   }
-  index_t best = -1;
-  double best_score = 0.0;
-  for (index_t j = 0; j < n; ++j) {  // ties go to the lower index; NaN never wins
-    if (score[static_cast<std::size_t>(j)] > best_score) {
-      best_score = score[static_cast<std::size_t>(j)];
-      best = j;
+  Candidate best;
+  for (const Candidate& theirs : support::all_gather_values(*comm, std::vector<Candidate>{mine})) {
+    if (beats(theirs, best)) {
+      best = theirs;
     }
   }
   return best;
 }
 
+// Lines 4-9: the global index with the best score, or -1 when no column scores above 0. Each
+// rank scores its own columns (c_n and ||Phi_n|| are local) and the ranks' bests are merged. A
+// collective under a communicator.
+index_t select(const Block& block, const State& state) {
+  const index_t n = block.phi.cols();
+  const index_t s = block.phi.rows();
+  const std::vector<double> r = residual(block, state.as_coreset());
+  std::vector<char> is_active(static_cast<std::size_t>(n), 0);
+  for (const index_t j : state.active) {
+    if (block.holds(j)) {
+      is_active[static_cast<std::size_t>(j - block.first)] = 1;
+    }
+  }
+  std::vector<double> score(static_cast<std::size_t>(n));
+#pragma omp parallel for num_threads(block.threads) schedule(static)
+  for (index_t j = 0; j < n; ++j) {
+    const double* column = block.phi.column(j);
+    const double norm2 = cpu::fixed_order_squared_norm(column, s);
+    const auto p = static_cast<std::size_t>(j);
+    if (!(norm2 > 0.0)) {
+      score[p] = 0.0;  // a constant potential cannot be chosen
+      continue;
+    }
+    const double correlation = covariance(column, r) / std::sqrt(norm2);
+    score[p] = is_active[p] != 0 ? std::fabs(correlation) : correlation;
+  }
+  Candidate best;
+  for (index_t j = 0; j < n; ++j) {
+    const Candidate here{score[static_cast<std::size_t>(j)], block.first + j};
+    if (beats(here, best)) {
+      best = here;
+    }
+  }
+  return best_of_ranks(block.comm, best).index;
+}
+
+// c_i for the active set, in its order, on every rank: each computed by the rank that holds
+// column i, then gathered. A collective under a communicator.
+std::vector<double> active_covariances(const Block& block, const std::vector<index_t>& active,
+                                       const std::vector<double>& r) {
+  struct Entry {
+    std::size_t position;
+    double value;
+  };
+  std::vector<Entry> mine;
+  for (std::size_t p = 0; p < active.size(); ++p) {
+    if (block.holds(active[p])) {
+      mine.push_back({p, covariance(block.column(active[p]), r)});
+    }
+  }
+  std::vector<double> c(active.size(), 0.0);
+  for (const Entry& entry :
+       block.comm == nullptr ? mine : support::all_gather_values(*block.comm, mine)) {
+    c[entry.position] = entry.value;
+  }
+  return c;
+}
+
 // Lines 12-17 once: D = -c_I at fresh draws, a step of length gamma_t = rate / t, then w >= 0.
-void gradient_step(const Matrix<double>& phi, State& state, const SparseViSettings& settings,
-                   int step) {
-  const std::vector<double> r = residual(phi, state.as_coreset());
+// Every rank takes the same step on its copy of the weights. A collective under a communicator.
+void gradient_step(const Block& block, State& state, const SparseViSettings& settings, int step) {
+  const std::vector<double> r = residual(block, state.as_coreset());
+  const std::vector<double> c = active_covariances(block, state.active, r);
   const double gamma = settings.learning_rate / static_cast<double>(step);
   for (std::size_t p = 0; p < state.active.size(); ++p) {
-    const double gradient = -dot(phi.column(state.active[p]), r);
+    const double gradient = -c[p];
     double move = gamma * gradient;
     if (settings.optimizer == SparseViOptimizer::adam) {
       double& m1 = state.first_moment[p];
@@ -231,11 +324,12 @@ std::uint64_t sparsevi_seed(std::uint64_t seed, int selection, int step) {
 std::vector<double> residual_covariances(const Matrix<double>& phi, const Coreset& weights,
                                          int threads) {
   check_indices(phi, weights);
-  const std::vector<double> r = residual(phi, weights);
+  const Block block{phi, 0, nullptr, resolve_threads(threads)};
+  const std::vector<double> r = residual(block, weights);
   std::vector<double> c(static_cast<std::size_t>(phi.cols()));
-#pragma omp parallel for num_threads(resolve_threads(threads)) schedule(static)
+#pragma omp parallel for num_threads(block.threads) schedule(static)
   for (index_t j = 0; j < phi.cols(); ++j) {
-    c[static_cast<std::size_t>(j)] = dot(phi.column(j), r);
+    c[static_cast<std::size_t>(j)] = covariance(phi.column(j), r);
   }
   return c;
 }
@@ -254,14 +348,20 @@ SparseViRun run_sparsevi(const models::Model& model, const BuildSolverOptions& o
   }
   const SparseViSettings settings = resolve_sparsevi_settings(options.sparsevi, model.kind);
   const int threads = resolve_threads(options.threads);
-  Estimator estimator(model, settings, seed, threads);
+  const Communicator* comm = options.communicator.get();
+  if (model.is_share() && comm == nullptr) {
+    throw InvalidArgument(
+        "sparsevi: the model holds a share of the dataset's rows, but no communicator names the "
+        "ranks that hold the others");
+  }
+  Estimator estimator(model, settings, seed, threads, comm);
 
   State state;
   SparseViRun run;
   const auto selections = static_cast<int>(options.k);
   for (int m = 1; m <= selections; ++m) {
-    support::throw_if_stopped(options.progress, options.communicator.get());
-    const index_t chosen = select(estimator.draw_phi(state.as_coreset(), m, 0), state, threads);
+    support::throw_if_stopped(options.progress, comm);
+    const index_t chosen = select(estimator.draw_phi(state.as_coreset(), m, 0), state);
     if (chosen < 0) {
       run.stop_reason = StopReason::stationary;
       break;
@@ -274,7 +374,7 @@ SparseViRun run_sparsevi(const models::Model& model, const BuildSolverOptions& o
     state.first_moment.assign(state.active.size(), 0.0);
     state.second_moment.assign(state.active.size(), 0.0);
     for (int t = 1; t <= settings.steps; ++t) {
-      support::throw_if_stopped(options.progress, options.communicator.get());
+      support::throw_if_stopped(options.progress, comm);
       gradient_step(estimator.draw_phi(state.as_coreset(), m, t), state, settings, t);
     }
     run.selections = m;

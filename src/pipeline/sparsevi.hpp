@@ -17,13 +17,24 @@
 //
 // Determinism: the draws of selection m, step t come from their own seed, derived from
 // the job's seed (BuildOptions::seed), m and t (sparsevi_seed); the projection is bitwise
-// independent of its thread count, every other reduction runs in a fixed order, and Eigen's own
-// parallelism is switched off for the run, so the coreset depends only on the options, never on
-// `threads`.
+// independent of its thread count, r = Phi_w (1 - w), the one sum over datapoints, is exact
+// (double sums over fixed blocks of kReductionBlock datapoints, made exact and rounded once:
+// cpu/datapoint_sums.hpp), every other reduction runs in a fixed order, and Eigen never
+// parallelises a product itself (support/eigen.hpp), so the coreset depends only on the options,
+// never on `threads`.
+//
+// Over ranks (options.communicator: a distributed build, each rank holding the whole dataset or
+// only its share of the rows, Model::is_share): every rank draws the same Theta (the coreset
+// posterior needs only the coreset's rows, gathered from their owners: pipeline/coreset_rows.hpp)
+// and projects only its own datapoints (pipeline/rank_rows.hpp); r is the ranks' exact parts
+// added; c_n and ||Phi_w,n|| are the owner's; the selection merges the ranks' bests with the tie
+// rule of one process (the lower global index); c on the active set is gathered from the owners.
+// Only S- and k-sized values cross ranks, and the coreset is one process's bit for bit, for any
+// number of ranks and any split.
 //
 // Cost per selection: (T + 1) x (a coreset posterior over |I| <= k points, S draws, one
-// projection of all n points, O(nSd)), so O(k T n S d) in all; [SVI] and [IHT] call it much
-// slower than the Hilbert constructions, and it is.
+// projection of the process's n / R points, O(nSd / R)), so O(k T n S d / R) in all; [SVI] and
+// [IHT] call it much slower than the Hilbert constructions, and it is.
 #pragma once
 
 #include <cstdint>
@@ -57,7 +68,8 @@ std::uint64_t sparsevi_seed(std::uint64_t seed, int selection, int step);
 /// c_n = <Phi_n, Phi (1 - w)> for every column n of `phi` (S x n, centred and scaled as spec 1.3):
 /// the Monte Carlo estimate of Cov_w[f_n, f^T (1 - w)] when phi was built at draws from pi_w.
 /// `weights` may hold zero weights; its indices must be inside phi. Columns are split over
-/// `threads` threads; each c_n is a fixed-order sum, so the result does not depend on them.
+/// `threads` threads; r is exact and each c_n a fixed-order sum, so the result does not depend
+/// on them. (One process's Phi; run_sparsevi takes the same sums over ranks.)
 std::vector<double> residual_covariances(const Matrix<double>& phi, const Coreset& weights,
                                          int threads);
 
@@ -72,10 +84,14 @@ struct SparseViRun {
 };
 
 /// Runs SparseVI with options.k selections and options.sparsevi on `model`, its draws derived
-/// from `seed` (the job's, BuildOptions::seed) by sparsevi_seed. It stops early
-/// (StopReason::stationary) only when no column can be scored positively (e.g. all potentials
-/// constant under pi_w). Throws InvalidArgument for bad options, NumericalError when a coreset
-/// posterior cannot be formed (a Laplace fit that fails, a non-finite log-likelihood).
+/// from `seed` (the job's, BuildOptions::seed) by sparsevi_seed. Under options.communicator it is
+/// a collective: `model` is this rank's share of the rows (Model::is_share) or the whole dataset,
+/// every rank gets the same run, one process's bit for bit (see the top of this file), and a stop
+/// that options.progress asks for on any rank stops all of them (polled before every selection
+/// and step). It stops early (StopReason::stationary) only when no column can be scored
+/// positively (e.g. all potentials constant under pi_w). Throws InvalidArgument for bad options
+/// or a share without a communicator, NumericalError when a coreset posterior cannot be formed
+/// (a Laplace fit that fails, a non-finite log-likelihood).
 SparseViRun run_sparsevi(const models::Model& model, const BuildSolverOptions& options,
                          std::uint64_t seed, const SelectionObserver& observer = {});
 

@@ -1,8 +1,9 @@
 // build_coreset and PreparedProblem distributed over ranks (BuildOptions::solver.communicator),
 // the ranks being threads of this process (helpers/thread_communicator.hpp): every rank holds the
-// dataset and projects only its block of Phi's columns, and every algorithm, SparseVI included,
-// must give every rank the one-process build bit for bit: coreset, objective trace, refit and
-// quality, on every split. tests/mpi runs `coreset build` under a real MPI.
+// dataset, or only its share of the rows, and projects only its block of Phi's columns, and every
+// algorithm, SparseVI included, must give every rank the one-process build bit for bit: coreset,
+// objective trace, refit and quality, on every split. tests/mpi runs `coreset build` under a real
+// MPI.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -273,6 +274,85 @@ TEST(DistributedBuildShares, ADatasetOfOneBlockOnSeveralRanks) {
   }
 }
 
+// The one-process build of `data` against every rank's build from its share, on R = 1 ... 4
+// ranks (and `more` ranks besides).
+void expect_shares_give_one_process(const Dataset& data, const BuildOptions& options,
+                                    const std::vector<int>& more = {}) {
+  const CoresetRun expected = PreparedProblem(data, options).solve_and_evaluate(options.solver);
+  ASSERT_GE(expected.solve.coreset.size(), 2);  // else the comparison proves little
+  std::vector<int> splits = {1, 2, 3, 4};
+  splits.insert(splits.end(), more.begin(), more.end());
+  for (const int ranks : splits) {
+    expect_every_rank_got(expected,
+                          on_ranks(data, options, ranks, Holding::shares,
+                                   [&](const PreparedProblem& problem, const BuildOptions& mine) {
+                                     EXPECT_EQ(problem.rows(), data.rows());
+                                     return solve_and_evaluate(problem, mine);
+                                   }));
+  }
+}
+
+// SparseVI from the ranks' shares: each rank projects only its own datapoints at the draws every
+// rank makes alike, the coreset posterior's rows are gathered, and r, the scores and the steps
+// come from the ranks; the coreset, its trace, refit and quality are one process's bit for bit.
+// kRows splits unevenly (at R = 4, ranks of one and two blocks, the last one short).
+TEST(DistributedBuildShares, SparseViFromSharesGivesTheOneProcessBuild) {
+  for (const ModelKind kind : test::all_model_kinds()) {
+    const Dataset data = test::model_dataset(kind, kRows, 3, 5);
+    for (const Precision precision : {Precision::float64, Precision::float32}) {
+      SCOPED_TRACE(to_string(kind) + (precision == Precision::float32 ? " float" : " double"));
+      const BuildOptions options = options_for(kind, BuildAlgorithm::sparsevi, precision);
+      expect_shares_give_one_process(data, options);
+    }
+  }
+}
+
+// Ranks that hold fewer rows than k, or none: 2 blocks and 5 rows on 3 ranks (the last holds 5
+// rows, k = 12), and one block of 200 rows on 2 and 3 ranks (all rows on the last rank).
+TEST(DistributedBuildShares, SparseViWithRanksHoldingFewerRowsThanK) {
+  for (const index_t rows : {2 * kReductionBlock + 5, index_t{200}}) {
+    for (const ModelKind kind : {ModelKind::logistic, ModelKind::gaussian}) {
+      SCOPED_TRACE(to_string(kind) + ", " + std::to_string(rows) + " rows");
+      const Dataset data = test::model_dataset(kind, rows, 3, 31);
+      const BuildOptions options = options_for(kind, BuildAlgorithm::sparsevi, Precision::float64);
+      expect_shares_give_one_process(data, options, {5});
+    }
+  }
+}
+
+// A dataset whose second half repeats its first, row for row, on two ranks that hold a half
+// each: every column of Phi_w has a twin with the same bits on the other rank, so every selection
+// is a tie between the ranks. One process keeps the lower index (spec 2.12's argmax scanned in
+// index order), so every chosen point is in the first half, and the ranks must merge their bests
+// by the same rule.
+TEST(DistributedBuildShares, SparseViTiesGoToTheLowerIndexAcrossRanks) {
+  constexpr index_t kHalf = 2 * kReductionBlock;
+  for (const ModelKind kind : {ModelKind::logistic, ModelKind::gaussian}) {
+    SCOPED_TRACE(to_string(kind));
+    const Dataset half = test::model_dataset(kind, kHalf, 3, 41);
+    Dataset data = half;
+    data.covariates = Matrix<double>(2 * kHalf, half.dims());
+    for (index_t c = 0; c < half.dims(); ++c) {
+      for (index_t i = 0; i < 2 * kHalf; ++i) {
+        data.covariates(i, c) = half.covariates(i % kHalf, c);
+      }
+    }
+    data.response.insert(data.response.end(), half.response.begin(), half.response.end());
+    BuildOptions options = options_for(kind, BuildAlgorithm::sparsevi, Precision::float64);
+    const CoresetRun expected = PreparedProblem(data, options).solve_and_evaluate(options.solver);
+    ASSERT_GE(expected.solve.coreset.size(), 2);
+    for (const index_t i : expected.solve.coreset.indices) {
+      EXPECT_LT(i, kHalf) << "a tie went to the higher index";
+    }
+    for (const int ranks : {2, 4}) {
+      expect_every_rank_got(expected,
+                            on_ranks(data, options, ranks, Holding::shares, solve_and_evaluate));
+      expect_every_rank_got(expected,
+                            on_ranks(data, options, ranks, Holding::whole, solve_and_evaluate));
+    }
+  }
+}
+
 // Many parameters (d >= 128, where Eigen's matrix-vector kernel picks its blocking by the
 // matrix's stride: one way above 4000 rows, as the whole design here, another below, as the
 // shares): the ranks' Laplace sums from their shares must still be the whole model's bit for bit.
@@ -332,15 +412,12 @@ TEST(DistributedBuildShares, WhatNeedsEveryRowOrAnotherShareIsRefusedOnEveryRank
   BuildOptions options = options_for(ModelKind::linear, BuildAlgorithm::aiht2, Precision::float64);
   BuildOptions rbf = options;
   rbf.model.rbf.enabled = true;
-  BuildOptions sparsevi = options;
-  sparsevi.solver.algorithm = BuildAlgorithm::sparsevi;
   struct Refused {
     const char* what;
     const BuildOptions* options;
     int shift;  // the share handed to rank r is rank (r + shift) mod R's
   };
-  for (const Refused& c : {Refused{"rbf", &rbf, 0}, Refused{"sparsevi", &sparsevi, 0},
-                           Refused{"another rank's share", &options, 1}}) {
+  for (const Refused& c : {Refused{"rbf", &rbf, 0}, Refused{"another rank's share", &options, 1}}) {
     SCOPED_TRACE(c.what);
     const std::vector<std::string> messages = build_errors_on_ranks<InvalidArgument>(
         3, *c.options,
@@ -367,17 +444,20 @@ TEST(DistributedBuildPaths, SweepsAndBudgetSnapshotsMatchOneProcess) {
     const BuildOptions options = options_for(ModelKind::logistic, algorithm, Precision::float64);
     const std::vector<index_t> ks = {3, 8, 12};
     const SweepResult expected = sweep(PreparedProblem(data, options), options.solver, ks);
-    std::vector<SweepResult> results(3);
-    test::run_ranks(3, [&](const std::shared_ptr<Communicator>& comm) {
-      const BuildOptions mine = on_rank(options, comm);
-      results[static_cast<std::size_t>(comm->rank())] =
-          sweep(PreparedProblem(data, mine), mine.solver, ks);
-    });
-    for (const SweepResult& result : results) {
-      ASSERT_EQ(result.budgets.size(), expected.budgets.size());
-      for (std::size_t p = 0; p < ks.size(); ++p) {
-        expect_same_run(expected.budgets[p].run, result.budgets[p].run,
-                        "k = " + std::to_string(ks[p]));
+    for (const Holding holding : {Holding::whole, Holding::shares}) {
+      SCOPED_TRACE(holding == Holding::shares ? "shares" : "whole data");
+      std::vector<SweepResult> results(3);
+      test::run_ranks(3, [&](const std::shared_ptr<Communicator>& comm) {
+        const BuildOptions mine = on_rank(options, comm);
+        results[static_cast<std::size_t>(comm->rank())] = sweep(
+            PreparedProblem(held_by_rank(data, holding, comm->rank(), 3), mine), mine.solver, ks);
+      });
+      for (const SweepResult& result : results) {
+        ASSERT_EQ(result.budgets.size(), expected.budgets.size());
+        for (std::size_t p = 0; p < ks.size(); ++p) {
+          expect_same_run(expected.budgets[p].run, result.budgets[p].run,
+                          "k = " + std::to_string(ks[p]));
+        }
       }
     }
   }
@@ -502,11 +582,12 @@ std::vector<std::string> stopped_builds(const Dataset& data, const BuildOptions&
 }
 
 // A stop that one rank's observer asks for, wherever it comes (Laplace over the ranks' sums, the
-// projection, a solver iteration, the evaluation), stops every rank with the same Cancelled, and
-// none is left waiting in a collective.
+// projection, a solver iteration or SparseVI's selection and step, the evaluation), stops every
+// rank with the same Cancelled, and none is left waiting in a collective.
 TEST(DistributedBuildStop, AStopAskedOnOneRankStopsEveryRankTogether) {
   const Dataset data = synthetic_logistic_dataset(kRows, 5);
-  for (const BuildAlgorithm algorithm : {BuildAlgorithm::aiht2, BuildAlgorithm::giga}) {
+  for (const BuildAlgorithm algorithm :
+       {BuildAlgorithm::aiht2, BuildAlgorithm::giga, BuildAlgorithm::sparsevi}) {
     const BuildOptions options = options_for(ModelKind::logistic, algorithm, Precision::float64);
     for (const Holding holding : {Holding::shares, Holding::whole}) {
       std::int64_t polls = 0;
