@@ -9,9 +9,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <numeric>
 #include <random>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -300,56 +300,44 @@ void validate_rbf(const RbfOptions& rbf, index_t dims) {
   }
 }
 
-// Radial-basis features (spec 3.5): b_k(x) = exp(-||x - mu_k||^2 / (2 s_k^2)). For each scale,
-// centres are drawn without replacement from the data rows (a partial Fisher-Yates shuffle, one
-// engine for all scales in order); the near-constant basis sits at the covariate means, as the
-// paper says ([CODE] draws it from the data, spec A15). That basis is ~1 everywhere, so it plays
-// the intercept's role and no constant column is appended.
-void set_rbf_design(Model& model, const Dataset& data, const RbfOptions& rbf, std::uint64_t seed) {
+// Radial-basis features (spec 3.5): b_k(x) = exp(-||x - mu_k||^2 / (2 s_k^2)) at the basis's
+// centres (rbf_basis). Each row's features depend on that row and the basis alone, computed in
+// a fixed order, so a share's rows get the bits the whole dataset's do.
+void set_rbf_design(Model& model, const Dataset& data, const RbfBasis& basis) {
   const index_t n = data.rows();
   const index_t dims = data.dims();
-  const Eigen::Map<const Eigen::MatrixXd> x(data.covariates.data(), n, dims);
-
-  std::vector<Eigen::RowVectorXd> centres;
-  std::vector<double> scales;
-  std::mt19937_64 engine(seed);
-  std::vector<index_t> rows(static_cast<std::size_t>(n));
-  const index_t per_scale = std::min(n, rbf.centers_per_scale);
-  for (const double scale : rbf.scales) {
-    std::iota(rows.begin(), rows.end(), index_t{0});
-    if (per_scale < n) {
-      for (index_t j = 0; j < per_scale; ++j) {
-        const auto pick = j + static_cast<index_t>(support::uniform_below(
-                                  engine, static_cast<std::uint64_t>(n - j)));
-        std::swap(rows[static_cast<std::size_t>(j)], rows[static_cast<std::size_t>(pick)]);
-      }
-    }
-    for (index_t j = 0; j < per_scale; ++j) {
-      centres.push_back(x.row(rows[static_cast<std::size_t>(j)]));
-      scales.push_back(scale);
-    }
-  }
-  if (rbf.near_constant_basis) {
-    centres.push_back(x.colwise().mean());
-    scales.push_back(rbf.near_constant_scale);
-  }
-
-  const auto features = static_cast<index_t>(centres.size());
+  const auto features = static_cast<index_t>(basis.scales.size());
   model.design.resize(n, features);
   // One column per basis; each column is independent, so the threads never share a write.
 #pragma omp parallel for schedule(static)
   for (index_t k = 0; k < features; ++k) {
-    const double factor =
-        -0.5 / (scales[static_cast<std::size_t>(k)] * scales[static_cast<std::size_t>(k)]);
-    const Eigen::RowVectorXd& centre = centres[static_cast<std::size_t>(k)];
+    const double scale = basis.scales[static_cast<std::size_t>(k)];
+    const double factor = -0.5 / (scale * scale);
     for (index_t i = 0; i < n; ++i) {
-      model.design(i, k) = std::exp(factor * (x.row(i) - centre).squaredNorm());
+      double squared_distance = 0.0;
+      for (index_t c = 0; c < dims; ++c) {
+        const double difference = data.covariates(i, c) - basis.centres(k, c);
+        squared_distance += difference * difference;
+      }
+      model.design(i, k) = std::exp(factor * squared_distance);
     }
   }
   model.parameter_names.clear();
   for (index_t k = 0; k < features; ++k) {
     model.parameter_names.push_back("rbf" + std::to_string(k + 1));
   }
+}
+
+// The whole dataset's basis from its own rows (a share's comes from the ranks: WholeDataset).
+RbfBasis rbf_basis_of(const Dataset& data, const RbfOptions& rbf, std::uint64_t seed) {
+  const std::vector<index_t> rows = rbf_centre_rows(rbf, data.dims(), data.rows(), seed);
+  Eigen::MatrixXd centres(static_cast<index_t>(rows.size()), data.dims());
+  for (std::size_t p = 0; p < rows.size(); ++p) {
+    for (index_t c = 0; c < data.dims(); ++c) {
+      centres(static_cast<index_t>(p), c) = data.covariates(rows[p], c);
+    }
+  }
+  return rbf_basis(rbf, centres, exact_covariate_sums(data), data.rows());
 }
 
 // The Gaussian mean model (spec 3.1): x_n ~ N(theta, Sigma). Expanding the quadratic,
@@ -447,6 +435,73 @@ void validate_options(const ModelOptions& options) {
 
 }  // namespace
 
+std::vector<index_t> rbf_centre_rows(const RbfOptions& rbf, index_t dims, index_t n,
+                                     std::uint64_t seed) {
+  validate_rbf(rbf, dims);
+  std::vector<index_t> centres;
+  std::mt19937_64 engine(seed);
+  const index_t per_scale = std::min(n, rbf.centers_per_scale);
+  for (std::size_t scale = 0; scale < rbf.scales.size(); ++scale) {
+    if (per_scale == n) {  // every row, in order
+      for (index_t j = 0; j < n; ++j) {
+        centres.push_back(j);
+      }
+      continue;
+    }
+    // The shuffle of 0 ... n - 1 holds only the entries it moved, so every rank of a huge
+    // dataset draws in O(centres) memory rather than O(n).
+    std::unordered_map<index_t, index_t> moved;
+    const auto at = [&](index_t p) {
+      const auto it = moved.find(p);
+      return it == moved.end() ? p : it->second;
+    };
+    for (index_t j = 0; j < per_scale; ++j) {
+      const auto pick = j + static_cast<index_t>(
+                                support::uniform_below(engine, static_cast<std::uint64_t>(n - j)));
+      const index_t chosen = at(pick);
+      moved[pick] = at(j);
+      moved[j] = chosen;
+      centres.push_back(chosen);
+    }
+  }
+  return centres;
+}
+
+std::vector<support::ExactSum> exact_covariate_sums(const Dataset& data) {
+  std::vector<support::ExactSum> sums(static_cast<std::size_t>(data.dims()));
+  for (index_t c = 0; c < data.dims(); ++c) {
+    const double* column = data.covariates.column(c);
+    for (index_t i = 0; i < data.rows(); ++i) {
+      sums[static_cast<std::size_t>(c)].add(column[i]);
+    }
+  }
+  return sums;
+}
+
+RbfBasis rbf_basis(const RbfOptions& rbf, const Eigen::MatrixXd& centre_covariates,
+                   const std::vector<support::ExactSum>& covariate_sums, index_t n) {
+  // centre_covariates holds min(n, centers_per_scale) rows per scale, scale after scale.
+  const index_t per_scale =
+      rbf.scales.empty() ? 0 : centre_covariates.rows() / static_cast<index_t>(rbf.scales.size());
+  RbfBasis basis;
+  basis.centres = centre_covariates;
+  for (const double scale : rbf.scales) {
+    basis.scales.insert(basis.scales.end(), static_cast<std::size_t>(per_scale), scale);
+  }
+  if (rbf.near_constant_basis) {
+    // At the covariate means, as the paper says ([CODE] draws it from the data, spec A15). It
+    // is ~1 everywhere, so it plays the intercept's role and no constant column is appended.
+    const index_t dims = centre_covariates.cols();
+    basis.centres.conservativeResize(basis.centres.rows() + 1, dims);
+    for (index_t c = 0; c < dims; ++c) {
+      basis.centres(basis.centres.rows() - 1, c) =
+          covariate_sums[static_cast<std::size_t>(c)].value() / static_cast<double>(n);
+    }
+    basis.scales.push_back(rbf.near_constant_scale);
+  }
+  return basis;
+}
+
 Model rows_of(const Model& model, index_t first, index_t count) {
   // Field by field: a copy of the whole model first would copy the whole design.
   Model share;
@@ -476,7 +531,7 @@ LabelEncoding logistic_label_encoding(const Dataset& data) {
 }
 
 Model make_model(const Dataset& data, const ModelOptions& options, std::uint64_t seed,
-                 std::optional<double> negative_label) {
+                 const WholeDataset& whole) {
   validate_options(options);
   validate_dataset(data);
   const index_t n = data.rows();
@@ -489,7 +544,7 @@ Model make_model(const Dataset& data, const ModelOptions& options, std::uint64_t
       require_response(data, options.kind);
       model.link = Link::logistic;
       set_covariate_design(model, data, options.intercept);
-      set_logistic_response(model, data, negative_label);
+      set_logistic_response(model, data, whole.negative_label);
       break;
     case ModelKind::poisson:
       require_response(data, options.kind);
@@ -507,13 +562,13 @@ Model make_model(const Dataset& data, const ModelOptions& options, std::uint64_t
       model.link = Link::gaussian;
       if (options.rbf.enabled) {
         validate_rbf(options.rbf, data.dims());
-        if (data.is_share()) {
+        if (!whole.rbf && data.is_share()) {
           // The centres are drawn from all rows and the near-constant basis sits at their mean.
           throw InvalidArgument(
-              "the linear model's RBF features are drawn from the whole dataset: a distributed "
-              "build of it needs the whole dataset on every rank");
+              "the linear model's RBF features of a share of the dataset need the whole "
+              "dataset's basis, from every rank (WholeDataset::rbf)");
         }
-        set_rbf_design(model, data, options.rbf, seed);
+        set_rbf_design(model, data, whole.rbf ? *whole.rbf : rbf_basis_of(data, options.rbf, seed));
       } else {
         set_covariate_design(model, data, options.intercept);
       }

@@ -14,6 +14,7 @@
 #include "coreset/solver.hpp"
 #include "models/link.hpp"
 #include "models/row_sums.hpp"
+#include "support/exact_sum.hpp"
 
 namespace coreset::models {
 
@@ -59,15 +60,51 @@ struct LabelEncoding {
 };
 LabelEncoding logistic_label_encoding(const Dataset& data);
 
+/// The linear model's radial-basis functions (spec 3.5): basis k is centred at row k of
+/// `centres` (bases x D) with scale scales[k].
+struct RbfBasis {
+  Eigen::MatrixXd centres;
+  std::vector<double> scales;
+};
+
+/// The rows of a dataset of n rows (all of them, not a share's) whose covariates centre the RBF
+/// features, scale after scale: min(n, centers_per_scale) rows per scale drawn without
+/// replacement (a partial Fisher-Yates shuffle, one engine seeded with `seed` for all scales in
+/// order). It depends on the options, n and the seed alone, so every rank of a distributed build
+/// draws the same rows. InvalidArgument for bad options (`dims`: the dataset's covariates).
+std::vector<index_t> rbf_centre_rows(const RbfOptions& rbf, index_t dims, index_t n,
+                                     std::uint64_t seed);
+
+/// Each covariate's sum over `data`'s rows, exact (support/exact_sum.hpp): a share's part of the
+/// whole dataset's sums, which the ranks' parts add up to in any order.
+std::vector<support::ExactSum> exact_covariate_sums(const Dataset& data);
+
+/// The basis from the covariates of the rows rbf_centre_rows drew (one row each, in its order)
+/// and the covariates' exact sums over all n rows: the near-constant basis (when asked for) sits
+/// at their means, each sum rounded once and divided by n, so the mean does not depend on how
+/// the rows were split to be summed.
+RbfBasis rbf_basis(const RbfOptions& rbf, const Eigen::MatrixXd& centre_covariates,
+                   const std::vector<support::ExactSum>& covariate_sums, index_t n);
+
+/// What a rank's share cannot see of the whole dataset, found by the ranks together
+/// (pipeline/build.cpp) and taken as given by make_model. For the whole dataset both are left
+/// empty, and make_model finds them from its rows.
+struct WholeDataset {
+  /// logistic: the encoding the whole dataset's first 0 or -1 fixes (logistic_label_encoding
+  /// over every share), so a share is checked against it as the whole file would be; none: the
+  /// share's own first.
+  std::optional<double> negative_label;
+  /// linear with RBF features: the whole dataset's basis (a share must have it).
+  std::optional<RbfBasis> rbf;
+};
+
 /// Checks the dataset against the model's domain and builds the design. Out-of-domain values
 /// (a label not in {-1, 1} / {0, 1}, a negative or fractional count, a missing response) throw
 /// InputError naming data.source, the line and the column; bad options throw InvalidArgument.
 /// `seed` is the job's seed (BuildOptions::seed): it draws the RBF centres, and nothing else.
-/// `negative_label` (logistic; a rank's share): the encoding the whole dataset's first 0 or -1
-/// fixes (logistic_label_encoding over every share), so a share is checked against it as the
-/// whole file would be; none: the share's own first.
+/// `whole`: what a rank's share takes from the ranks (see WholeDataset).
 Model make_model(const Dataset& data, const ModelOptions& options, std::uint64_t seed,
-                 std::optional<double> negative_label = std::nullopt);
+                 const WholeDataset& whole = {});
 
 /// The model of rows first ... first + count - 1 of `model` (0 <= first, first + count <= its
 /// rows), as a rank's share of the whole dataset: what a GPU rank of a distributed build projects

@@ -95,13 +95,10 @@ struct Prepared {
 };
 
 Prepared prepare(const Dataset& data, const BuildOptions& options,
-                 std::optional<double> negative_label = std::nullopt) {
+                 const models::WholeDataset& whole = {}) {
   validate(options);
-  Prepared prepared{models::make_model(data, options.model, options.seed, negative_label),
-                    Pihat::automatic,
-                    {},
-                    {},
-                    {}};
+  Prepared prepared{
+      models::make_model(data, options.model, options.seed, whole), Pihat::automatic, {}, {}, {}};
   const models::Model& model = prepared.model;
   prepared.pihat = resolve_pihat(options.pihat, model.kind);
 
@@ -445,8 +442,33 @@ void check_share(const Dataset& data, const Communicator* comm) {
   }
 }
 
+// What a rank's share cannot see of the whole dataset (models::WholeDataset), from every rank.
+// A collective.
+models::WholeDataset whole_dataset(const Dataset& share, const ModelOptions& model,
+                                   std::uint64_t seed, const Communicator& comm) {
+  models::WholeDataset whole;
+  // The logistic labels' encoding is the whole file's: fixed by its first 0 or -1, whichever
+  // rank holds that row.
+  if (model.kind == ModelKind::logistic) {
+    const models::LabelEncoding mine = models::logistic_label_encoding(share);
+    const std::vector<models::LabelEncoding> all =
+        support::all_gather_values(comm, std::vector<models::LabelEncoding>{mine});
+    for (const models::LabelEncoding& encoding : all) {
+      if (encoding.row >= 0 && !whole.negative_label.has_value()) {
+        whole.negative_label = encoding.negative;  // ranks in order: the lowest row comes first
+      }
+    }
+  }
+  // The RBF centres are drawn from all rows, and the near-constant basis sits at their means.
+  if (model.kind == ModelKind::linear && model.rbf.enabled) {
+    whole.rbf = pipeline::gather_rbf_basis(share, model.rbf, seed, comm);
+  }
+  return whole;
+}
+
 // prepare() on every rank of a distributed build (each holds the whole dataset and builds the
-// same model); a bad input or option stops all of them alike (coreset::on_every_rank).
+// same model, or its share and the model of its rows); a bad input or option stops all of them
+// alike (coreset::on_every_rank).
 Prepared prepare_everywhere(const Dataset& data, const BuildOptions& options) {
   Prepared prepared;
   const Communicator* comm = options.solver.communicator.get();
@@ -459,20 +481,12 @@ Prepared prepare_everywhere(const Dataset& data, const BuildOptions& options) {
                                          "what each rank holds of the dataset");
     }
   });
-  // The logistic labels' encoding is the whole file's: fixed by its first 0 or -1, whichever
-  // rank holds that row.
-  std::optional<double> negative_label;
-  if (comm != nullptr && data.is_share() && options.model.kind == ModelKind::logistic) {
-    const models::LabelEncoding mine = models::logistic_label_encoding(data);
-    const std::vector<models::LabelEncoding> all =
-        support::all_gather_values(*comm, std::vector<models::LabelEncoding>{mine});
-    for (const models::LabelEncoding& encoding : all) {
-      if (encoding.row >= 0 && !negative_label.has_value()) {
-        negative_label = encoding.negative;  // ranks in order: the lowest row comes first
-      }
-    }
+  // What a share cannot see of the whole dataset, the ranks find together.
+  models::WholeDataset whole;
+  if (comm != nullptr && data.is_share()) {
+    whole = whole_dataset(data, options.model, options.seed, *comm);
   }
-  on_every_rank(comm, [&] { prepared = prepare(data, options, negative_label); });
+  on_every_rank(comm, [&] { prepared = prepare(data, options, whole); });
   return prepared;
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <numeric>
 #include <random>
 #include <set>
 #include <string>
@@ -427,6 +428,47 @@ TEST(ModelLinear, RadialBasisFeaturesFollowSpec35) {
   for (index_t i = 0; i < 400; ++i) {
     EXPECT_NEAR(model.design(i, 300),
                 std::exp(-(x.row(i) - mean).squaredNorm() / (2.0 * 100.0 * 100.0)), 1e-15);
+  }
+}
+
+// The near-constant basis sits at the covariate means summed exactly and rounded once, so that
+// the ranks of a distributed build, each summing its own rows, find the same centre. Here a sum
+// in row order loses the 1 added to 1e16 and would put the mean at 0.25; the exact mean is 0.5.
+TEST(ModelLinear, TheNearConstantBasisSitsAtTheExactlySummedMean) {
+  const Dataset data = hand_dataset({{1e16}, {1.0}, {-1e16}, {1.0}}, {0.0, 1.0, 2.0, 3.0});
+  ModelOptions options = options_for(ModelKind::linear);
+  options.rbf.enabled = true;
+  options.rbf.scales = {};
+  options.rbf.near_constant_scale = 1.0;
+  const Model model = make_model(data, options, 0);
+  ASSERT_EQ(model.dim(), 1);
+  EXPECT_EQ(model.design(1, 0), std::exp(-0.5 * 0.5 * 0.5));
+  EXPECT_EQ(model.design(3, 0), model.design(1, 0));
+  EXPECT_EQ(model.design(0, 0), 0.0);
+}
+
+// The centres are the first min(n, m) entries of a partial Fisher-Yates shuffle of 0 ... n - 1
+// per scale, one engine for all scales (spec 3.5): the draw that rbf_centre_rows makes in
+// O(centres) memory must be the plain shuffle's, row for row.
+TEST(ModelLinear, RadialBasisCentreRowsAreThePartialFisherYatesShuffles) {
+  RbfOptions rbf;
+  rbf.scales = {0.5, 1.0, 2.0};
+  for (const index_t n : {index_t{7}, index_t{50}, index_t{1000}}) {
+    rbf.centers_per_scale = 20;
+    std::vector<index_t> expected;
+    std::mt19937_64 engine(77);
+    const index_t per_scale = std::min(n, rbf.centers_per_scale);
+    for (std::size_t scale = 0; scale < rbf.scales.size(); ++scale) {
+      std::vector<index_t> rows(static_cast<std::size_t>(n));
+      std::iota(rows.begin(), rows.end(), index_t{0});
+      for (index_t j = 0; per_scale < n && j < per_scale; ++j) {
+        const auto pick = j + static_cast<index_t>(support::uniform_below(
+                                  engine, static_cast<std::uint64_t>(n - j)));
+        std::swap(rows[static_cast<std::size_t>(j)], rows[static_cast<std::size_t>(pick)]);
+      }
+      expected.insert(expected.end(), rows.begin(), rows.begin() + per_scale);
+    }
+    EXPECT_EQ(rbf_centre_rows(rbf, 2, n, 77), expected) << n << " rows";
   }
 }
 

@@ -1,9 +1,9 @@
 // build_coreset and PreparedProblem distributed over ranks (BuildOptions::solver.communicator),
 // the ranks being threads of this process (helpers/thread_communicator.hpp): every rank holds the
 // dataset, or only its share of the rows, and projects only its block of Phi's columns, and every
-// algorithm, SparseVI included, must give every rank the one-process build bit for bit: coreset,
-// objective trace, refit and quality, on every split. tests/mpi runs `coreset build` under a real
-// MPI.
+// algorithm, SparseVI included, and every model, RBF features included, must give every rank the
+// one-process build bit for bit: coreset, objective trace, refit and quality, on every split.
+// tests/mpi runs `coreset build` under a real MPI.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -25,6 +25,7 @@
 #include "helpers/thread_communicator.hpp"
 #include "io/readers.hpp"
 #include "models/model.hpp"
+#include "pipeline/coreset_rows.hpp"
 #include "pipeline/distributed_row_sums.hpp"
 
 namespace coreset {
@@ -353,6 +354,69 @@ TEST(DistributedBuildShares, SparseViTiesGoToTheLowerIndexAcrossRanks) {
   }
 }
 
+// A linear dataset whose covariates sit near 1000: their means' last bits then survive the
+// subtraction x - mean, and with a near-constant basis of scale 1 they reach its features, so a
+// mean summed in any but the exact way would show in the design.
+Dataset rbf_dataset(index_t rows, index_t dims, std::uint64_t seed) {
+  Dataset data = test::model_dataset(ModelKind::linear, rows, dims, seed);
+  for (index_t c = 0; c < dims; ++c) {
+    for (index_t i = 0; i < rows; ++i) {
+      data.covariates(i, c) += 1000.0;
+    }
+  }
+  return data;
+}
+
+// The linear model's RBF features from the ranks' shares: the centres drawn by index from all
+// rows alike on every rank and gathered from their owners, the near-constant basis at the
+// covariate means summed exactly over the ranks; every rank's design rows, hence the build, are
+// one process's bit for bit, with and without the near-constant basis, for a Phi algorithm and
+// for SparseVI.
+TEST(DistributedBuildShares, RbfFeaturesFromSharesGiveTheOneProcessBuild) {
+  const Dataset data = rbf_dataset(kRows, 2, 29);
+  for (const bool near_constant : {true, false}) {
+    for (const BuildAlgorithm algorithm : {BuildAlgorithm::aiht2, BuildAlgorithm::sparsevi}) {
+      for (const Precision precision : {Precision::float64, Precision::float32}) {
+        SCOPED_TRACE(std::string(near_constant ? "near-constant basis, " : "no near-constant, ") +
+                     to_string(algorithm) +
+                     (precision == Precision::float32 ? " float" : " double"));
+        BuildOptions options = options_for(ModelKind::linear, algorithm, precision);
+        options.model.rbf.enabled = true;
+        options.model.rbf.scales = {0.5, 1.0, 2.0};
+        options.model.rbf.centers_per_scale = 15;
+        options.model.rbf.near_constant_basis = near_constant;
+        options.model.rbf.near_constant_scale = 1.0;
+        expect_shares_give_one_process(data, options);
+      }
+    }
+  }
+}
+
+// Each rank's RBF design from its share is its rows of the whole dataset's design, bit for bit,
+// also when a scale takes every row (n < centers_per_scale) and the ranks hold none or few.
+TEST(DistributedBuildShares, RbfDesignOfEveryShareIsItsRowsOfTheWholeDesign) {
+  for (const index_t rows : {kRows, index_t{40}}) {
+    SCOPED_TRACE(std::to_string(rows) + " rows");
+    const Dataset data = rbf_dataset(rows, 3, 5);
+    BuildOptions options =
+        options_for(ModelKind::linear, BuildAlgorithm::aiht2, Precision::float64);
+    options.model.rbf.enabled = true;
+    options.model.rbf.centers_per_scale = 60;
+    options.model.rbf.near_constant_scale = 1.0;
+    const models::Model whole = models::make_model(data, options.model, options.seed);
+    for (const int ranks : {2, 3}) {
+      test::run_ranks(ranks, [&](const std::shared_ptr<Communicator>& comm) {
+        const Dataset share = held_by_rank(data, Holding::shares, comm->rank(), ranks);
+        models::WholeDataset facts;
+        facts.rbf = pipeline::gather_rbf_basis(share, options.model.rbf, options.seed, *comm);
+        const models::Model mine = models::make_model(share, options.model, options.seed, facts);
+        ASSERT_EQ(mine.dim(), whole.dim());
+        EXPECT_TRUE(mine.design == whole.design.middleRows(share.first_row, share.rows()));
+      });
+    }
+  }
+}
+
 // Many parameters (d >= 128, where Eigen's matrix-vector kernel picks its blocking by the
 // matrix's stride: one way above 4000 rows, as the whole design here, another below, as the
 // shares): the ranks' Laplace sums from their shares must still be the whole model's bit for bit.
@@ -407,31 +471,30 @@ TEST(DistributedBuildShares, MixedLabelEncodingsAcrossSharesAreRefusedAsInOnePro
   }
 }
 
-TEST(DistributedBuildShares, WhatNeedsEveryRowOrAnotherShareIsRefusedOnEveryRank) {
+// Nothing a build does needs every row on every rank any more (SparseVI and RBF features run
+// from shares, above); what is refused is a share that is not the rank's own block, on every
+// rank alike, and a share without the ranks that hold the rest, whatever the algorithm.
+TEST(DistributedBuildShares, AnotherRanksShareOrAShareAloneIsRefused) {
   const Dataset data = test::model_dataset(ModelKind::linear, kRows, 2, 5);
   BuildOptions options = options_for(ModelKind::linear, BuildAlgorithm::aiht2, Precision::float64);
   BuildOptions rbf = options;
   rbf.model.rbf.enabled = true;
-  struct Refused {
-    const char* what;
-    const BuildOptions* options;
-    int shift;  // the share handed to rank r is rank (r + shift) mod R's
-  };
-  for (const Refused& c : {Refused{"rbf", &rbf, 0}, Refused{"another rank's share", &options, 1}}) {
-    SCOPED_TRACE(c.what);
+  BuildOptions sparsevi = options;
+  sparsevi.solver.algorithm = BuildAlgorithm::sparsevi;
+  for (const BuildOptions* c : {&options, &rbf, &sparsevi}) {
+    SCOPED_TRACE(c == &rbf ? "rbf" : c == &sparsevi ? "sparsevi" : "aiht2");
+    // The share handed to rank r is rank (r + 1) mod 3's.
     const std::vector<std::string> messages = build_errors_on_ranks<InvalidArgument>(
-        3, *c.options,
-        [&](int rank) { return held_by_rank(data, Holding::shares, (rank + c.shift) % 3, 3); });
+        3, *c, [&](int rank) { return held_by_rank(data, Holding::shares, (rank + 1) % 3, 3); });
     ASSERT_EQ(messages.size(), 3u);
     for (const std::string& message : messages) {
       EXPECT_EQ(message, messages.front());
       EXPECT_NE(message.find("of 3)"), std::string::npos) << message;
     }
+    Dataset alone = data;
+    io::detail::keep_share(alone, 1, 2);
+    EXPECT_THROW(build_coreset(alone, *c), InvalidArgument);
   }
-  // A share without the ranks to complete it.
-  Dataset alone = data;
-  io::detail::keep_share(alone, 1, 2);
-  EXPECT_THROW(build_coreset(alone, options), InvalidArgument);
 }
 
 // The snapshot paths (one greedy run for many budgets) and the warm-started sweep run their
