@@ -110,11 +110,9 @@ int run_build(const BuildArguments& args) {
   options.solver.communicator = comm;
   TerminalProgress progress(writer);
   progress.task(reading_label(model), 0);
-  // Under mpirun each rank reads only its share of the rows, unless the job needs all of them on
-  // every rank: SparseVI, and the linear model's RBF features (drawn from every row).
-  const bool share = comm != nullptr && comm->size() > 1 &&
-                     options.solver.algorithm != BuildAlgorithm::sparsevi &&
-                     !(options.model.kind == ModelKind::linear && options.model.rbf.enabled);
+  // Under mpirun each rank reads only its share of the rows; what needs rows of other shares (the
+  // coreset's, SparseVI's, the RBF centres) or sums over all of them comes from the ranks.
+  const bool share = comm != nullptr && comm->size() > 1;
   Dataset data;
   on_every_rank(comm.get(), [&] {
     data = share ? load_dataset(model, inputs, comm) : load_dataset(model, inputs);

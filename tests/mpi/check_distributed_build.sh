@@ -2,7 +2,8 @@
 # `mpirun -np R coreset build` against one process on the same data: the coreset files must be
 # identical byte for byte and the reports must agree on the quality, for several models and
 # algorithms, -k auto included, on the built-in example and (when ../shared/data is there) the
-# papers' datasets; a bad dataset must stop every rank with one message and no output.
+# papers' datasets; each rank reads only its share of a file's rows, SparseVI and RBF features
+# included; a bad dataset must stop every rank with one message and no output.
 # Usage: check_distributed_build.sh CORESET_BINARY RANKS DATA_DIR [MPIEXEC]   (ctest: R = 1 ... 4)
 set -euo pipefail
 coreset="$1"
@@ -11,6 +12,27 @@ data="$3"
 mpiexec="${4:-mpirun}"
 subcommand=build
 . "$(dirname "$0")/mpi_check.sh"
+
+# compare_own_rows NAME FILE ARGS...: after `compare NAME --data FILE ARGS...`, the mpirun job
+# again with rank r reading its own copy of FILE in which every row outside its share
+# (datapoint_range: blocks of 256 rows in rank order) has its digits turned to 'x', the same
+# bytes: a rank that parsed another rank's row would fail, so each must read only its own, and
+# the coreset must still be one process's byte for byte.
+compare_own_rows() {
+  local name="$1" file="$2" r
+  shift 2
+  for r in $(seq 0 $((ranks - 1))); do
+    awk -v r="$r" -v R="$ranks" 'NR == FNR { n = FNR - 1; next }
+      FNR == 1 { b = int((n + 255) / 256); first = int(b * r / R) * 256
+                 end = int(b * (r + 1) / R) * 256; print; next }
+      { i = FNR - 2; if (i < first || i >= end) gsub(/[0-9]/, "x"); print }' \
+      "$file" "$file" > "own_${r}_$file"
+  done
+  "${mpirun[@]}" bash -c 'exec "$0" -q build --data "own_${OMPI_COMM_WORLD_RANK}_$1" "${@:2}"' \
+    "$coreset" "$file" "$@" --device cpu --out "own_$name.csv" ||
+    fail "$name: mpirun on the ranks' own rows exited with $?"
+  cmp "one_$name.csv" "own_$name.csv" || fail "$name: the ranks' own rows differ from one process"
+}
 
 # The built-in example (N = 10,000 synthetic logistic rows), smaller S to keep CI short.
 compare example --model logistic -k 40 --samples 60 --max-iter 200
@@ -33,6 +55,31 @@ awk -F, 'NR == 1 { print "# generated from gaussian.csv"; next }
     print line }
   END { print "# end" }' gaussian.csv > logistic.svm
 compare libsvm --data logistic.svm --model logistic -k 20 --samples 40 --refit
+# The same rows as logistic and linear CSV files (linear: a response from the covariates and
+# noise). SparseVI and the linear model's RBF features run from the ranks' shares too: the
+# coreset posterior's rows and the RBF centres are gathered from the ranks that hold them, the
+# covariate means summed exactly over the ranks.
+awk -F, 'NR == 1 { print "x1,x2,x3,y"; next }
+  { printf "%s,%s,%s,%d\n", $1, $2, $3, ($1 + $2 + 1.5 > 0.3 * $3) ? 1 : -1 }' \
+  gaussian.csv > logistic.csv
+awk -F, 'BEGIN { srand(5) } NR == 1 { print "x1,x2,x3,y"; next }
+  { printf "%s,%s,%s,%.6f\n", $1, $2, $3, $1 - 0.5 * $2 + 0.2 * $3 + rand() - 0.5 }' \
+  gaussian.csv > linear.csv
+compare sparsevi --data logistic.csv --model logistic -k 6 --samples 40 --algorithm sparsevi \
+  --sparsevi-steps 5 --sparsevi-samples 20 --refit
+compare_own_rows sparsevi logistic.csv --model logistic -k 6 --samples 40 --algorithm sparsevi \
+  --sparsevi-steps 5 --sparsevi-samples 20 --refit
+compare rbf --data linear.csv --model linear --rbf --rbf-centers 20 --rbf-scales 0.5,1,2 -k 20 \
+  --samples 50
+compare_own_rows rbf linear.csv --model linear --rbf --rbf-centers 20 --rbf-scales 0.5,1,2 \
+  -k 20 --samples 50
+compare rbf_sparsevi --data linear.csv --model linear --rbf --rbf-centers 10 \
+  --rbf-scales 0.5,1 -k 5 --samples 40 --algorithm sparsevi --sparsevi-steps 5 \
+  --sparsevi-samples 20
+compare_own_rows rbf_sparsevi linear.csv --model linear --rbf --rbf-centers 10 \
+  --rbf-scales 0.5,1 -k 5 --samples 40 --algorithm sparsevi --sparsevi-steps 5 \
+  --sparsevi-samples 20
+
 # The same rows as a logistic .npy (the last column the label): each rank maps only its share.
 /usr/bin/python3 - <<'PY' 2>/dev/null || true
 import numpy as np
