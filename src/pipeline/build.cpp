@@ -284,9 +284,14 @@ std::vector<SolveResult> solve_sparsevi(const pipeline::ExecutionContext& contex
   const double target = objective_on(phi, Coreset{});  // ||y||^2
   std::vector<SolveResult> results(ks.size());
   std::vector<double> history;
+  // Where it ran, as solve_stage reports it for the other algorithms (every rank gathers alike).
+  const std::vector<std::string> rank_devices =
+      comm == nullptr ? std::vector<std::string>() : comm->all_gather(context.device_name());
   std::size_t next = 0;  // the first snapshot not yet taken
   const auto take = [&](std::size_t p, const Coreset& coreset, int selections, StopReason stop) {
     SolveResult& result = results[p];
+    result.device = context.device();
+    result.rank_devices = rank_devices;
     result.algorithm = solver.algorithm;
     result.step_rule = solver.step_rule;
     result.k = ks[p];

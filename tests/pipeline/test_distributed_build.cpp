@@ -579,16 +579,21 @@ TEST(DistributedBuildDevice, WithoutAGpuAutomaticRunsEveryRankOnTheCpu) {
     GTEST_SKIP() << "a GPU is usable here: tests/cuda checks the GPU ranks";
   }
   const Dataset data = synthetic_logistic_dataset(kRows, 5);
-  BuildOptions options =
-      options_for(ModelKind::logistic, BuildAlgorithm::aiht2, Precision::float64);
-  const CoresetRun expected = PreparedProblem(data, options).solve_and_evaluate(options.solver);
-  options.solver.device = Device::automatic;
-  const std::vector<CoresetRun> runs =
-      on_ranks(data, options, 3, Holding::shares, solve_and_evaluate);
-  expect_every_rank_got(expected, runs);
-  for (const CoresetRun& run : runs) {
-    EXPECT_EQ(run.solve.device, Device::cpu);
-    EXPECT_EQ(run.solve.rank_devices, std::vector<std::string>(3, "cpu"));
+  // SparseVI reports its device through its own path (solve_sparsevi), the others solve_stage's.
+  for (const BuildAlgorithm algorithm : {BuildAlgorithm::aiht2, BuildAlgorithm::sparsevi}) {
+    SCOPED_TRACE(to_string(algorithm));
+    BuildOptions options = options_for(ModelKind::logistic, algorithm, Precision::float64);
+    const CoresetRun expected = PreparedProblem(data, options).solve_and_evaluate(options.solver);
+    EXPECT_EQ(expected.solve.device, Device::cpu);
+    EXPECT_TRUE(expected.solve.rank_devices.empty());
+    options.solver.device = Device::automatic;
+    const std::vector<CoresetRun> runs =
+        on_ranks(data, options, 3, Holding::shares, solve_and_evaluate);
+    expect_every_rank_got(expected, runs);
+    for (const CoresetRun& run : runs) {
+      EXPECT_EQ(run.solve.device, Device::cpu);
+      EXPECT_EQ(run.solve.rank_devices, std::vector<std::string>(3, "cpu"));
+    }
   }
 }
 
