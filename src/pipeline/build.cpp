@@ -363,12 +363,18 @@ struct PreparedProblem::Impl {
   // sums and the projection read it; released once the full-data posterior is known.
   std::unique_ptr<cuda::DeviceDataset> device_data;
 
-  // A solve of this problem's Phi: on its ranks, whatever the caller's settings name.
-  SolverOptions solver_options(const BuildSolverOptions& solver) const {
+  // A solve names no communicator, or the one this problem was prepared with: its Phi, its
+  // shares and SparseVI's posteriors are split over those ranks and no others.
+  void check_own_communicator(const BuildSolverOptions& solver) const {
     if (solver.communicator != nullptr && solver.communicator != comm) {
       throw InvalidArgument(
           "a prepared problem solves on the communicator it was prepared with, not another");
     }
+  }
+
+  // A solve of this problem's Phi: on its ranks, whatever the caller's settings name.
+  SolverOptions solver_options(const BuildSolverOptions& solver) const {
+    check_own_communicator(solver);
     SolverOptions options = phi_solver_options(solver, seed);
     options.communicator = comm;
     return options;
@@ -622,6 +628,7 @@ SolveResult PreparedProblem::solve(const BuildSolverOptions& solver) const {
           "initial_weights (a warm start) is for iht, a-iht and a-iht-2; sparsevi starts from "
           "nothing by construction");
     }
+    impl_->check_own_communicator(solver);
     return impl_->with_phi([&](const auto& phi) {
       return std::move(solve_sparsevi(context, impl_->prepared.model, phi, solver, impl_->seed,
                                       {solver.k}, impl_->comm)
@@ -697,6 +704,7 @@ std::vector<CoresetRun> PreparedProblem::solve_and_evaluate_budgets(
   const pipeline::ExecutionContext context = impl_->context.for_solve(solver);
   std::vector<SolveResult> results;
   if (solver.algorithm == BuildAlgorithm::sparsevi) {
+    impl_->check_own_communicator(solver);
     results = impl_->with_phi([&](const auto& phi) {
       return solve_sparsevi(context, impl_->prepared.model, phi, solver, impl_->seed, ks,
                             impl_->comm);

@@ -599,14 +599,17 @@ TEST(DistributedBuildDevice, WithoutAGpuAutomaticRunsEveryRankOnTheCpu) {
 
 TEST(DistributedBuildErrors, AProblemSolvesOnlyOnItsOwnCommunicator) {
   const Dataset data = synthetic_logistic_dataset(300, 2);
-  const BuildOptions options =
-      options_for(ModelKind::logistic, BuildAlgorithm::aiht2, Precision::float64);
-  const PreparedProblem alone(data, options);
-  test::run_ranks(1, [&](const std::shared_ptr<Communicator>& comm) {
-    BuildSolverOptions other = options.solver;
-    other.communicator = comm;
-    EXPECT_THROW(alone.solve(other), InvalidArgument);
-  });
+  for (const BuildAlgorithm algorithm : {BuildAlgorithm::aiht2, BuildAlgorithm::sparsevi}) {
+    SCOPED_TRACE(to_string(algorithm));
+    const BuildOptions options = options_for(ModelKind::logistic, algorithm, Precision::float64);
+    const PreparedProblem alone(data, options);
+    test::run_ranks(1, [&](const std::shared_ptr<Communicator>& comm) {
+      BuildSolverOptions other = options.solver;
+      other.communicator = comm;
+      EXPECT_THROW(alone.solve(other), InvalidArgument);
+      EXPECT_THROW(sweep(alone, other, {3, 6}), InvalidArgument);
+    });
+  }
 }
 
 // Counts its polls and asks to stop from poll `after` on (never, with 0): on one rank only, as
