@@ -8,12 +8,15 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "coreset/build.hpp"
 #include "coreset/dataset.hpp"
 #include "coreset/distributed.hpp"
 #include "coreset/solver.hpp"
+#include "cpu/cpu_backend.hpp"
+#include "cpu/distributed_backend.hpp"
 #include "cpu/host_column_block.hpp"
 #include "cuda/device_column_block.hpp"
 #include "cuda/gpu_test_support.hpp"
@@ -185,7 +188,7 @@ TEST(DeviceColumnBlock, ABlockWithoutColumnsAnswersEmptyAndMakesNothing) {
 // The solve of `phi` over `ranks` thread ranks on the GPU, split by datapoint_range.
 template <class T>
 std::vector<SolveResult> solve_on_gpu_ranks(const Matrix<T>& phi, int ranks,
-                                            const SolverOptions& options) {
+                                            const SolverOptions& options, const T* y = nullptr) {
   std::vector<SolveResult> results(static_cast<std::size_t>(ranks));
   test::run_ranks(ranks, [&](const std::shared_ptr<Communicator>& comm) {
     const DatapointRange range = datapoint_range(phi.cols(), comm->rank(), ranks);
@@ -197,25 +200,31 @@ std::vector<SolveResult> solve_on_gpu_ranks(const Matrix<T>& phi, int ranks,
     }
     SolverOptions mine = options;
     mine.communicator = comm;
-    results[static_cast<std::size_t>(comm->rank())] = solve(block.view(), nullptr, mine);
+    results[static_cast<std::size_t>(comm->rank())] = solve(block.view(), y, mine);
   });
   return results;
 }
 
+// 5 reduction blocks, the last short; columns share a direction so the solve has work to do.
+// S > k, so y = Phi 1 is not a sum of k columns and no solve reaches the rounding floor, where
+// the summation orders of one GPU and of R ranks would decide the relative error alone.
+constexpr index_t kSolveSamples = 64;
 template <class T>
-void check_ranks_match_one_gpu(Algorithm algorithm, double tolerance) {
-  // 5 reduction blocks, the last short; columns share a direction so the solve has work to do.
-  // S > k, so y = Phi 1 is not a sum of k columns and no solve reaches the rounding floor, where
-  // the summation orders of one GPU and of R ranks would decide the relative error alone.
-  constexpr index_t kSamples = 64;
+Matrix<T> shared_direction_phi() {
   const index_t cols = 4 * kReductionBlock + 77;
-  Matrix<T> phi = test::gaussian_matrix<T>(kSamples, cols, 21);
-  const Matrix<T> common = test::gaussian_matrix<T>(kSamples, 1, 22);
+  Matrix<T> phi = test::gaussian_matrix<T>(kSolveSamples, cols, 21);
+  const Matrix<T> common = test::gaussian_matrix<T>(kSolveSamples, 1, 22);
   for (index_t j = 0; j < cols; ++j) {
-    for (index_t i = 0; i < kSamples; ++i) {
+    for (index_t i = 0; i < kSolveSamples; ++i) {
       phi(i, j) += T(0.5) * common(i, 0);
     }
   }
+  return phi;
+}
+
+template <class T>
+void check_ranks_match_one_gpu(Algorithm algorithm, double tolerance) {
+  const Matrix<T> phi = shared_direction_phi<T>();
   SolverOptions options;
   options.algorithm = algorithm;
   options.k = 30;
@@ -256,6 +265,111 @@ TEST(DistributedGpuSolve, RanksSharingTheGpuMatchOneGpuInDouble) {
 TEST(DistributedGpuSolve, RanksSharingTheGpuMatchOneGpuInFloat) {
   CORESET_REQUIRE_GPU();
   check_ranks_match_one_gpu<float>(Algorithm::aiht2, 1e-3);
+}
+
+// What the default solves above leave out, each against one GPU with the same options: a given
+// y, batches (a rank's batch may hold none of its columns), the refit (the support's columns
+// fetched from their ranks' devices) and a warm start.
+TEST(DistributedGpuSolve, YBatchesRefitAndWarmStartsMatchOneGpu) {
+  CORESET_REQUIRE_GPU();
+  const Matrix<double> phi = shared_direction_phi<double>();
+  std::vector<double> y(static_cast<std::size_t>(phi.rows()), 0.0);
+  for (index_t j = 0; j < phi.cols(); j += 3) {
+    for (index_t i = 0; i < phi.rows(); ++i) {
+      y[static_cast<std::size_t>(i)] += phi(i, j);
+    }
+  }
+  struct Variant {
+    const char* name;
+    Algorithm algorithm;
+    bool given_y;
+    double batch_fraction;
+    bool refit;
+    Coreset start;
+  };
+  const Variant variants[] = {
+      {"given y", Algorithm::aiht2, true, 0.0, false, {}},
+      {"batches", Algorithm::aiht2, false, 0.3, false, {}},
+      {"refit", Algorithm::giga, false, 0.0, true, {}},
+      {"warm start", Algorithm::aiht, false, 0.0, false, Coreset{{3, 500, 1000}, {1.0, 2.0, 3.0}}},
+  };
+  for (const Variant& variant : variants) {
+    SolverOptions options;
+    options.algorithm = variant.algorithm;
+    options.k = 30;
+    options.max_iterations = 60;
+    options.seed = 4;
+    options.device = Device::gpu;
+    options.batch_fraction = variant.batch_fraction;
+    options.refit = variant.refit;
+    options.initial_weights = variant.start;
+    const double* target = variant.given_y ? y.data() : nullptr;
+    const SolveResult one = solve(phi.view(), target, options);
+    ASSERT_FALSE(one.coreset.indices.empty()) << variant.name;
+    for (const int ranks : {1, 3, 6}) {
+      const std::vector<SolveResult> results = solve_on_gpu_ranks(phi, ranks, options, target);
+      for (std::size_t r = 0; r < results.size(); ++r) {
+        const std::string where = std::string(variant.name) + ", " + std::to_string(ranks) +
+                                  " ranks, rank " + std::to_string(r);
+        EXPECT_NEAR(results[r].relative_error, one.relative_error,
+                    1e-8 * one.relative_error + 1e-12)
+            << where;
+        EXPECT_EQ(results[r].coreset.indices, results[0].coreset.indices) << where;
+        EXPECT_EQ(results[r].coreset.weights, results[0].coreset.weights) << where;
+      }
+    }
+  }
+}
+
+// Copies of columns within a rank's block, across ranks' blocks, and a group of 40 spread over
+// every rank: the device blocks' hashes and comparisons find the one-process copies, also with
+// hashes sent in small rounds and with 3-bit hashes (about a hundred distinct columns per hash,
+// so that only the comparisons tell a copy from a collision).
+TEST(DistributedGpuSolve, DuplicateColumnsAcrossRanksAreTheOneProcessCopies) {
+  CORESET_REQUIRE_GPU();
+  constexpr index_t n = 3 * kReductionBlock + 30;
+  Matrix<double> phi = test::gaussian_matrix<double>(12, n, 3);
+  const auto copy = [&](index_t to, index_t from) {
+    for (index_t i = 0; i < phi.rows(); ++i) {
+      phi(i, to) = phi(i, from);
+    }
+  };
+  copy(5, 2);
+  copy(400, 7);
+  copy(n - 1, 300);
+  for (index_t c = 0; c < 40; ++c) {
+    copy(21 + 19 * c, 10);
+  }
+  const std::vector<index_t> expected = cpu::CpuBackend<double>(phi.view(), 1).duplicate_columns();
+  ASSERT_EQ(expected.size(), 43u);
+  for (const std::pair<std::size_t, int> round_and_bits :
+       {std::pair<std::size_t, int>{std::size_t{256} << 20, 64}, {1600, 3}}) {
+    for (int ranks = 1; ranks <= 4; ++ranks) {
+      const std::string where = std::to_string(round_and_bits.first) + "-byte rounds, " +
+                                std::to_string(round_and_bits.second) + "-bit hashes, " +
+                                std::to_string(ranks) + " ranks";
+      std::vector<std::vector<index_t>> found(static_cast<std::size_t>(ranks));
+      test::run_ranks(ranks, [&](const std::shared_ptr<Communicator>& comm) {
+        const DatapointRange range = datapoint_range(n, comm->rank(), ranks);
+        Matrix<double> block(phi.rows(), range.count);
+        for (index_t j = 0; j < range.count; ++j) {
+          for (index_t i = 0; i < phi.rows(); ++i) {
+            block(i, j) = phi(i, range.first + j);
+          }
+        }
+        cuda::GpuSession session;
+        const auto held = session.lock();
+        cpu::DistributedBackend<double, cuda::DeviceColumnBlock<double>> backend(
+            cuda::DeviceColumnBlock<double>(session, block.view(), range.first), n, *comm);
+        backend.set_hash_gather_bytes(round_and_bits.first);
+        backend.set_hash_bits(round_and_bits.second);
+        found[static_cast<std::size_t>(comm->rank())] = backend.duplicate_columns();
+      });
+      for (const std::vector<index_t>& duplicates : found) {
+        EXPECT_EQ(duplicates, expected) << where;
+      }
+    }
+  }
 }
 
 // A distributed build on GPU ranks sharing this GPU: each rank projects its own rows on the
