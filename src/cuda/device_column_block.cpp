@@ -1,7 +1,10 @@
 #include "cuda/device_column_block.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <utility>
+
+#include "kernels/transfer.hpp"
 
 namespace coreset::cuda {
 
@@ -182,9 +185,18 @@ void DeviceColumnBlock<T>::add_sum(const Dense& v, support::ExactSum& acc) const
 
 // ---- private ----
 
+// The S-sized messages of the distributed solve cross the bus through the session's pinned host
+// buffer (Resources::pinned): one DMA each way, no staging by the driver, and the pinned buffer
+// is free again once the stream has synchronised.
 template <class T>
 const kernels::DeviceBuffer<T>& DeviceColumnBlock<T>::on_device(const std::vector<T>& r) const {
-  local_->upload(r, r_);
+  Resources& res = local_->resources();
+  const std::size_t bytes = r.size() * sizeof(T);
+  void* staging = res.pinned((bytes + sizeof(double) - 1) / sizeof(double));
+  std::memcpy(staging, r.data(), bytes);
+  r_.resize_discard(static_cast<index_t>(r.size()));
+  kernels::copy_to_device_async(res.stream(), r_.data(), staging, bytes);
+  res.synchronize();
   return r_;
 }
 
@@ -199,7 +211,13 @@ const DeviceSparse<T>& DeviceColumnBlock<T>::support_of(const std::vector<index_
 template <class T>
 void DeviceColumnBlock<T>::add_partial(const kernels::DeviceBuffer<T>& partial,
                                        cpu::ExactSums& acc) const {
-  const std::vector<T> host = local_->download(partial);
+  Resources& res = local_->resources();
+  const std::size_t bytes = acc.size() * sizeof(T);
+  void* staging = res.pinned((bytes + sizeof(double) - 1) / sizeof(double));
+  kernels::copy_to_host_async(res.stream(), staging, partial.data(), bytes);
+  res.synchronize();
+  std::vector<T> host(acc.size());
+  std::memcpy(host.data(), staging, bytes);
   for (std::size_t i = 0; i < acc.size(); ++i) {
     acc[i].add(static_cast<double>(host[i]));
   }

@@ -86,12 +86,13 @@ class DeviceColumnBlock {
 
  private:
   bool empty() const noexcept { return local_ == nullptr; }
-  /// r on the device (in r_).
+  /// r on the device (in r_), through the pinned staging buffer.
   const kernels::DeviceBuffer<T>& on_device(const std::vector<T>& r) const;
   /// The local indices `local` as a device support (in support_); values `value`, or 1.
   const DeviceSparse<T>& support_of(const std::vector<index_t>& local,
                                     const std::vector<double>* value = nullptr) const;
-  /// acc[i] += partial[i] for the S-vector `partial` on the device.
+  /// acc[i] += partial[i] for the S-vector `partial` on the device, read through the pinned
+  /// staging buffer.
   void add_partial(const kernels::DeviceBuffer<T>& partial, cpu::ExactSums& acc) const;
 
   std::unique_ptr<CudaBackend<T>> local_;  // null when the block holds no column
