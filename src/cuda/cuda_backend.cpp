@@ -257,6 +257,75 @@ void CudaBackend<T>::select_top_k(const DatapointVector& v, index_t k, solvers::
   compact(out);
 }
 
+// ---- host-listed supports ----
+
+template <class T>
+void CudaBackend<T>::upload_list(const std::vector<index_t>& index) const {
+  const auto m = static_cast<index_t>(index.size());
+  list_.reserve_discard(std::max<index_t>(m, 1));
+  copy_to_device(res_.stream(), list_.data(), index.data(), m);
+  copy_to_device(res_.stream(), list_count_.data(), &m, 1);  // staged before it returns
+}
+
+template <class T>
+std::vector<T> CudaBackend<T>::values_at(const DatapointVector& v,
+                                         const std::vector<index_t>& index) const {
+  const auto m = static_cast<index_t>(index.size());
+  std::vector<T> out(index.size());
+  if (m > 0) {
+    upload_list(index);
+    candidates_.reserve_discard(m);
+    kernels::gather_list(res_.stream(), list_.data(), list_count_.data(), m, v.data(),
+                         candidates_.data());
+    copy_to_host(res_.stream(), out.data(), candidates_.data(), m);
+  }
+  return out;
+}
+
+template <class T>
+std::vector<T> CudaBackend<T>::column_dots(const std::vector<index_t>& index,
+                                           const SampleVector& r) const {
+  const auto m = static_cast<index_t>(index.size());
+  std::vector<T> out(index.size());
+  if (m > 0) {
+    upload_list(index);
+    listed_dots_.reserve_discard(cols_);
+    kernels::columns_dot(res_.stream(), phi_.data(), rows_, list_.data(), list_count_.data(), m,
+                         r.data(), listed_dots_.data());
+    candidates_.reserve_discard(m);
+    kernels::gather_list(res_.stream(), list_.data(), list_count_.data(), m, listed_dots_.data(),
+                         candidates_.data());
+    copy_to_host(res_.stream(), out.data(), candidates_.data(), m);
+  }
+  return out;
+}
+
+template <class T>
+void CudaBackend<T>::phi_times(const std::vector<index_t>& index, const std::vector<T>& value,
+                               SampleVector& out) const {
+  const auto m = static_cast<index_t>(index.size());
+  if (listed_weights_.empty()) {
+    listed_weights_.resize_discard(cols_);
+    zero(res_.stream(), listed_weights_.data(), cols_);
+  }
+  if (m == 0) {
+    zero(res_.stream(), out.data(), rows_);
+    return;
+  }
+  upload_list(index);
+  candidates_.reserve_discard(m);
+  copy_to_device(res_.stream(), candidates_.data(), value.data(), m);
+  kernels::scatter(res_.stream(), list_.data(), m, candidates_.data(), listed_weights_.data(),
+                   static_cast<kernels::Mask*>(nullptr));
+  partials_.reserve_discard(
+      std::max(kernels::kReducePartials, kernels::phi_times_partials(m, rows_)));
+  kernels::phi_times_list(res_.stream(), phi_.data(), rows_, list_.data(), list_count_.data(), m,
+                          listed_weights_.data(), partials_.data(), out.data());
+  // All zero again for the next call: only the m entries written above change.
+  kernels::scatter(res_.stream(), list_.data(), m, static_cast<const T*>(nullptr),
+                   listed_weights_.data(), static_cast<kernels::Mask*>(nullptr));
+}
+
 template <class T>
 void CudaBackend<T>::gather(const DatapointVector& v, const SparseDatapointVector& at,
                             SparseDatapointVector& out) const {

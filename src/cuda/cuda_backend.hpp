@@ -167,6 +167,17 @@ class CudaBackend {
   void axpby(double a, const SampleVector& x, double b, const SampleVector& z,
              SampleVector& out) const;
 
+  // ---- host-listed supports: O(m) for m listed columns, no n-sized pass ----
+  // For callers that hold a support as an ascending host list (the distributed solve's device
+  // blocks, cuda/device_column_block.hpp), where from_host() would reset n-sized masks per call.
+  /// v[index[p]] for each p.
+  std::vector<T> values_at(const DatapointVector& v, const std::vector<index_t>& index) const;
+  /// Phi_index[p] . r for each p (one warp per column, as phi_t_times_on).
+  std::vector<T> column_dots(const std::vector<index_t>& index, const SampleVector& r) const;
+  /// out = sum over p of value[p] Phi_index[p] (phi_times' fixed-chunk double sums).
+  void phi_times(const std::vector<index_t>& index, const std::vector<T>& value,
+                 SampleVector& out) const;
+
   // ---- setup and results ----
   void fill_unit_random(DatapointVector& v, std::uint64_t seed) const;
   Coreset to_coreset(const SparseDatapointVector& w) const;
@@ -184,6 +195,8 @@ class CudaBackend {
   void prepare(SparseDatapointVector& out, index_t bound) const;
   /// Rebuilds out's index list and count from its mask.
   void compact(SparseDatapointVector& out) const;
+  /// `index` into list_ and its length into list_count_, for the list kernels.
+  void upload_list(const std::vector<index_t>& index) const;
   double* scalar() const { return res_.next_scalar(); }
 
   Resources& res_;
@@ -196,6 +209,10 @@ class CudaBackend {
   mutable kernels::DeviceBuffer<T> candidates_;
   mutable kernels::DeviceBuffer<index_t> list_;
   mutable kernels::DeviceBuffer<index_t> list_count_;
+  // The host-listed supports' n-vectors, made at first use: weights scattered for one product and
+  // zeroed again after it (so all zero between calls), and the column dots' landing place.
+  mutable kernels::DeviceBuffer<T> listed_weights_;
+  mutable kernels::DeviceBuffer<T> listed_dots_;
   mutable kernels::DeviceBuffer<unsigned long long> histogram_;
   mutable kernels::DeviceBuffer<unsigned char> select_state_;
   mutable kernels::DeviceBuffer<index_t> duplicates_;

@@ -92,11 +92,7 @@ std::vector<T> DeviceColumnBlock<T>::values_at(const Dense& v,
   if (empty() || local.empty()) {
     return {};
   }
-  local_->gather(v, support_of(local), result_);
-  std::vector<index_t> index;
-  std::vector<T> value;
-  local_->download(result_, index, value);
-  return value;
+  return local_->values_at(v, local);
 }
 
 template <class T>
@@ -105,11 +101,7 @@ std::vector<T> DeviceColumnBlock<T>::column_dots(const std::vector<index_t>& loc
   if (empty() || local.empty()) {
     return {};
   }
-  local_->phi_t_times_on(support_of(local), on_device(r), result_);
-  std::vector<index_t> index;
-  std::vector<T> value;
-  local_->download(result_, index, value);
-  return value;
+  return local_->column_dots(local, on_device(r));
 }
 
 template <class T>
@@ -160,12 +152,12 @@ void DeviceColumnBlock<T>::add_phi_times(const solvers::SparseVector<T>& v,
     return;
   }
   std::vector<index_t> local;
-  std::vector<double> value;
+  std::vector<T> value;
   for (auto it = begin; it != end; ++it) {
     local.push_back(*it - first_);
-    value.push_back(static_cast<double>(v.value[static_cast<std::size_t>(it - v.index.begin())]));
+    value.push_back(v.value[static_cast<std::size_t>(it - v.index.begin())]);
   }
-  local_->phi_times(support_of(local, &value), partial_);
+  local_->phi_times(local, value, partial_);
   add_partial(partial_, acc);
 }
 
@@ -201,10 +193,8 @@ const kernels::DeviceBuffer<T>& DeviceColumnBlock<T>::on_device(const std::vecto
 }
 
 template <class T>
-const DeviceSparse<T>& DeviceColumnBlock<T>::support_of(const std::vector<index_t>& local,
-                                                        const std::vector<double>* value) const {
-  local_->from_host(local, value != nullptr ? *value : std::vector<double>(local.size(), 1.0),
-                    support_);
+const DeviceSparse<T>& DeviceColumnBlock<T>::support_of(const std::vector<index_t>& local) const {
+  local_->from_host(local, std::vector<double>(local.size(), 1.0), support_);
   return support_;
 }
 

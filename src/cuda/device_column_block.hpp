@@ -88,9 +88,10 @@ class DeviceColumnBlock {
   bool empty() const noexcept { return local_ == nullptr; }
   /// r on the device (in r_), through the pinned staging buffer.
   const kernels::DeviceBuffer<T>& on_device(const std::vector<T>& r) const;
-  /// The local indices `local` as a device support (in support_); values `value`, or 1.
-  const DeviceSparse<T>& support_of(const std::vector<index_t>& local,
-                                    const std::vector<double>* value = nullptr) const;
+  /// The local indices `local` as a device support (in support_): the selection's exclusion
+  /// set, which an n-sized mask must hold anyway. The other listed supports take the backend's
+  /// O(m) list paths (CudaBackend::values_at, column_dots, phi_times).
+  const DeviceSparse<T>& support_of(const std::vector<index_t>& local) const;
   /// acc[i] += partial[i] for the S-vector `partial` on the device, read through the pinned
   /// staging buffer.
   void add_partial(const kernels::DeviceBuffer<T>& partial, cpu::ExactSums& acc) const;

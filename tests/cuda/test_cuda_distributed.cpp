@@ -125,6 +125,16 @@ TEST(DeviceColumnBlock, EveryPrimitiveMatchesTheHostBlockOnTheSameColumns) {
   host.add_phi_times(w, host_product);
   device.add_phi_times(w, device_product);
   expect_near_all(rounded(host_product), rounded(device_product), "add_phi_times");
+  // A second product on another support: the first one's weights must not linger on the device
+  // (the list path scatters them into an n-vector it zeroes again after each product).
+  solvers::SparseVector<double> other;
+  other.push_back(kFirst + 1, 2.0);
+  other.push_back(kFirst + kCols - 1, -1.0);
+  cpu::ExactSums host_other(kRows);
+  cpu::ExactSums device_other(kRows);
+  host.add_phi_times(other, host_other);
+  device.add_phi_times(other, device_other);
+  expect_near_all(rounded(host_other), rounded(device_other), "add_phi_times, second support");
 
   support::ExactSum host_dot;
   support::ExactSum device_dot;
