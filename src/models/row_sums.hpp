@@ -140,6 +140,29 @@ inline RowSums round_row_sums(const ExactRowSums& sums, index_t d, bool want_vec
   return total;
 }
 
+/// Sums already rounded (a GPU's, cuda::DeviceDataset::link_sums) as exact accumulators in
+/// round_row_sums' layout, each number added once: a GPU rank's part of a distributed build's
+/// sums, added exactly to the other ranks' parts.
+inline ExactRowSums exact_row_sums_of(const RowSums& sums, index_t d, bool want_vector,
+                                      bool want_matrix) {
+  ExactRowSums exact(static_cast<std::size_t>(row_sum_accumulators(d, want_vector, want_matrix)));
+  std::size_t slot = 0;
+  exact[slot++].add(sums.value);
+  if (want_vector) {
+    for (index_t i = 0; i < d; ++i) {
+      exact[slot++].add(sums.vector[i]);
+    }
+  }
+  if (want_matrix) {
+    for (index_t j = 0; j < d; ++j) {
+      for (index_t i = 0; i <= j; ++i) {
+        exact[slot++].add(sums.matrix(i, j));
+      }
+    }
+  }
+  return exact;
+}
+
 /// Sums over the rows of `design`, rounded once (exact_sums_over_rows): bitwise the same for
 /// every thread count and every split of the rows at kRowSumBlock boundaries.
 template <class Terms>

@@ -359,9 +359,12 @@ struct PreparedProblem::Impl {
   HostPhi<float> phi_float;
   std::unique_ptr<cuda::DevicePhi<double>> device_phi_double;
   std::unique_ptr<cuda::DevicePhi<float>> device_phi_float;
-  // On a GPU, the job's one device copy of the dataset while a stage needs it: the Laplace fits'
-  // sums and the projection read it; released once the full-data posterior is known.
+  // On a GPU, the job's one device copy of the dataset (a GPU rank's: of its rows) while a stage
+  // needs it: the Laplace fits' sums and the projection read it; released once the full-data
+  // posterior is known.
   std::unique_ptr<cuda::DeviceDataset> device_data;
+  // A GPU rank holding the whole dataset: its block of rows, while device_data needs it.
+  std::optional<models::Model> rank_model;
 
   // A solve names no communicator, or the one this problem was prepared with: its Phi, its
   // shares and SparseVI's posteriors are split over those ranks and no others.
@@ -394,28 +397,37 @@ struct PreparedProblem::Impl {
                   [&] { compare_posteriors(model, full, rows, quality, coreset_mean, progress); });
   }
 
-  // A GPU rank of a distributed build: its rows (`local` among the model's; global datapoints
-  // `global`) uploaded to its GPU, their columns of Phi projected there and kept as the rank's
-  // block of a device Phi (cuda/device_phi.hpp); the design on the device is released once they
-  // are. A rank may hold no rows (n < 256 R): it projects nothing and still takes part in every
-  // collective.
-  void project_rank_block_on_gpu(DatapointRange global, DatapointRange local, bool single) {
+  // A GPU rank of a distributed build: its rows (`local` among the model's) uploaded to its GPU
+  // once, before the Laplace fit, whose sums (DistributedRowSums) and the projection both read
+  // them there; released with the one-process job's device dataset once the full-data posterior
+  // is known. A rank may hold no rows (n < 256 R): it uploads nothing and still takes part in
+  // every collective.
+  void upload_rank_rows(DatapointRange local) {
+    on_every_rank(comm.get(), [&] {
+      if (local.count == 0) {
+        return;
+      }
+      if (local.first != 0 || local.count != prepared.model.rows()) {
+        rank_model = models::rows_of(prepared.model, local.first, local.count);
+      }
+      device_data = std::make_unique<cuda::DeviceDataset>(context.gpu_session(), rank_rows());
+    });
+  }
+  // This rank's rows of the model: a copy of its block of the whole data, or its share itself.
+  const models::Model& rank_rows() const { return rank_model ? *rank_model : prepared.model; }
+
+  // The GPU rank's block of Phi: its rows, already on its device (upload_rank_rows), projected
+  // there and kept as the rank's block of a device Phi (cuda/device_phi.hpp); global datapoints
+  // `global`.
+  void project_rank_block_on_gpu(DatapointRange global, bool single) {
     const cpu::RankColumns rank{comm.get(), global.first, prepared.model.all_rows()};
     on_every_rank(comm.get(), [&] {
-      const bool whole = local.first == 0 && local.count == prepared.model.rows();
-      const models::Model mine =
-          whole ? models::Model() : models::rows_of(prepared.model, local.first, local.count);
-      const models::Model& rows = whole ? prepared.model : mine;
-      std::unique_ptr<cuda::DeviceDataset> data;
-      if (rows.rows() > 0) {
-        data = std::make_unique<cuda::DeviceDataset>(context.gpu_session(), rows);
-      }
       if (single) {
         device_phi_float = std::make_unique<cuda::DevicePhi<float>>(
-            context.gpu_session(), data.get(), rows, prepared.samples, rank);
+            context.gpu_session(), device_data.get(), rank_rows(), prepared.samples, rank);
       } else {
         device_phi_double = std::make_unique<cuda::DevicePhi<double>>(
-            context.gpu_session(), data.get(), rows, prepared.samples, rank);
+            context.gpu_session(), device_data.get(), rank_rows(), prepared.samples, rank);
       }
     });
   }
@@ -515,27 +527,29 @@ PreparedProblem::PreparedProblem(const Dataset& data, const BuildOptions& option
   on_every_rank(comm,
                 [&] { check_host_memory(impl.prepared, options, context, held.global.count); });
   double upload_seconds = 0.0;
-  if (context.on_gpu() && comm == nullptr) {
-    // Uploaded once; the Laplace fit and the projection both read it in place. Its time is
-    // the projection's, as when the projection uploaded the design itself. (A GPU rank of a
-    // distributed build fits pi-hat with the ranks' exact host sums and uploads only its own
-    // rows, for the projection.)
+  if (context.on_gpu()) {
+    // Uploaded once (a GPU rank: its own rows); the Laplace fit and the projection both read it
+    // in place. Its time is the projection's, as when the projection uploaded the design itself.
     const auto upload_start = Clock::now();
-    impl.device_data =
-        std::make_unique<cuda::DeviceDataset>(context.gpu_session(), impl.prepared.model);
+    if (comm == nullptr) {
+      impl.device_data =
+          std::make_unique<cuda::DeviceDataset>(context.gpu_session(), impl.prepared.model);
+    } else {
+      impl.upload_rank_rows(held.local);
+    }
     upload_seconds = seconds_since(upload_start);
   }
   // The full data's sums of the Laplace fits: on the device (a GPU job), split over the ranks
-  // (a distributed build: each sums its own rows, the same bits as one process), or the host's.
+  // (a distributed build: each sums its own rows, on its GPU or exactly on its CPU, the same
+  // bits as one process), or the host's.
   std::unique_ptr<pipeline::DistributedRowSums> rank_sums;
   if (comm != nullptr) {
-    rank_sums =
-        std::make_unique<pipeline::DistributedRowSums>(impl.prepared.model, held.local, *comm);
+    rank_sums = std::make_unique<pipeline::DistributedRowSums>(impl.prepared.model, held.local,
+                                                               *comm, impl.device_data.get());
   }
   const models::RowSumsProvider* full_data =
-      impl.device_data != nullptr
-          ? static_cast<const models::RowSumsProvider*>(impl.device_data.get())
-          : rank_sums.get();
+      rank_sums != nullptr ? static_cast<const models::RowSumsProvider*>(rank_sums.get())
+                           : impl.device_data.get();
   on_every_rank(comm, [&] { fit_pihat(impl.prepared, options, full_data); });
 
   ProgressObserver* progress = context.progress();
@@ -547,7 +561,7 @@ PreparedProblem::PreparedProblem(const Dataset& data, const BuildOptions& option
   // fused pass into device memory that every solve of this problem reads in place.
   const bool single = context.precision() == Precision::float32;
   if (context.on_gpu() && comm != nullptr) {
-    impl.project_rank_block_on_gpu(held.global, held.local, single);
+    impl.project_rank_block_on_gpu(held.global, single);
   } else if (context.on_gpu()) {
     if (single) {
       impl.device_phi_float = std::make_unique<cuda::DevicePhi<float>>(
@@ -581,6 +595,7 @@ PreparedProblem::PreparedProblem(const Dataset& data, const BuildOptions& option
   // Nothing of the job reads the dataset on the device any more (coreset posteriors are k rows,
   // on the host): its n x d doubles go back to the solves.
   impl.device_data.reset();
+  impl.rank_model.reset();
   impl.full_mean.assign(impl.full.mean.data(), impl.full.mean.data() + impl.full.mean.size());
   seconds.evaluation = seconds_since(start);
 }

@@ -382,9 +382,10 @@ TEST(DistributedGpuSolve, DuplicateColumnsAcrossRanksAreTheOneProcessCopies) {
   }
 }
 
-// A distributed build on GPU ranks sharing this GPU: each rank projects its own rows on the
-// device and keeps its block there; Laplace runs on the ranks' exact host sums where one GPU
-// runs it on the device, so the two agree to rounding, not bit for bit.
+// A distributed build on GPU ranks sharing this GPU: each rank uploads its own rows once, takes
+// its part of the Laplace sums there (rounded on the device, then added exactly over the ranks,
+// where one GPU rounds the whole sum once) and projects its block of Phi there, so the two
+// agree to rounding, not bit for bit.
 void check_build_ranks_match_one_gpu(BuildAlgorithm algorithm, bool shares) {
   const Dataset data = synthetic_logistic_dataset(5 * kReductionBlock + 77, 5);
   BuildOptions options;

@@ -230,6 +230,71 @@ TEST(DistributedRowSums, EachRankSumsItsOwnRowsAndAllGetTheOneProcessSums) {
   }
 }
 
+// A GPU rank's sums (cuda::DeviceDataset's, stood in for here by a provider that rounds the
+// rank's own rows' sums as a device does): each rank's part is rounded once where it is taken and
+// the parts are added exactly, so R ranks give the exact sum of their rounded parts, within
+// rounding of one process's sums, and one rank gives its part bit for bit.
+class RoundedRankSums final : public models::RowSumsProvider {
+ public:
+  RoundedRankSums(const models::Model& model, DatapointRange mine) : model_(model), mine_(mine) {}
+  index_t rows() const noexcept override { return mine_.count; }
+  index_t dim() const noexcept override { return model_.dim(); }
+  models::RowSums link_sums(const Eigen::VectorXd& theta, bool want_vector,
+                            bool want_matrix) const override {
+    ++calls;
+    return models::round_row_sums(
+        models::exact_link_sums(model_, mine_.first, mine_.count, theta, want_vector, want_matrix),
+        model_.dim(), want_vector, want_matrix);
+  }
+  mutable int calls = 0;
+
+ private:
+  const models::Model& model_;
+  DatapointRange mine_;
+};
+
+TEST(DistributedRowSums, AGpuRanksPartIsRoundedWhereItIsTakenThenAddedExactly) {
+  const Dataset data = test::model_dataset(ModelKind::logistic, kRows, 6, 3);
+  ModelOptions model_options;
+  model_options.kind = ModelKind::logistic;
+  const models::Model model = models::make_model(data, model_options, 0);
+  const Eigen::VectorXd theta = Eigen::VectorXd::LinSpaced(model.dim(), -0.3, 0.2);
+  const index_t d = model.dim();
+  // The layout of the exact accumulators survives the round trip bit for bit.
+  const models::RowSums whole = models::round_row_sums(
+      models::exact_link_sums(model, 0, model.rows(), theta, true, true), d, true, true);
+  const models::RowSums again =
+      models::round_row_sums(models::exact_row_sums_of(whole, d, true, true), d, true, true);
+  EXPECT_TRUE(same_bits(again.value, whole.value));
+  EXPECT_TRUE(again.vector == whole.vector);
+  EXPECT_TRUE(again.matrix == whole.matrix);
+  for (int ranks = 1; ranks <= 4; ++ranks) {
+    // What the ranks' rounded parts add up to, exactly, then rounded once.
+    models::ExactRowSums expected_exact(
+        static_cast<std::size_t>(models::row_sum_accumulators(d, true, true)));
+    for (int r = 0; r < ranks; ++r) {
+      const DatapointRange part = datapoint_range(model.rows(), r, ranks);
+      const models::ExactRowSums mine = models::exact_row_sums_of(
+          RoundedRankSums(model, part).link_sums(theta, true, true), d, true, true);
+      for (std::size_t slot = 0; slot < mine.size(); ++slot) {
+        expected_exact[slot].add(mine[slot].value());
+      }
+    }
+    const models::RowSums expected = models::round_row_sums(expected_exact, d, true, true);
+    test::run_ranks(ranks, [&](const std::shared_ptr<Communicator>& comm) {
+      const DatapointRange mine = datapoint_range(model.rows(), comm->rank(), ranks);
+      const RoundedRankSums device(model, mine);
+      const pipeline::DistributedRowSums sums(model, mine, *comm, &device);
+      const models::RowSums got = sums.link_sums(theta, true, true);
+      EXPECT_EQ(device.calls, 1);  // the rank's part came from its "device", not the host
+      EXPECT_TRUE(same_bits(got.value, expected.value)) << ranks << " ranks";
+      EXPECT_TRUE(got.vector == expected.vector) << ranks << " ranks";
+      EXPECT_TRUE(got.matrix == expected.matrix) << ranks << " ranks";
+      EXPECT_NEAR(got.value, whole.value, 1e-12 * std::abs(whole.value));
+    });
+  }
+}
+
 // Each rank holding only its share of the rows (Dataset::first_row, total_rows; what `coreset
 // build` reads under mpirun): pi-hat's sums, Phi and the coreset posterior's rows come from the
 // ranks, and the build must still be the one-process build bit for bit, for every model.
