@@ -274,6 +274,15 @@ CORESET_API SolveResult solve_loglik(DeviceArrayView<double> loglik, const doubl
 CORESET_API SolveResult solve_loglik(DeviceArrayView<float> loglik, const float* y,
                                      const SolverOptions& options);
 
+/// An array in GPU memory as a column-major host matrix (rows x cols), in one copy from the GPU
+/// that holds it (gathered on that GPU first when its strides are not (1, rows)): for inputs the
+/// engine keeps on the host, such as a dataset's covariates (Python's build() and evaluate() take
+/// GPU arrays so). Waits for view.stream first. Throws InvalidArgument for a bad view or memory
+/// that is not CUDA device or managed memory, DeviceError when the library has no CUDA or no GPU
+/// is usable. Nothing is checked for finiteness here: the dataset's own checks do that.
+CORESET_API Matrix<double> copy_to_host(DeviceArrayView<double> array);
+CORESET_API Matrix<float> copy_to_host(DeviceArrayView<float> array);
+
 /// f(w) = ||y - Phi w||^2 for any coreset, in double precision (y null: y = Phi 1).
 CORESET_API double objective(MatrixView<double> phi, const double* y, const Coreset& coreset);
 CORESET_API double objective(MatrixView<float> phi, const float* y, const Coreset& coreset);

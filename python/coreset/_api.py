@@ -112,7 +112,7 @@ def _dataset_keywords(X, y, keywords):
         keywords["covariate_names"] = [str(name) for name in names]
     y_array = None
     if y is not None:
-        y_array = _arrays.as_array(y, "y")
+        y_array, _ = _arrays.as_host_array(y, "y")
         if y_array.ndim != 1:
             raise InvalidArgumentError("y: expected a 1-D array, got shape %s" % (y_array.shape,))
         y_array = np.ascontiguousarray(y_array, dtype=x_array.dtype)
@@ -259,7 +259,7 @@ def evaluate(X, y=None, *, model, indices, weights, samples=500, device="auto", 
     `coreset evaluate` reports it: the same pi-hat, samples and Phi that build uses for these
     options. Returns a Coreset (sorted by index) whose report["quality"] holds the relative
     projection error, the forward, reverse and symmetric KL and the MAP distance."""
-    given = Coreset(indices, weights)
+    given = Coreset(_arrays.as_array(indices, "indices"), _arrays.as_array(weights, "weights"))
     order = np.argsort(given.indices, kind="stable")
     options = {name: value for name, value in locals().items()
                if name not in ("X", "y", "indices", "weights", "given", "order")}

@@ -51,6 +51,16 @@ class DeviceArray:
         return DeviceArray(self.pointer, (chains * draws, points), self.strides[1:], self.dtype,
                            self.stream, self.keepalive, self.source)
 
+    def as_matrix(self, name):
+        """A 1-D array as one column, a 2-D one as it is."""
+        if self.ndim == 1:
+            return DeviceArray(self.pointer, self.shape + (1,), self.strides + (0,), self.dtype,
+                               self.stream, self.keepalive, self.source)
+        if self.ndim != 2:
+            raise InvalidArgumentError(
+                "%s: expected a 1-D or 2-D GPU array, got shape %s" % (name, self.shape))
+        return self
+
     def spec(self):
         """What _core.solve_device reads: (pointer, rows, cols, row_stride, col_stride, dtype,
         stream)."""
@@ -152,17 +162,35 @@ def device_array(value, name):
     return None
 
 
+def host_copy(value, name):
+    """A GPU array (1-D or 2-D) copied to the host once by the engine, from the GPU that holds
+    it, as a NumPy array; (array, note)."""
+    from . import _core
+    array = device_array(value, name)
+    copy = _core.copy_to_host(array.as_matrix(name).spec())
+    if array.ndim == 1:
+        copy = copy[:, 0]
+    return copy, "copied from the GPU (%s) once" % array.source
+
+
+def as_host_array(value, name):
+    """as_array, or for a GPU array its host copy: for arguments the engine keeps on the host (a
+    dataset's X and y). (array, note or None)."""
+    if device_array_kind(value) is not None:
+        return host_copy(value, name)
+    return as_array(value, name), None
+
+
 def as_array(value, name):
     """Any host array-like as a NumPy array without copying where NumPy can (buffer protocol,
     __array_interface__, CPU __dlpack__). GPU arrays are refused here with a clear message: the
-    functions that read them in place (solve's phi and loglik) take them through device_array()
-    first."""
+    arguments that take them go through device_array() or as_host_array() first."""
     if isinstance(value, np.ndarray):
         return value
     if device_array_kind(value) is not None:
         raise InvalidArgumentError(
-            "%s: a GPU array (%s memory) is read in place only by solve's phi and loglik; pass a "
-            "host copy here (e.g. cupy.asnumpy(a), tensor.cpu().numpy(), numpy.asarray(jax_array))"
+            "%s: a GPU array (%s memory) is not taken here; pass a host array (e.g. "
+            "cupy.asnumpy(a), tensor.cpu().numpy(), numpy.asarray(jax_array))"
             % (name, device_array_kind(value)))
     if hasattr(value, "__dlpack__") and not hasattr(value, "__array__"):
         try:
@@ -208,12 +236,14 @@ def _then(note, step):
 
 def matrix_for_copy(value, name):
     """A matrix the engine copies anyway (a dataset's covariates): only its dtype is settled here,
-    and negative strides (which the engine does not read) undone."""
-    array = as_array(value, name)
+    and negative strides (which the engine does not read) undone. A GPU array is copied to the
+    host first (the engine's dataset lives there; a GPU build uploads it once)."""
+    array, gpu_note = as_host_array(value, name)
     if array.ndim != 2:
         raise InvalidArgumentError(
             "%s: expected a 2-D array, got shape %s" % (name, tuple(array.shape)))
-    return strided(array, name)
+    array, note = strided(array, name)
+    return array, _then(gpu_note, note) if gpu_note and note else (gpu_note or note)
 
 
 def column_major(value, name, dtype=None):

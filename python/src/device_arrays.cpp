@@ -4,6 +4,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <memory>
 #include <utility>
 
 #include "arrays.hpp"
@@ -152,6 +153,31 @@ py::tuple solve_device(const py::tuple& spec, bool loglik, const py::object& y,
                             : solve_device_typed<double>(spec, loglik, y, keywords, callback);
 }
 
+// A GPU array copied to the host (coreset::copy_to_host): a Fortran-ordered NumPy array over the
+// copy's own storage, no second copy.
+template <class T>
+py::array host_copy_typed(const py::tuple& spec) {
+  const DeviceArrayView<T> view = view_of<T>(spec);
+  auto matrix = std::make_unique<Matrix<T>>();
+  {
+    py::gil_scoped_release release;
+    *matrix = coreset::copy_to_host(view);
+  }
+  const auto rows = static_cast<py::ssize_t>(matrix->rows());
+  const auto cols = static_cast<py::ssize_t>(matrix->cols());
+  T* data = matrix->data();
+  py::capsule owner(matrix.release(), [](void* p) { delete static_cast<Matrix<T>*>(p); });
+  return py::array_t<T>(
+      {rows, cols},
+      {static_cast<py::ssize_t>(sizeof(T)), static_cast<py::ssize_t>(sizeof(T)) * rows}, data,
+      owner);
+}
+
+py::array host_copy(const py::tuple& spec) {
+  return spec[5].cast<std::string>() == "float32" ? host_copy_typed<float>(spec)
+                                                  : host_copy_typed<double>(spec);
+}
+
 }  // namespace
 
 void register_device_arrays(py::module_& module) {
@@ -164,6 +190,7 @@ void register_device_arrays(py::module_& module) {
       .def_property_readonly("dtype", &DlpackTensor::dtype)
       .def_property_readonly("device_type", &DlpackTensor::device_type)
       .def_property_readonly("device_id", &DlpackTensor::device_id);
+  module.def("copy_to_host", &host_copy, py::arg("spec"));
   module.def("solve_device", &solve_device, py::arg("spec"), py::arg("loglik"), py::arg("y"),
              py::arg("keywords"), py::arg("progress"));
 }

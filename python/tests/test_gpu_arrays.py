@@ -87,9 +87,13 @@ def test_a_gpu_array_for_the_cpu_is_refused_before_it_is_taken():
 
 
 def test_gpu_arrays_elsewhere_say_where_they_are_read():
-    x, y = coreset.synthetic_logistic(100, 1)
-    with pytest.raises(coreset.InvalidArgumentError, match="X: a GPU array .* read in place only"):
-        coreset.build(FakeCuda((100, 2)), y, model="logistic", k=5, device="cpu")
+    with pytest.raises(coreset.InvalidArgumentError, match="indices: a GPU array .* not taken"):
+        coreset.evaluate(np.zeros((10, 2)), np.ones(10), model="logistic",
+                         indices=FakeCuda((3,), "<i8"), weights=[1.0, 1.0, 1.0])
+    vector = _arrays.device_array(FakeCuda((100,), stream=3), "y").as_matrix("y")
+    assert vector.spec() == (0x1000, 100, 1, 1, 0, "float64", 3)
+    with pytest.raises(coreset.InvalidArgumentError, match="X: expected a 1-D or 2-D GPU array"):
+        _arrays.device_array(FakeCuda((2, 3, 4)), "X").as_matrix("X")
     with pytest.raises(coreset.InvalidArgumentError, match="precision: 'float' asks for float32"):
         coreset.solve(FakeCuda((40, 300)), k=5, precision="float")
     with pytest.raises(coreset.InvalidArgumentError, match="phi: expected a 2-D array"):
@@ -102,6 +106,10 @@ def test_gpu_arrays_elsewhere_say_where_they_are_read():
 
 @pytest.mark.skipif(gpu_usable(), reason="checks the machine without a GPU")
 def test_without_a_gpu_a_gpu_array_is_a_device_error_not_a_host_read():
+    _, y = coreset.synthetic_logistic(100, 1)
+    for X, response in ((FakeCuda((100, 2)), y), (np.zeros((100, 2)), FakeCuda((100,)))):
+        with pytest.raises(coreset.DeviceError, match="array is in GPU memory but no GPU"):
+            coreset.build(X, response, model="logistic", k=5, device="cpu")
     for device in ("gpu", "auto"):
         with pytest.raises(coreset.DeviceError, match="Phi is in GPU memory but no GPU is usable"):
             coreset.solve(FakeCuda((40, 300)), k=5, device=device)
@@ -206,6 +214,19 @@ def test_device_log_likelihoods_give_the_host_ones_coreset():
         np.testing.assert_array_equal(got.indices, expected.indices)
         assert got.report["relative_error"] == pytest.approx(expected.report["relative_error"],
                                                              rel=1e-9)
+
+
+@needs_gpu
+def test_a_dataset_in_gpu_memory_is_copied_once_and_builds_the_host_coreset():
+    X, y = coreset.synthetic_logistic(2000, 4)
+    expected = coreset.build(X, y, model="logistic", k=20, samples=100, device="gpu")
+    for layout in (np.asfortranarray(X), np.ascontiguousarray(X)):  # in place, then gathered
+        got = coreset.build(DeviceArray(layout), DeviceArray(y), model="logistic", k=20,
+                            samples=100, device="gpu")
+        np.testing.assert_array_equal(got.indices, expected.indices)
+        np.testing.assert_array_equal(got.weights, expected.weights)
+        assert "copied from the GPU (__cuda_array_interface__) once" in \
+            got.report["python"]["arrays"]["X"]
 
 
 @needs_gpu

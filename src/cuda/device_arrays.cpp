@@ -136,6 +136,37 @@ SolveResult solve_device_array(GpuSession& session, DeviceArrayView<T> array, bo
   return solvers::run_algorithm(backend, target, options);
 }
 
+template <class T>
+Matrix<T> copy_to_host(GpuSession& session, DeviceArrayView<T> array) {
+  const auto held = session.lock();
+  Resources& res = session.resources();
+  if (array.stream != nullptr) {
+    CORESET_CUDA_TRY(cudaStreamSynchronize(static_cast<cudaStream_t>(array.stream)));
+  }
+  Matrix<T> out = Matrix<T>::uninitialized(array.rows, array.cols);
+  const std::size_t bytes = static_cast<std::size_t>(array.rows) * array.cols * sizeof(T);
+  const bool column_major =
+      array.row_stride == 1 && (array.col_stride == array.rows || array.cols == 1);
+  if (column_major) {
+    kernels::copy_to_host_async(res.stream(), out.data(), array.data, bytes);
+    res.synchronize();
+    return out;
+  }
+  check_fits(bytes, 0,
+             "a column-major copy of the array (" + std::to_string(array.rows) + " x " +
+                 std::to_string(array.cols) + ")");
+  kernels::DeviceBuffer<T> packed(array.rows * array.cols);
+  kernels::DeviceBuffer<unsigned long long> bad(1);  // the gather's scan, unread here
+  CORESET_CUDA_TRY(cudaMemsetAsync(bad.data(), 0xff, sizeof(unsigned long long), res.stream()));
+  kernels::gather_strided(res.stream(), array.data, array.rows, array.cols, array.row_stride,
+                          array.col_stride, packed.data(), bad.data());
+  kernels::copy_to_host_async(res.stream(), out.data(), packed.data(), bytes);
+  res.synchronize();
+  return out;
+}
+
+template Matrix<float> copy_to_host<float>(GpuSession&, DeviceArrayView<float>);
+template Matrix<double> copy_to_host<double>(GpuSession&, DeviceArrayView<double>);
 template std::vector<float> read_values<float>(const float*, index_t);
 template std::vector<double> read_values<double>(const double*, index_t);
 template SolveResult solve_device_array<float>(GpuSession&, DeviceArrayView<float>, bool,

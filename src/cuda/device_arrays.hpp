@@ -31,4 +31,9 @@ template <class T>
 SolveResult solve_device_array(GpuSession& session, DeviceArrayView<T> array, bool loglik,
                                const T* y, const SolverOptions& options);
 
+/// coreset::copy_to_host on the session's GPU (the one that holds `array`); the view is assumed
+/// validated.
+template <class T>
+Matrix<T> copy_to_host(GpuSession& session, DeviceArrayView<T> array);
+
 }  // namespace coreset::cuda

@@ -44,6 +44,11 @@ SolveResult solve_device_array(GpuSession&, DeviceArrayView<T>, bool, const T*,
 }
 
 template <class T>
+Matrix<T> copy_to_host(GpuSession&, DeviceArrayView<T>) {
+  throw DeviceError(std::string("a GPU array was given but ") + kNoCuda);
+}
+
+template <class T>
 Matrix<T> projection_on_gpu(GpuSession&, const models::Model&, const Eigen::MatrixXd&) {
   throw DeviceError(std::string("the GPU projection was requested but ") + kNoCuda);
 }
@@ -52,6 +57,8 @@ template Matrix<float> projection_on_gpu<float>(GpuSession&, const models::Model
                                                 const Eigen::MatrixXd&);
 template Matrix<double> projection_on_gpu<double>(GpuSession&, const models::Model&,
                                                   const Eigen::MatrixXd&);
+template Matrix<float> copy_to_host<float>(GpuSession&, DeviceArrayView<float>);
+template Matrix<double> copy_to_host<double>(GpuSession&, DeviceArrayView<double>);
 template std::vector<float> read_values<float>(const float*, index_t);
 template std::vector<double> read_values<double>(const double*, index_t);
 template SolveResult solve_device_array<float>(GpuSession&, DeviceArrayView<float>, bool,

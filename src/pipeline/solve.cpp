@@ -153,15 +153,10 @@ SolveResult solve_any(MatrixView<T> phi, const T* y, const SolverOptions& option
   return pipeline::solve_in(context, phi, y, options);
 }
 
-// solve() and solve_loglik() for an array in GPU memory: `what` names it in errors ("Phi", "the
-// log-likelihood matrix"). The checks that need no device come first, so that a bad call is an
-// InvalidArgument on any machine.
+// A view of an array in GPU memory that the functions taking one can read (InvalidArgument
+// naming `what` otherwise): data, a size, and strides that do not run backwards.
 template <class T>
-SolveResult solve_device_any(DeviceArrayView<T> array, bool loglik, const T* y,
-                             const SolverOptions& options) {
-  const auto start = Clock::now();
-  const std::string what = loglik ? "the log-likelihood matrix" : "Phi";
-  pipeline::validate_solver_options(options);
+void check_device_view(DeviceArrayView<T> array, const std::string& what) {
   if (array.data == nullptr || array.rows < 1 || array.cols < 1) {
     throw InvalidArgument(what + " in GPU memory must have data and at least one row and one " +
                           "column (got " + std::to_string(array.rows) + " x " +
@@ -172,6 +167,34 @@ SolveResult solve_device_any(DeviceArrayView<T> array, bool loglik, const T* y,
                           std::to_string(array.row_stride) + ", " +
                           std::to_string(array.col_stride) + ")");
   }
+}
+
+// The CUDA ordinal of the GPU that holds `pointer`: DeviceError without a usable GPU,
+// InvalidArgument naming `what` for memory that is not a GPU's.
+int gpu_holding(const void* pointer, const std::string& what) {
+  if (std::string why; !cuda::gpu_available(&why)) {
+    throw DeviceError(what + " is in GPU memory but no GPU is usable: " + why);
+  }
+  return cuda::device_of(pointer, what);
+}
+
+template <class T>
+Matrix<T> copy_to_host_any(DeviceArrayView<T> array) {
+  check_device_view(array, "the array");
+  cuda::GpuSession session(gpu_holding(array.data, "the array"));
+  return cuda::copy_to_host(session, array);
+}
+
+// solve() and solve_loglik() for an array in GPU memory: `what` names it in errors ("Phi", "the
+// log-likelihood matrix"). The checks that need no device come first, so that a bad call is an
+// InvalidArgument on any machine.
+template <class T>
+SolveResult solve_device_any(DeviceArrayView<T> array, bool loglik, const T* y,
+                             const SolverOptions& options) {
+  const auto start = Clock::now();
+  const std::string what = loglik ? "the log-likelihood matrix" : "Phi";
+  pipeline::validate_solver_options(options);
+  check_device_view(array, what);
   if (options.device == Device::cpu) {
     throw InvalidArgument(what + " is in GPU memory: solve it with device gpu or automatic, or " +
                           "copy it to the host for the CPU");
@@ -184,10 +207,7 @@ SolveResult solve_device_any(DeviceArrayView<T> array, bool loglik, const T* y,
   const index_t draws = loglik ? array.cols : array.rows;
   const index_t points = loglik ? array.rows : array.cols;
   pipeline::validate_initial_weights(options, points);
-  if (std::string why; !cuda::gpu_available(&why)) {
-    throw DeviceError(what + " is in GPU memory but no GPU is usable: " + why);
-  }
-  const int ordinal = cuda::device_of(array.data, what);
+  const int ordinal = gpu_holding(array.data, what);
   const std::vector<T> target = y == nullptr ? std::vector<T>() : cuda::read_values(y, draws);
   validate_target(y == nullptr ? nullptr : target.data(), draws);
   const pipeline::ExecutionContext context = pipeline::ExecutionContext::on_gpu_number(
@@ -296,6 +316,12 @@ SolveResult solve(MatrixView<double> phi, const double* y, const SolverOptions& 
 }
 SolveResult solve(MatrixView<float> phi, const float* y, const SolverOptions& options) {
   return solve_any(phi, y, options);
+}
+Matrix<double> copy_to_host(DeviceArrayView<double> array) {
+  return copy_to_host_any(array);
+}
+Matrix<float> copy_to_host(DeviceArrayView<float> array) {
+  return copy_to_host_any(array);
 }
 SolveResult solve(DeviceArrayView<double> phi, const double* y, const SolverOptions& options) {
   return solve_device_any(phi, false, y, options);

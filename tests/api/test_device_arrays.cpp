@@ -100,6 +100,24 @@ TEST(DeviceArrays, TheCpuDeviceAndADistributedSolveAreRefused) {
             std::string::npos);
 }
 
+TEST(DeviceArrays, AHostCopyChecksItsViewAndNeedsAGpu) {
+  const std::vector<double> values(12, 1.0);
+  DeviceArrayView<double> view = host_backed_view(values, 3, 4);
+  view.row_stride = -1;
+  EXPECT_NE(invalid_argument_message([&] {
+              copy_to_host(view);
+            }).find("the array in GPU memory needs non-negative strides"),
+            std::string::npos);
+  if (!gpu_usable()) {
+    EXPECT_THROW(copy_to_host(host_backed_view(values, 3, 4)), DeviceError);
+  } else {
+    EXPECT_NE(invalid_argument_message([&] {
+                copy_to_host(host_backed_view(values, 3, 4));
+              }).find("the array is not in CUDA device memory"),
+              std::string::npos);
+  }
+}
+
 TEST(DeviceArrays, WithoutAGpuTheCallIsADeviceErrorNotAHostRead) {
   if (gpu_usable()) {
     GTEST_SKIP() << "checks a machine without a usable GPU";

@@ -104,6 +104,25 @@ TEST(GpuDeviceArrays, PhiInDeviceMemoryGivesTheHostPhisGpuSolveBitForBit) {
   check_in_place_and_gathered<float>();
 }
 
+TEST(GpuDeviceArrays, AHostCopyIsTheArrayColumnMajorWhateverItsStrides) {
+  CORESET_REQUIRE_GPU();
+  const Matrix<float> phi = planted_phi<float>();
+  const kernels::DeviceBuffer<float> column_major = on_device(phi.data(), kSamples * kPoints);
+  const Matrix<float> direct = copy_to_host(
+      DeviceArrayView<float>{column_major.data(), kSamples, kPoints, 1, kSamples, nullptr});
+  EXPECT_TRUE(std::equal(phi.data(), phi.data() + kSamples * kPoints, direct.data()));
+  // The transpose of the same memory (n x S, strides (S, 1)): gathered on the device first.
+  const Matrix<float> transposed = copy_to_host(
+      DeviceArrayView<float>{column_major.data(), kPoints, kSamples, kSamples, 1, nullptr});
+  ASSERT_EQ(transposed.rows(), kPoints);
+  ASSERT_EQ(transposed.cols(), kSamples);
+  for (index_t i = 0; i < kPoints; ++i) {
+    for (index_t s = 0; s < kSamples; ++s) {
+      ASSERT_EQ(transposed(i, s), phi(s, i)) << i << ", " << s;
+    }
+  }
+}
+
 TEST(GpuDeviceArrays, YInDeviceMemoryIsYInHostMemory) {
   CORESET_REQUIRE_GPU();
   const Matrix<double> phi = planted_phi<double>();
