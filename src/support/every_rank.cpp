@@ -42,6 +42,21 @@ std::string encode(char kind, const std::exception& error, const InputError* inp
   return out;
 }
 
+// What encode() wrote after the kind letter of an InputError: its place, file and message.
+struct EncodedInput {
+  index_t line = 0;
+  index_t column = 0;
+  std::string file;
+  std::string message;
+};
+EncodedInput decode_input(const std::string& body) {
+  const std::size_t a = body.find('\n');
+  const std::size_t b = body.find('\n', a + 1);
+  const std::size_t c = body.find('\n', b + 1);
+  return {std::stoll(body.substr(0, a)), std::stoll(body.substr(a + 1, b - a - 1)),
+          body.substr(b + 1, c - b - 1), body.substr(c + 1)};
+}
+
 [[noreturn]] void rethrow(std::string failure, int rank, int ranks) {
   const bool agreed = failure[0] == '!';
   if (agreed) {
@@ -62,36 +77,21 @@ std::string encode(char kind, const std::exception& error, const InputError* inp
     case 'C':
       throw Cancelled(message + where);
     case 'I': {
-      const std::size_t a = message.find('\n');
-      const std::size_t b = message.find('\n', a + 1);
-      const std::size_t c = message.find('\n', b + 1);
-      throw InputError(message.substr(b + 1, c - b - 1), message.substr(c + 1) + where,
-                       std::stoll(message.substr(0, a)),
-                       std::stoll(message.substr(a + 1, b - a - 1)));
+      const EncodedInput input = decode_input(message);
+      throw InputError(input.file, input.message + where, input.line, input.column);
     }
     default:
       throw Error(message + where);
   }
 }
 
-// An encoded InputError's file and place (line, column), or nothing for another kind of failure
-// or an error without a line.
-struct InputPlace {
-  std::string file;
-  index_t line = 0;
-  index_t column = 0;
-};
-std::optional<InputPlace> input_place(const std::string& failure) {
+// An encoded failure's place in its file, when it is an InputError at a line.
+std::optional<EncodedInput> input_place(const std::string& failure) {
   const std::size_t kind = failure[0] == '!' ? 1 : 0;
   if (failure.size() <= kind || failure[kind] != 'I') {
     return std::nullopt;
   }
-  const std::size_t a = failure.find('\n', kind + 1);
-  const std::size_t b = failure.find('\n', a + 1);
-  const std::size_t c = failure.find('\n', b + 1);
-  InputPlace place{failure.substr(b + 1, c - b - 1),
-                   std::stoll(failure.substr(kind + 1, a - kind - 1)),
-                   std::stoll(failure.substr(a + 1, b - a - 1))};
+  EncodedInput place = decode_input(failure.substr(kind + 1));
   if (place.line == 0) {
     return std::nullopt;
   }
@@ -111,12 +111,12 @@ std::size_t first_failure(const std::vector<std::string>& all) {
   if (chosen == all.size()) {
     return chosen;
   }
-  std::optional<InputPlace> best = input_place(all[chosen]);
+  std::optional<EncodedInput> best = input_place(all[chosen]);
   if (!best) {
     return chosen;
   }
   for (std::size_t r = chosen + 1; r < all.size(); ++r) {
-    const std::optional<InputPlace> place = all[r].empty() ? std::nullopt : input_place(all[r]);
+    const std::optional<EncodedInput> place = all[r].empty() ? std::nullopt : input_place(all[r]);
     if (place && place->file == best->file &&
         std::pair(place->line, place->column) < std::pair(best->line, best->column)) {
       best = place;
