@@ -3,6 +3,7 @@
 // Phi, each with the non-finite scan that a host array gets from cpu::find_non_finite.
 #include <climits>
 
+#include "kernels/centring.cuh"
 #include "kernels/external_arrays_launch.hpp"
 #include "kernels/grid.cuh"
 
@@ -17,7 +18,7 @@ __global__ void gather_strided_kernel(const T* in, index_t rows, index_t cols, i
     const index_t i = flat % rows;
     const index_t j = flat / rows;
     const T value = in[i * row_stride + j * col_stride];
-    if (!isfinite(static_cast<double>(value))) {
+    if (first_bad != nullptr && !isfinite(static_cast<double>(value))) {
       atomicMin(first_bad, static_cast<unsigned long long>(flat));
     }
     if (out != nullptr) {
@@ -32,26 +33,11 @@ template <class T>
 __global__ void center_loglik_kernel(const T* loglik, index_t datapoints, index_t draws,
                                      index_t datapoint_stride, index_t draw_stride, T* phi,
                                      unsigned long long* first_bad) {
-  const double scale = 1.0 / sqrt(static_cast<double>(draws));
   for (index_t i = blockIdx.x; i < datapoints; i += gridDim.x) {
     const T* in = loglik + i * datapoint_stride;
-    double sum = 0.0;
-    for (index_t s = threadIdx.x; s < draws; s += blockDim.x) {
-      const double value = static_cast<double>(in[s * draw_stride]);
-      if (!isfinite(value)) {
-        atomicMin(first_bad, static_cast<unsigned long long>(i * draws + s));
-      }
-      sum += value;
-    }
-    const double total = block_sum(sum);
-    if (threadIdx.x == 0 && !isfinite(total)) {
-      atomicMin(first_bad, static_cast<unsigned long long>(i * draws + draws - 1));
-    }
-    const double mean = total / static_cast<double>(draws);
-    T* out = phi + i * draws;
-    for (index_t s = threadIdx.x; s < draws; s += blockDim.x) {
-      out[s] = static_cast<T>(mul(sub(static_cast<double>(in[s * draw_stride]), mean), scale));
-    }
+    const auto value = [&](index_t s) { return static_cast<double>(in[s * draw_stride]); };
+    centre_column(value, value, draws, static_cast<unsigned long long>(i * draws), phi + i * draws,
+                  first_bad);
   }
 }
 

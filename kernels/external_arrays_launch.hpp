@@ -11,7 +11,8 @@
 namespace coreset::kernels {
 
 /// out (rows x cols, column-major, ld = rows) = in(i, j) = in[i * row_stride + j * col_stride];
-/// out null: only the scan. first_bad: i + j * rows, the flat index in out's layout.
+/// out null: only the scan. first_bad: i + j * rows, the flat index in out's layout (null: no
+/// scan).
 template <class T>
 void gather_strided(cudaStream_t s, const T* in, index_t rows, index_t cols, index_t row_stride,
                     index_t col_stride, T* out, unsigned long long* first_bad);

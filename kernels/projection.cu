@@ -5,7 +5,7 @@
 // 1/2 theta_s^T Q theta_s. One block per datapoint: threads over the samples, a fixed-tree sum.
 #include <cstdint>
 
-#include "kernels/grid.cuh"
+#include "kernels/centring.cuh"
 #include "kernels/projection_launch.hpp"
 #include "models/link.hpp"
 
@@ -17,34 +17,22 @@ __global__ void link_center_kernel(double* z, index_t rows, index_t first, index
                                    const double* response, const double* quadratic,
                                    models::Link link, double precision, T* phi,
                                    unsigned long long* first_bad) {
-  const double scale = 1.0 / sqrt(static_cast<double>(rows));
   for (index_t j = blockIdx.x; j < width; j += gridDim.x) {
     double* column = z + j * rows;
     const index_t row = first + j;
     const double y = response[row];
-    double sum = 0.0;
-    for (index_t s = threadIdx.x; s < rows; s += blockDim.x) {
+    // The link's values overwrite the column's linear predictors, read again for the centring.
+    const auto link_value = [&](index_t s) {
       double value = models::link_value(link, column[s], y, precision);
       if (quadratic != nullptr) {
         value = sub(value, quadratic[s]);
       }
-      if (!isfinite(value)) {
-        atomicMin(first_bad, static_cast<unsigned long long>(row * rows + s));
-      }
       column[s] = value;
-      sum += value;
-    }
-    const double total = block_sum(sum);
-    if (threadIdx.x == 0 && !isfinite(total)) {
-      // Finite values whose sum overflows: reported at the column's last sample, as the CPU
-      // does (a non-finite value above has a lower flat index and wins the minimum).
-      atomicMin(first_bad, static_cast<unsigned long long>(row * rows + rows - 1));
-    }
-    const double mean = total / static_cast<double>(rows);
-    T* out = phi + row * rows;
-    for (index_t s = threadIdx.x; s < rows; s += blockDim.x) {
-      out[s] = static_cast<T>(mul(sub(column[s], mean), scale));
-    }
+      return value;
+    };
+    const auto stored = [&](index_t s) { return column[s]; };
+    centre_column(link_value, stored, rows, static_cast<unsigned long long>(row * rows),
+                  phi + row * rows, first_bad);
   }
 }
 

@@ -268,36 +268,38 @@ void CudaBackend<T>::upload_list(const std::vector<index_t>& index) const {
 }
 
 template <class T>
+std::vector<T> CudaBackend<T>::listed_to_host(const T* dense, index_t m) const {
+  std::vector<T> out(static_cast<std::size_t>(m));
+  candidates_.reserve_discard(m);
+  kernels::gather_list(res_.stream(), list_.data(), list_count_.data(), m, dense,
+                       candidates_.data());
+  copy_to_host(res_.stream(), out.data(), candidates_.data(), m);
+  return out;
+}
+
+template <class T>
 std::vector<T> CudaBackend<T>::values_at(const DatapointVector& v,
                                          const std::vector<index_t>& index) const {
   const auto m = static_cast<index_t>(index.size());
-  std::vector<T> out(index.size());
-  if (m > 0) {
-    upload_list(index);
-    candidates_.reserve_discard(m);
-    kernels::gather_list(res_.stream(), list_.data(), list_count_.data(), m, v.data(),
-                         candidates_.data());
-    copy_to_host(res_.stream(), out.data(), candidates_.data(), m);
+  if (m == 0) {
+    return {};
   }
-  return out;
+  upload_list(index);
+  return listed_to_host(v.data(), m);
 }
 
 template <class T>
 std::vector<T> CudaBackend<T>::column_dots(const std::vector<index_t>& index,
                                            const SampleVector& r) const {
   const auto m = static_cast<index_t>(index.size());
-  std::vector<T> out(index.size());
-  if (m > 0) {
-    upload_list(index);
-    listed_dots_.reserve_discard(cols_);
-    kernels::columns_dot(res_.stream(), phi_.data(), rows_, list_.data(), list_count_.data(), m,
-                         r.data(), listed_dots_.data());
-    candidates_.reserve_discard(m);
-    kernels::gather_list(res_.stream(), list_.data(), list_count_.data(), m, listed_dots_.data(),
-                         candidates_.data());
-    copy_to_host(res_.stream(), out.data(), candidates_.data(), m);
+  if (m == 0) {
+    return {};
   }
-  return out;
+  upload_list(index);
+  listed_dots_.reserve_discard(cols_);
+  kernels::columns_dot(res_.stream(), phi_.data(), rows_, list_.data(), list_count_.data(), m,
+                       r.data(), listed_dots_.data());
+  return listed_to_host(listed_dots_.data(), m);
 }
 
 template <class T>

@@ -197,6 +197,8 @@ class CudaBackend {
   void compact(SparseDatapointVector& out) const;
   /// `index` into list_ and its length into list_count_, for the list kernels.
   void upload_list(const std::vector<index_t>& index) const;
+  /// dense[list_[p]] for the m listed entries (upload_list first), on the host.
+  std::vector<T> listed_to_host(const T* dense, index_t m) const;
   double* scalar() const { return res_.next_scalar(); }
 
   Resources& res_;

@@ -47,34 +47,57 @@ unsigned long long first_flagged(Resources& res,
   return flat;
 }
 
-// Phi on the device in the solver's layout (S x n, ld = S), and the scan of its entries: the
-// caller's memory itself when it already is in that layout, else a copy made on the device.
+// "rows x cols, float" for messages.
+template <class T>
+std::string shape_of(index_t rows, index_t cols) {
+  return std::to_string(rows) + " x " + std::to_string(cols) + ", " +
+         (sizeof(T) == 4 ? "float" : "double");
+}
+
+// The producer's queued writes first: its stream is not ours, and ours does not wait for it.
+void wait_for_producer(void* stream) {
+  if (stream != nullptr) {
+    CORESET_CUDA_TRY(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
+  }
+}
+
+// `array` column-major (ld = rows) on the device: the caller's memory itself when it already is
+// (borrowed: never freed here), else a copy gathered there. `first_bad` (null: no scan) receives
+// the flat index of the first non-finite entry either way. `what` names it in a memory error.
+template <class T>
+kernels::DeviceBuffer<T> column_major(Resources& res, DeviceArrayView<T> array,
+                                      const std::string& what, unsigned long long* first_bad) {
+  const index_t count = array.rows * array.cols;
+  if (array.row_stride == 1 && (array.col_stride == array.rows || array.cols == 1)) {
+    if (first_bad != nullptr) {
+      kernels::gather_strided<T>(res.stream(), array.data, array.rows, array.cols, 1, array.rows,
+                                 nullptr, first_bad);
+    }
+    return kernels::DeviceBuffer<T>::borrowed(const_cast<T*>(array.data), count);
+  }
+  check_fits(static_cast<std::size_t>(count) * sizeof(T), 0,
+             "a column-major copy of " + what + " (" + shape_of<T>(array.rows, array.cols) + ")");
+  kernels::DeviceBuffer<T> copy(count);
+  kernels::gather_strided(res.stream(), array.data, array.rows, array.cols, array.row_stride,
+                          array.col_stride, copy.data(), first_bad);
+  return copy;
+}
+
+// Phi on the device in the solver's layout (S x n, ld = S), its entries scanned into `bad`: the
+// caller's Phi itself or a copy (column_major), or the one centred from log-likelihoods.
 template <class T>
 kernels::DeviceBuffer<T> phi_from(Resources& res, DeviceArrayView<T> array, bool loglik,
                                   kernels::DeviceBuffer<unsigned long long>& bad) {
-  const index_t draws = loglik ? array.cols : array.rows;
-  const index_t points = loglik ? array.rows : array.cols;
-  const std::string shape = std::to_string(draws) + " x " + std::to_string(points) + ", " +
-                            (sizeof(T) == 4 ? "float" : "double");
-  cudaStream_t stream = res.stream();
-  if (loglik) {
-    check_fits(static_cast<std::size_t>(draws) * points * sizeof(T), 0,
-               "Phi from the log-likelihoods (" + shape + ")");
-    kernels::DeviceBuffer<T> phi(draws * points);
-    kernels::center_loglik(stream, array.data, points, draws, array.row_stride, array.col_stride,
-                           phi.data(), bad.data());
-    return phi;
+  if (!loglik) {
+    return column_major(res, array, "Phi", bad.data());
   }
-  const bool in_place = array.row_stride == 1 && (array.col_stride == draws || points == 1);
-  if (in_place) {
-    kernels::gather_strided<T>(stream, array.data, draws, points, 1, draws, nullptr, bad.data());
-    return kernels::DeviceBuffer<T>::borrowed(const_cast<T*>(array.data), draws * points);
-  }
+  const index_t draws = array.cols;
+  const index_t points = array.rows;
   check_fits(static_cast<std::size_t>(draws) * points * sizeof(T), 0,
-             "a column-major copy of Phi (" + shape + ")");
+             "Phi from the log-likelihoods (" + shape_of<T>(draws, points) + ")");
   kernels::DeviceBuffer<T> phi(draws * points);
-  kernels::gather_strided(stream, array.data, draws, points, array.row_stride, array.col_stride,
-                          phi.data(), bad.data());
+  kernels::center_loglik(res.stream(), array.data, points, draws, array.row_stride,
+                         array.col_stride, phi.data(), bad.data());
   return phi;
 }
 
@@ -108,10 +131,7 @@ SolveResult solve_device_array(GpuSession& session, DeviceArrayView<T> array, bo
                                const T* y, const SolverOptions& options) {
   const auto held = session.lock();
   Resources& res = session.resources();
-  if (array.stream != nullptr) {
-    // The producer's queued writes first (its stream is not ours, and ours does not wait for it).
-    CORESET_CUDA_TRY(cudaStreamSynchronize(static_cast<cudaStream_t>(array.stream)));
-  }
+  wait_for_producer(array.stream);
   kernels::DeviceBuffer<unsigned long long> bad(1);
   CORESET_CUDA_TRY(cudaMemsetAsync(bad.data(), 0xff, sizeof(unsigned long long), res.stream()));
   kernels::DeviceBuffer<T> phi = phi_from(res, array, loglik, bad);
@@ -140,27 +160,10 @@ template <class T>
 Matrix<T> copy_to_host(GpuSession& session, DeviceArrayView<T> array) {
   const auto held = session.lock();
   Resources& res = session.resources();
-  if (array.stream != nullptr) {
-    CORESET_CUDA_TRY(cudaStreamSynchronize(static_cast<cudaStream_t>(array.stream)));
-  }
+  wait_for_producer(array.stream);
   Matrix<T> out = Matrix<T>::uninitialized(array.rows, array.cols);
-  const std::size_t bytes = static_cast<std::size_t>(array.rows) * array.cols * sizeof(T);
-  const bool column_major =
-      array.row_stride == 1 && (array.col_stride == array.rows || array.cols == 1);
-  if (column_major) {
-    kernels::copy_to_host_async(res.stream(), out.data(), array.data, bytes);
-    res.synchronize();
-    return out;
-  }
-  check_fits(bytes, 0,
-             "a column-major copy of the array (" + std::to_string(array.rows) + " x " +
-                 std::to_string(array.cols) + ")");
-  kernels::DeviceBuffer<T> packed(array.rows * array.cols);
-  kernels::DeviceBuffer<unsigned long long> bad(1);  // the gather's scan, unread here
-  CORESET_CUDA_TRY(cudaMemsetAsync(bad.data(), 0xff, sizeof(unsigned long long), res.stream()));
-  kernels::gather_strided(res.stream(), array.data, array.rows, array.cols, array.row_stride,
-                          array.col_stride, packed.data(), bad.data());
-  kernels::copy_to_host_async(res.stream(), out.data(), packed.data(), bytes);
+  const kernels::DeviceBuffer<T> packed = column_major(res, array, "the array", nullptr);
+  kernels::copy_to_host_async(res.stream(), out.data(), packed.data(), packed.bytes());
   res.synchronize();
   return out;
 }
