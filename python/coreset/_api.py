@@ -74,9 +74,13 @@ def _data_size(report):
     return source.get("rows")
 
 
-def _device_and_gpu(device):
+def _check_device(device):
     if device not in ("cpu", "gpu", "auto"):
         raise InvalidArgumentError("device: expected 'cpu', 'gpu' or 'auto', got %r" % (device,))
+
+
+def _device_and_gpu(device):
+    _check_device(device)
     if device == "auto":
         usable, _ = _core.gpu_status()
         return "gpu" if usable else "cpu"
@@ -271,10 +275,10 @@ def evaluate(X, y=None, *, model, indices, weights, samples=500, device="auto", 
     return Coreset(out_indices, out_weights, _report(report, notes))
 
 
-def _loglik_as_n_by_s(loglik, samples_axis):
-    """The log-likelihoods as an (n, S) view: n x S (samples_axis=1), S x n (samples_axis=0) or
-    ArviZ's (chain, draw, n) flattened to S = chain * draw draws (a view when it can be)."""
-    array = _arrays.as_array(loglik, "loglik")
+def _loglik_as_n_by_s(array, samples_axis):
+    """The log-likelihoods (a NumPy array, or an _arrays.DeviceArray, which reads alike) as an
+    (n, S) view: n x S (samples_axis=1), S x n (samples_axis=0) or ArviZ's (chain, draw, n)
+    flattened to S = chain * draw draws (a view when it can be; on a GPU it must be)."""
     if array.ndim == 3:
         if samples_axis not in (None, 0):
             raise InvalidArgumentError(
@@ -292,27 +296,7 @@ def _loglik_as_n_by_s(loglik, samples_axis):
     raise InvalidArgumentError("samples_axis: expected 0 or 1, got %r" % (samples_axis,))
 
 
-def _device_loglik_as_n_by_s(array, samples_axis):
-    """_loglik_as_n_by_s for a GPU array: a view (n, S), or an error when none exists."""
-    if array.ndim == 3:
-        if samples_axis not in (None, 0):
-            raise InvalidArgumentError(
-                "samples_axis: a 3-D loglik is (chain, draw, n); leave samples_axis at its default")
-        flat = array.draws_flattened("loglik")
-        return flat.transposed(), "(chain, draw, n) flattened to S = %d draws" % flat.shape[0]
-    if array.ndim != 2:
-        raise InvalidArgumentError(
-            "loglik: expected n x S, S x n (samples_axis=0) or (chain, draw, n), got shape %s"
-            % (array.shape,))
-    if samples_axis in (None, 1):
-        return array, None
-    if samples_axis == 0:
-        return array.transposed(), None
-    raise InvalidArgumentError("samples_axis: expected 0 or 1, got %r" % (samples_axis,))
-
-
-def _solve_device(array, is_loglik, y, *, k, algorithm, precision, max_iter, tol, seed,
-                  step_rule, threads, batch_fraction, refit, samples_axis, progress):
+def _solve_device(array, is_loglik, y, keywords, precision, samples_axis, progress):
     """solve() for phi or loglik in GPU memory: read there by the CUDA backend, never copied
     through the host; a Phi whose strides are not (1, S) is copied once on the GPU."""
     name = "loglik" if is_loglik else "phi"
@@ -323,12 +307,10 @@ def _solve_device(array, is_loglik, y, *, k, algorithm, precision, max_iter, tol
             "precision='auto'" % (precision, "float32" if wanted == "float" else "float64", name,
                                   array.dtype))
     if is_loglik:
-        array, how = _device_loglik_as_n_by_s(array, samples_axis)
+        array, how = _loglik_as_n_by_s(array, samples_axis)
         draws = array.shape[1]
         note = ", ".join(x for x in (how, "centred into a new Phi on the GPU") if x)
     else:
-        if samples_axis is not None:
-            raise InvalidArgumentError("samples_axis: only read with loglik")
         if array.ndim != 2:
             raise InvalidArgumentError(
                 "phi: expected a 2-D array (S x n), got shape %s" % (array.shape,))
@@ -337,9 +319,6 @@ def _solve_device(array, is_loglik, y, *, k, algorithm, precision, max_iter, tol
         note = "read in place on the GPU" if in_place else \
             "copied once on the GPU to column-major (strides %s)" % (array.strides,)
     description = "%s GPU array %s via %s, %s" % (array.dtype, array.shape, array.source, note)
-    keywords = dict(k=k, algorithm=algorithm, device="gpu", max_iter=max_iter, tol=tol,
-                    seed=seed, step_rule=step_rule, threads=threads,
-                    batch_fraction=batch_fraction, refit=refit)
     keywords[name + "_description"] = description
     notes = {name: description}
     if is_loglik:
@@ -385,27 +364,25 @@ def solve(phi=None, *, loglik=None, y=None, k, algorithm="a-iht-2", device="auto
     _check_callback(progress)
     if (phi is None) == (loglik is None):
         raise InvalidArgumentError("solve: pass exactly one of phi and loglik")
+    if phi is not None and samples_axis is not None:
+        raise InvalidArgumentError("samples_axis: only read with loglik")
+    keywords = dict(k=k, algorithm=algorithm, device=device, max_iter=max_iter, tol=tol,
+                    seed=seed, step_rule=step_rule, threads=threads,
+                    batch_fraction=batch_fraction, refit=refit)
     source, name = (phi, "phi") if phi is not None else (loglik, "loglik")
     memory = _arrays.device_array_kind(source)
     if memory is not None:
         # Settled before the array is taken over: a CUDA DLPack export is not undone.
-        if device not in ("cpu", "gpu", "auto"):
-            raise InvalidArgumentError("device: expected 'cpu', 'gpu' or 'auto', got %r" % (device,))
+        _check_device(device)
         if device == "cpu":
             raise InvalidArgumentError(
                 "device: %s is a GPU array (%s memory), solved on its GPU; pass device='gpu' or "
                 "'auto', or a host copy for the CPU" % (name, memory))
-        return _solve_device(_arrays.device_array(source, name), phi is None, y, k=k,
-                             algorithm=algorithm, precision=precision, max_iter=max_iter, tol=tol, seed=seed,
-                             step_rule=step_rule, threads=threads, batch_fraction=batch_fraction,
-                             refit=refit, samples_axis=samples_axis, progress=progress)
-    device = _device_and_gpu(device)
-    keywords = dict(k=k, algorithm=algorithm, device=device, max_iter=max_iter, tol=tol,
-                    seed=seed, step_rule=step_rule, threads=threads,
-                    batch_fraction=batch_fraction, refit=refit)
+        keywords["device"] = "gpu"
+        return _solve_device(_arrays.device_array(source, name), phi is None, y, keywords,
+                             precision, samples_axis, progress)
+    keywords["device"] = device = _device_and_gpu(device)
     if phi is not None:
-        if samples_axis is not None:
-            raise InvalidArgumentError("samples_axis: only read with loglik")
         source = _arrays.as_array(phi, "phi")
         dtype = np.float32 if _precision_name(precision, device, source.dtype) == "float" else np.float64
         array, description = _arrays.column_major(source, "phi", dtype)
@@ -413,7 +390,7 @@ def solve(phi=None, *, loglik=None, y=None, k, algorithm="a-iht-2", device="auto
         notes = {"phi": description}
         draws = array.shape[0]
     else:
-        view, how = _loglik_as_n_by_s(loglik, samples_axis)
+        view, how = _loglik_as_n_by_s(_arrays.as_array(loglik, "loglik"), samples_axis)
         dtype = np.float32 if _precision_name(precision, device, view.dtype) == "float" else np.float64
         array, note = _arrays.strided(view, "loglik", dtype)
         description = _arrays.describe(array.T, ", ".join(x for x in (how, note) if x))

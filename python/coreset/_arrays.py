@@ -35,20 +35,25 @@ class DeviceArray:
     def ndim(self):
         return len(self.shape)
 
-    def transposed(self):
+    @property
+    def T(self):  # noqa: N802 (NumPy's name: the layout code reads both kinds of array alike)
         """The 2-D transpose, as a view (no copy)."""
         return DeviceArray(self.pointer, self.shape[::-1], self.strides[::-1], self.dtype,
                            self.stream, self.keepalive, self.source)
 
-    def draws_flattened(self, name):
-        """(chain, draw, n) as (chain * draw, n): a view when chains follow one another in
-        memory at the draws' stride (a C-ordered array, say), which the engine needs."""
+    def reshape(self, rows, cols):
+        """(chain, draw, n) as (chain * draw, n), the one reshape the engine asks of a GPU array:
+        a view when chains follow one another in memory at the draws' stride (a C-ordered array,
+        say)."""
         chains, draws, points = self.shape
+        if (rows, cols) != (chains * draws, points):
+            raise InvalidArgumentError("loglik: cannot reshape a GPU array %s to %s"
+                                       % (self.shape, (rows, cols)))
         if chains > 1 and self.strides[0] != draws * self.strides[1]:
             raise InvalidArgumentError(
-                "%s: this (chain, draw, n) GPU array cannot be read as chain * draw draws in "
-                "place (strides %s); make it contiguous on the GPU first" % (name, self.strides))
-        return DeviceArray(self.pointer, (chains * draws, points), self.strides[1:], self.dtype,
+                "loglik: this (chain, draw, n) GPU array cannot be read as chain * draw draws in "
+                "place (strides %s); make it contiguous on the GPU first" % (self.strides,))
+        return DeviceArray(self.pointer, (rows, cols), self.strides[1:], self.dtype,
                            self.stream, self.keepalive, self.source)
 
     def as_matrix(self, name):

@@ -115,6 +115,22 @@ Dataset dataset_from(const py::array& covariates, const py::object& response) {
                                 : typed_dataset_from<double>(covariates, response);
 }
 
+template <class T>
+const T* target_values(const py::object& y, index_t draws) {
+  if (y.is_none()) {
+    return nullptr;
+  }
+  const auto values = y.cast<py::array>();
+  if (values.ndim() != 1 || values.shape(0) != draws || !values.dtype().is(py::dtype::of<T>()) ||
+      values.strides(0) != static_cast<py::ssize_t>(sizeof(T))) {
+    throw InvalidArgument("y: expected " + std::to_string(draws) + " contiguous " +
+                          std::string(py::str(py::dtype::of<T>())) + " values (one per draw)");
+  }
+  return static_cast<const T*>(values.data());
+}
+
+template const float* target_values<float>(const py::object&, index_t);
+template const double* target_values<double>(const py::object&, index_t);
 template StridedArray<float> strided<float>(const py::array&, const char*);
 template StridedArray<double> strided<double>(const py::array&, const char*);
 template MatrixView<float> column_major_view<float>(const py::array&, const char*);

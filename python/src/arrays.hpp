@@ -41,6 +41,11 @@ Matrix<double> copy_matrix(const pybind11::array& array, const char* name);
 /// column) and response y (None, or n values of the same dtype).
 Dataset dataset_from(const pybind11::array& covariates, const pybind11::object& response);
 
+/// A solve's y: null for None, else the data of a host array of `draws` contiguous T values
+/// (InvalidArgument otherwise; coreset/_arrays.py has already made it so).
+template <class T>
+const T* target_values(const pybind11::object& y, index_t draws);
+
 /// (indices as int64, weights as float64, report): what every engine call returns to Python.
 pybind11::tuple coreset_tuple(const Coreset& coreset, std::string report);
 

@@ -104,23 +104,20 @@ DeviceArrayView<T> view_of(const py::tuple& spec) {
   return view;
 }
 
-// y: None, a host array of S contiguous values (coreset/_arrays.py made it so), or a GPU vector
-// given by its pointer (an int).
+// y: None, a host array of S values (target_values), or a GPU vector given by its pointer (an
+// int, which coreset::solve reads wherever it lives).
 template <class T>
 const T* target_of(const py::object& y, index_t draws) {
-  if (y.is_none()) {
-    return nullptr;
-  }
   if (py::isinstance<py::int_>(y)) {
     return reinterpret_cast<const T*>(y.cast<std::uintptr_t>());
   }
-  const auto values = y.cast<py::array>();
-  if (values.ndim() != 1 || values.shape(0) != draws || !values.dtype().is(py::dtype::of<T>()) ||
-      values.strides(0) != static_cast<py::ssize_t>(sizeof(T))) {
-    throw InvalidArgument("y: expected " + std::to_string(draws) + " contiguous " +
-                          std::string(py::str(py::dtype::of<T>())) + " values (one per draw)");
-  }
-  return static_cast<const T*>(values.data());
+  return target_values<T>(y, draws);
+}
+
+// `run(T{})` with T the element type _arrays.py named in the spec (float32 or float64).
+template <class Run>
+auto with_element_type(const py::tuple& spec, Run&& run) {
+  return spec[5].cast<std::string>() == "float32" ? run(float{}) : run(double{});
 }
 
 template <class T>
@@ -148,9 +145,9 @@ py::tuple solve_device_typed(const py::tuple& spec, bool loglik, const py::objec
 // Phi (S x n) or, with `loglik`, log-likelihoods (n x S) in GPU memory, solved there.
 py::tuple solve_device(const py::tuple& spec, bool loglik, const py::object& y,
                        const py::dict& keywords, const py::object& callback) {
-  const auto dtype = spec[5].cast<std::string>();
-  return dtype == "float32" ? solve_device_typed<float>(spec, loglik, y, keywords, callback)
-                            : solve_device_typed<double>(spec, loglik, y, keywords, callback);
+  return with_element_type(spec, [&](auto element) {
+    return solve_device_typed<decltype(element)>(spec, loglik, y, keywords, callback);
+  });
 }
 
 // A GPU array copied to the host (coreset::copy_to_host): a Fortran-ordered NumPy array over the
@@ -174,8 +171,8 @@ py::array host_copy_typed(const py::tuple& spec) {
 }
 
 py::array host_copy(const py::tuple& spec) {
-  return spec[5].cast<std::string>() == "float32" ? host_copy_typed<float>(spec)
-                                                  : host_copy_typed<double>(spec);
+  return with_element_type(spec,
+                           [&](auto element) { return host_copy_typed<decltype(element)>(spec); });
 }
 
 }  // namespace

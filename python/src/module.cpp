@@ -143,17 +143,7 @@ py::tuple evaluate(const py::array& x, const py::object& y, const py::dict& keyw
 template <class T>
 py::tuple solve_typed(MatrixView<T> phi, const py::object& y, const py::dict& keywords,
                       const py::object& callback, SolveReportInputs inputs) {
-  const T* target = nullptr;
-  if (!y.is_none()) {
-    const auto values = y.cast<py::array>();
-    if (values.ndim() != 1 || values.shape(0) != phi.rows ||
-        !values.dtype().is(py::dtype::of<T>()) ||
-        values.strides(0) != static_cast<py::ssize_t>(sizeof(T))) {
-      throw InvalidArgument("y: expected " + std::to_string(phi.rows) + " contiguous " +
-                            std::string(py::str(py::dtype::of<T>())) + " values (one per draw)");
-    }
-    target = static_cast<const T*>(values.data());
-  }
+  const T* target = target_values<T>(y, phi.rows);
   SolverOptions options = solver_options(keywords);
   PythonProgress progress(callback);
   options.progress = &progress;

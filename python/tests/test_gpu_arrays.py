@@ -51,12 +51,12 @@ def test_cuda_array_interface_layouts_are_read_as_given():
     assert c_order.source == "__cuda_array_interface__" and c_order.stream == 0
     fortran = _arrays.device_array(FakeCuda((40, 300), "<f4", strides=(4, 160), stream=7), "phi")
     assert fortran.spec() == (0x1000, 40, 300, 1, 40, "float32", 7)
-    assert fortran.transposed().spec() == (0x1000, 300, 40, 40, 1, "float32", 7)
-    chains = _arrays.device_array(FakeCuda((2, 20, 300)), "loglik").draws_flattened("loglik")
+    assert fortran.T.spec() == (0x1000, 300, 40, 40, 1, "float32", 7)
+    chains = _arrays.device_array(FakeCuda((2, 20, 300)), "loglik").reshape(40, 300)
     assert (chains.shape, chains.strides) == ((40, 300), (300, 1))
     scattered = _arrays.device_array(FakeCuda((2, 20, 300), strides=(8, 16, 320)), "loglik")
     with pytest.raises(coreset.InvalidArgumentError, match="loglik: .*cannot be read as chain"):
-        scattered.draws_flattened("loglik")
+        scattered.reshape(40, 300)
 
 
 @pytest.mark.parametrize("change, match", [
