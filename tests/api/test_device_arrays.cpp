@@ -10,6 +10,7 @@
 #include "coreset/distributed.hpp"
 #include "coreset/error.hpp"
 #include "coreset/solver.hpp"
+#include "helpers/error_message.hpp"
 
 namespace coreset {
 namespace {
@@ -27,19 +28,7 @@ SolverOptions gpu_options() {
   return options;
 }
 
-template <class Call>
-std::string invalid_argument_message(Call&& call) {
-  try {
-    call();
-  } catch (const InvalidArgument& error) {
-    return error.what();
-  } catch (const std::exception& error) {
-    ADD_FAILURE() << "expected InvalidArgument, got: " << error.what();
-    return "";
-  }
-  ADD_FAILURE() << "expected InvalidArgument, nothing was thrown";
-  return "";
-}
+using test::invalid_argument_message;
 
 class OneRank : public Communicator {
  public:

@@ -21,24 +21,10 @@ namespace {
 
 TEST(DistributedCpuBackend, FindsTheOneProcessDuplicatesWhereverTheCopiesLie) {
   // 3 blocks and a bit; copies within a block, across blocks, and a group of 40 copies of one
-  // column spread over every rank (each must cost one comparison, and all be found).
-  constexpr index_t n = 3 * kReductionBlock + 30;
-  Matrix<double> phi = test::gaussian_matrix(12, n, 3);
-  const auto copy = [&](index_t to, index_t from) {
-    for (index_t i = 0; i < phi.rows(); ++i) {
-      phi(i, to) = phi(i, from);
-    }
-  };
-  copy(5, 2);
-  copy(400, 7);
-  copy(n - 1, 300);
-  for (index_t c = 0; c < 40; ++c) {
-    copy(21 + 19 * c, 10);
-  }
-  // -0.0 and 0.0 differ bit for bit: a column that differs from another only so is no copy.
-  copy(700, 600);
-  phi(0, 600) = 0.0;
-  phi(0, 700) = -0.0;
+  // column spread over every rank (each must cost one comparison, and all be found); -0.0 and
+  // 0.0 differ bit for bit, so a column that differs from another only so is no copy.
+  const Matrix<double> phi = test::matrix_with_copies();
+  const index_t n = phi.cols();
   const std::vector<index_t> expected = cpu::CpuBackend<double>(phi.view(), 1).duplicate_columns();
   ASSERT_EQ(expected.size(), 43u);
 
@@ -61,12 +47,7 @@ TEST(DistributedCpuBackend, FindsTheOneProcessDuplicatesWhereverTheCopiesLie) {
       std::vector<std::vector<index_t>> found;
       test::run_ranks(ranks, [&](const std::shared_ptr<Communicator>& comm) {
         const DatapointRange range = datapoint_range(n, comm->rank(), ranks);
-        Matrix<double> block(phi.rows(), range.count);
-        for (index_t j = 0; j < range.count; ++j) {
-          for (index_t i = 0; i < phi.rows(); ++i) {
-            block(i, j) = phi(i, range.first + j);
-          }
-        }
+        const Matrix<double> block = test::columns_of(phi, range);
         cpu::DistributedCpuBackend<double> backend(block.view(), range.first, n, *comm, 1);
         backend.set_hash_gather_bytes(c.round_bytes);
         backend.set_hash_bits(c.hash_bits);
@@ -119,12 +100,7 @@ TEST(DistributedCpuBackend, EachRankReceivesAboutItsShareOfTheColumnHashes) {
     test::run_ranks(ranks, [&](const std::shared_ptr<Communicator>& threads) {
       const CountingCommunicator comm(threads);
       const DatapointRange range = datapoint_range(n, comm.rank(), ranks);
-      Matrix<double> block(phi.rows(), range.count);
-      for (index_t j = 0; j < range.count; ++j) {
-        for (index_t i = 0; i < phi.rows(); ++i) {
-          block(i, j) = phi(i, range.first + j);
-        }
-      }
+      const Matrix<double> block = test::columns_of(phi, range);
       cpu::DistributedCpuBackend<double> backend(block.view(), range.first, n, comm, 1);
       EXPECT_TRUE(backend.duplicate_columns().empty());
       received[static_cast<std::size_t>(comm.rank())] = comm.received();

@@ -14,6 +14,7 @@
 #include "coreset/solver.hpp"
 #include "cuda/gpu_session.hpp"
 #include "cuda/gpu_test_support.hpp"
+#include "helpers/error_message.hpp"
 #include "helpers/random_problem.hpp"
 #include "kernels/device_buffer.hpp"
 
@@ -35,14 +36,7 @@ kernels::DeviceBuffer<T> on_device(const T* values, index_t count) {
 
 template <class T>
 Matrix<T> planted_phi() {
-  Matrix<T> phi = test::gaussian_matrix<T>(kSamples, kPoints, 31);
-  const Matrix<T> common = test::gaussian_matrix<T>(kSamples, 1, 32);
-  for (index_t j = 0; j < kPoints; ++j) {
-    for (index_t i = 0; i < kSamples; ++i) {
-      phi(i, j) += T(0.7) * common(i, 0);
-    }
-  }
-  return phi;
+  return test::shared_direction_matrix<T>(kSamples, kPoints, 31, 0.7);
 }
 
 SolverOptions gpu_options(Algorithm algorithm) {
@@ -175,15 +169,7 @@ TEST(GpuDeviceArrays, DeviceLogLikelihoodsGiveTheHostProjectionsCoreset) {
   expect_same(transposed, got, "S x n layout");
 }
 
-template <class Call>
-std::string invalid_argument(Call&& call) {
-  try {
-    call();
-  } catch (const InvalidArgument& error) {
-    return error.what();
-  }
-  return "(no InvalidArgument)";
-}
+using test::invalid_argument_message;
 
 TEST(GpuDeviceArrays, NonFiniteEntriesAndHostPointersAreNamedErrors) {
   CORESET_REQUIRE_GPU();
@@ -191,19 +177,19 @@ TEST(GpuDeviceArrays, NonFiniteEntriesAndHostPointersAreNamedErrors) {
   phi(3, 417) = std::numeric_limits<float>::quiet_NaN();
   const kernels::DeviceBuffer<float> bad = on_device(phi.data(), kSamples * kPoints);
   const SolverOptions options = gpu_options(Algorithm::aiht2);
-  EXPECT_NE(invalid_argument([&] {
+  EXPECT_NE(invalid_argument_message([&] {
               solve(DeviceArrayView<float>{bad.data(), kSamples, kPoints, 1, kSamples, nullptr},
                     nullptr, options);
             }).find("Phi has a non-finite entry at row 3, column 417 (0-based)"),
             std::string::npos);
   // Read as n x S log-likelihoods (strides (1, S)): datapoint 417, draw 3.
-  EXPECT_NE(invalid_argument([&] {
+  EXPECT_NE(invalid_argument_message([&] {
               solve_loglik(
                   DeviceArrayView<float>{bad.data(), kPoints, kSamples, kSamples, 1, nullptr},
                   nullptr, options);
             }).find("datapoint 417, draw 3 (0-based)"),
             std::string::npos);
-  EXPECT_NE(invalid_argument([&] {
+  EXPECT_NE(invalid_argument_message([&] {
               solve(DeviceArrayView<float>{phi.data(), kSamples, kPoints, 1, kSamples, nullptr},
                     nullptr, options);
             }).find("Phi is not in CUDA device memory"),
@@ -213,7 +199,7 @@ TEST(GpuDeviceArrays, NonFiniteEntriesAndHostPointersAreNamedErrors) {
   const Matrix<float> good = planted_phi<float>();
   const kernels::DeviceBuffer<float> phi_device = on_device(good.data(), kSamples * kPoints);
   EXPECT_NE(
-      invalid_argument([&] {
+      invalid_argument_message([&] {
         solve(DeviceArrayView<float>{phi_device.data(), kSamples, kPoints, 1, kSamples, nullptr},
               y_device.data(), options);
       }).find("y has a non-finite entry at position 0"),

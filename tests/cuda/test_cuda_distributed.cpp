@@ -202,12 +202,7 @@ std::vector<SolveResult> solve_on_gpu_ranks(const Matrix<T>& phi, int ranks,
   std::vector<SolveResult> results(static_cast<std::size_t>(ranks));
   test::run_ranks(ranks, [&](const std::shared_ptr<Communicator>& comm) {
     const DatapointRange range = datapoint_range(phi.cols(), comm->rank(), ranks);
-    Matrix<T> block(phi.rows(), range.count);
-    for (index_t j = 0; j < range.count; ++j) {
-      for (index_t i = 0; i < phi.rows(); ++i) {
-        block(i, j) = phi(i, range.first + j);
-      }
-    }
+    const Matrix<T> block = test::columns_of(phi, range);
     SolverOptions mine = options;
     mine.communicator = comm;
     results[static_cast<std::size_t>(comm->rank())] = solve(block.view(), y, mine);
@@ -218,18 +213,9 @@ std::vector<SolveResult> solve_on_gpu_ranks(const Matrix<T>& phi, int ranks,
 // 5 reduction blocks, the last short; columns share a direction so the solve has work to do.
 // S > k, so y = Phi 1 is not a sum of k columns and no solve reaches the rounding floor, where
 // the summation orders of one GPU and of R ranks would decide the relative error alone.
-constexpr index_t kSolveSamples = 64;
 template <class T>
 Matrix<T> shared_direction_phi() {
-  const index_t cols = 4 * kReductionBlock + 77;
-  Matrix<T> phi = test::gaussian_matrix<T>(kSolveSamples, cols, 21);
-  const Matrix<T> common = test::gaussian_matrix<T>(kSolveSamples, 1, 22);
-  for (index_t j = 0; j < cols; ++j) {
-    for (index_t i = 0; i < kSolveSamples; ++i) {
-      phi(i, j) += T(0.5) * common(i, 0);
-    }
-  }
-  return phi;
+  return test::shared_direction_matrix<T>(64, 4 * kReductionBlock + 77, 21, 0.5);
 }
 
 template <class T>
@@ -332,24 +318,14 @@ TEST(DistributedGpuSolve, YBatchesRefitAndWarmStartsMatchOneGpu) {
 }
 
 // Copies of columns within a rank's block, across ranks' blocks, and a group of 40 spread over
-// every rank: the device blocks' hashes and comparisons find the one-process copies, also with
+// every rank (test::matrix_with_copies): the device blocks' hashes and comparisons find the
+// one-process copies, also with
 // hashes sent in small rounds and with 3-bit hashes (about a hundred distinct columns per hash,
 // so that only the comparisons tell a copy from a collision).
 TEST(DistributedGpuSolve, DuplicateColumnsAcrossRanksAreTheOneProcessCopies) {
   CORESET_REQUIRE_GPU();
-  constexpr index_t n = 3 * kReductionBlock + 30;
-  Matrix<double> phi = test::gaussian_matrix<double>(12, n, 3);
-  const auto copy = [&](index_t to, index_t from) {
-    for (index_t i = 0; i < phi.rows(); ++i) {
-      phi(i, to) = phi(i, from);
-    }
-  };
-  copy(5, 2);
-  copy(400, 7);
-  copy(n - 1, 300);
-  for (index_t c = 0; c < 40; ++c) {
-    copy(21 + 19 * c, 10);
-  }
+  const Matrix<double> phi = test::matrix_with_copies();
+  const index_t n = phi.cols();
   const std::vector<index_t> expected = cpu::CpuBackend<double>(phi.view(), 1).duplicate_columns();
   ASSERT_EQ(expected.size(), 43u);
   for (const std::pair<std::size_t, int> round_and_bits :
@@ -361,12 +337,7 @@ TEST(DistributedGpuSolve, DuplicateColumnsAcrossRanksAreTheOneProcessCopies) {
       std::vector<std::vector<index_t>> found(static_cast<std::size_t>(ranks));
       test::run_ranks(ranks, [&](const std::shared_ptr<Communicator>& comm) {
         const DatapointRange range = datapoint_range(n, comm->rank(), ranks);
-        Matrix<double> block(phi.rows(), range.count);
-        for (index_t j = 0; j < range.count; ++j) {
-          for (index_t i = 0; i < phi.rows(); ++i) {
-            block(i, j) = phi(i, range.first + j);
-          }
-        }
+        const Matrix<double> block = test::columns_of(phi, range);
         cuda::GpuSession session;
         const auto held = session.lock();
         cpu::DistributedBackend<double, cuda::DeviceColumnBlock<double>> backend(

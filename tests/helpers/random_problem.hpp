@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "coreset/distributed.hpp"
 #include "coreset/matrix.hpp"
 #include "coreset/solver.hpp"
 
@@ -24,6 +25,56 @@ Matrix<T> gaussian_matrix(index_t rows, index_t cols, std::uint64_t seed) {
     }
   }
   return phi;
+}
+
+/// gaussian_matrix (seed) plus `share` times one common Gaussian column (seed + 1) in every
+/// column: the columns correlate with y = Phi 1, so a solve has work to do.
+template <class T = double>
+Matrix<T> shared_direction_matrix(index_t rows, index_t cols, std::uint64_t seed, double share) {
+  Matrix<T> phi = gaussian_matrix<T>(rows, cols, seed);
+  const Matrix<T> common = gaussian_matrix<T>(rows, 1, seed + 1);
+  for (index_t j = 0; j < cols; ++j) {
+    for (index_t i = 0; i < rows; ++i) {
+      phi(i, j) += static_cast<T>(share) * common(i, 0);
+    }
+  }
+  return phi;
+}
+
+/// A 12 x (3 x 256 + 30) Phi with 43 columns that copy an earlier one: within a reduction block,
+/// across blocks, and a group of 40 copies of column 10 spread over every block (so over every
+/// rank of a split); columns 600 and 700 differ only in the sign of a zero, which is no copy.
+inline Matrix<double> matrix_with_copies() {
+  constexpr index_t n = 3 * kReductionBlock + 30;
+  Matrix<double> phi = gaussian_matrix(12, n, 3);
+  const auto copy = [&](index_t to, index_t from) {
+    for (index_t i = 0; i < phi.rows(); ++i) {
+      phi(i, to) = phi(i, from);
+    }
+  };
+  copy(5, 2);
+  copy(400, 7);
+  copy(n - 1, 300);
+  for (index_t c = 0; c < 40; ++c) {
+    copy(21 + 19 * c, 10);
+  }
+  copy(700, 600);
+  phi(0, 600) = 0.0;
+  phi(0, 700) = -0.0;
+  return phi;
+}
+
+/// Columns range.first ... range.first + range.count - 1 of `phi`, as a rank of a distributed
+/// solve holds them.
+template <class T>
+Matrix<T> columns_of(const Matrix<T>& phi, DatapointRange range) {
+  Matrix<T> block(phi.rows(), range.count);
+  for (index_t j = 0; j < range.count; ++j) {
+    for (index_t i = 0; i < phi.rows(); ++i) {
+      block(i, j) = phi(i, range.first + j);
+    }
+  }
+  return block;
 }
 
 /// A k-sparse non-negative w* (weights in [1, 2], well away from 0) and y = Phi w*.
