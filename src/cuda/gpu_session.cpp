@@ -20,7 +20,13 @@ GpuSession::~GpuSession() = default;
 std::unique_lock<std::mutex> GpuSession::lock() {
   std::unique_lock<std::mutex> held(mutex_);
   // The current device is per host thread, and a job's stages may run on different threads.
-  CORESET_CUDA_TRY(cudaSetDevice(device_));
+  // Before the resources exist there is nothing of the session's to bind to: resources() binds
+  // the thread as it makes them (Resources' constructor), and a session that never makes them
+  // (a rank without columns) never creates a context on its GPU (cudaSetDevice does, since
+  // CUDA 12).
+  if (resources_ != nullptr) {
+    CORESET_CUDA_TRY(cudaSetDevice(device_));
+  }
   return held;
 }
 

@@ -32,7 +32,8 @@ class GpuSession {
 
   /// Serialises the session's users: its stream, scalar ring and the backends' scratch are
   /// single-threaded, and a job may be solved from several threads (PreparedProblem is). Also
-  /// binds the calling thread to the session's device.
+  /// binds the calling thread to the session's device once resources() has made them (which
+  /// binds it itself), so that a session which never needs the device never touches it.
   std::unique_lock<std::mutex> lock();
 
   /// The session's resources, created on the first call (DeviceError when that fails). Call
