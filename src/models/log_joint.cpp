@@ -82,6 +82,17 @@ ExactRowSums exact_link_sums(const Model& model, const Eigen::Ref<const Eigen::M
     const Eigen::VectorXd predictor = block * theta;
     const index_t count = block.rows();
     double value = 0.0;
+    if (!want_gradient && !want_hessian) {
+      // A line search's evaluation: the link's value alone (link_value computes it as
+      // evaluate_link does, bit for bit), without the derivatives' exponentials.
+      for (index_t j = 0; j < count; ++j) {
+        const index_t i = first + j;
+        value +=
+            weights[i] *
+            (link_value(model.link, predictor[j], response[i], model.noise_precision) + offset[i]);
+      }
+      return value;
+    }
     for (index_t j = 0; j < count; ++j) {
       const index_t i = first + j;
       const LinkTerms link =

@@ -104,8 +104,10 @@ ExactRowSums exact_sums_over_rows(const Eigen::Ref<const Eigen::MatrixXd>& desig
       if (want_matrix) {
         // A general product rather than a rank update of diag(sqrt(c)) rows: the square root
         // would need c >= 0, and the Poisson link's -ell'' can round to a tiny negative number.
+        // Only its upper triangle is computed, the part read below: about half the work.
         scaled.noalias() = c.asDiagonal() * rows;
-        matrix.noalias() = rows.transpose() * scaled;
+        matrix.resize(d, d);
+        matrix.triangularView<Eigen::Upper>() = rows.transpose() * scaled;
         for (index_t j = 0; j < d; ++j) {
           for (index_t i = 0; i <= j; ++i) {
             mine[slot++].add(matrix(i, j));

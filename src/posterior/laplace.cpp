@@ -51,10 +51,17 @@ struct Point {
   Eigen::LLT<Eigen::MatrixXd> llt;
 };
 
+/// The passes over the rows a fit has taken (LaplaceFit's counts).
+struct Passes {
+  int full = 0;
+  int value = 0;
+};
+
 /// Evaluates everything at `theta`. Returns why the point is unusable, or "" when it is fine.
 std::string evaluate(const models::Model& model, const Coreset* weights,
-                     const models::RowSumsProvider* full_data, Eigen::VectorXd theta,
-                     Point& point) {
+                     const models::RowSumsProvider* full_data, Eigen::VectorXd theta, Point& point,
+                     Passes& passes) {
+  ++passes.full;
   point.theta = std::move(theta);
   point.log_joint = models::log_joint(model, weights, point.theta, &point.gradient,
                                       &point.negative_hessian, full_data);
@@ -68,9 +75,11 @@ std::string evaluate(const models::Model& model, const Coreset* weights,
   return "";
 }
 
-LaplaceFit finish(const Point& point, int iterations) {
+LaplaceFit finish(const Point& point, int iterations, const Passes& passes) {
   const Eigen::Index d = point.theta.size();
   LaplaceFit fit;
+  fit.full_evaluations = passes.full;
+  fit.value_evaluations = passes.value;
   fit.posterior.mean = point.theta;
   const Eigen::MatrixXd covariance = point.llt.solve(Eigen::MatrixXd::Identity(d, d));
   fit.posterior.covariance = 0.5 * (covariance + covariance.transpose());
@@ -96,8 +105,9 @@ LaplaceFit laplace(const models::Model& model, const Coreset* weights,
   // The prior mean: with total weight 0 the gradient there is exactly 0, the decrement is 0, and
   // the loop returns the prior N(0, P0^{-1}) before taking any step.
   Point point;
+  Passes passes;
   const std::string start =
-      evaluate(model, weights, full_data, Eigen::VectorXd::Zero(model.dim()), point);
+      evaluate(model, weights, full_data, Eigen::VectorXd::Zero(model.dim()), point, passes);
   if (!start.empty()) {
     throw NumericalError("Laplace: " + start + " at iteration 0 (theta = 0)");
   }
@@ -120,11 +130,11 @@ LaplaceFit laplace(const models::Model& model, const Coreset* weights,
       // ||g|| by about sqrt(2 tolerance |lj| lambda_max(H)). The step is kept only if it really
       // shrinks the gradient. A decrement of exactly 0 (the prior) is returned untouched.
       if (decrement > 0.0 &&
-          evaluate(model, weights, full_data, point.theta + step, candidate).empty() &&
+          evaluate(model, weights, full_data, point.theta + step, candidate, passes).empty() &&
           candidate.gradient.norm() < point.gradient.norm()) {
-        return finish(candidate, iteration + 1);
+        return finish(candidate, iteration + 1, passes);
       }
-      return finish(point, iteration);
+      return finish(point, iteration, passes);
     }
     if (iteration == options.max_iterations) {
       throw NumericalError("Laplace: Newton did not converge in " +
@@ -135,12 +145,23 @@ LaplaceFit laplace(const models::Model& model, const Coreset* weights,
 
     // Backtracking: halve the step until lj rises by at least kArmijo of the predicted increase
     // (2 * decrement is g^T step). lj_w is concave, so some step length always succeeds unless
-    // round-off hides the increase.
+    // round-off hides the increase. The full step is tried with the derivatives: Newton takes it
+    // on nearly every iteration, and the next iteration needs them there, so one pass over the
+    // data does for both (a value-only pass and then a full one before). Shorter steps are tried
+    // on the value alone. Either evaluation gives the same value, so the path is unchanged.
     double length = 1.0;
     bool accepted = false;
+    std::string problem;
     for (int halving = 0; halving <= kMaxHalvings; ++halving, length *= 0.5) {
-      const double value = models::log_joint(model, weights, point.theta + length * step, nullptr,
-                                             nullptr, full_data);
+      double value = 0.0;
+      if (halving == 0) {
+        problem = evaluate(model, weights, full_data, point.theta + step, candidate, passes);
+        value = candidate.log_joint;
+      } else {
+        ++passes.value;
+        value = models::log_joint(model, weights, point.theta + length * step, nullptr, nullptr,
+                                  full_data);
+      }
       if (std::isfinite(value) && value >= point.log_joint + kArmijo * length * 2.0 * decrement) {
         accepted = true;
         break;
@@ -148,15 +169,16 @@ LaplaceFit laplace(const models::Model& model, const Coreset* weights,
     }
     if (!accepted) {
       if (decrement <= kRoundOffDecrement * scale) {
-        return finish(point, iteration);
+        return finish(point, iteration, passes);
       }
       throw NumericalError("Laplace: line search failed at iteration " +
                            std::to_string(iteration + 1) + " (gradient norm " +
                            format(point.gradient.norm()) + ", Newton decrement " +
                            format(decrement) + ")");
     }
-    const std::string problem =
-        evaluate(model, weights, full_data, point.theta + length * step, candidate);
+    if (length != 1.0) {
+      problem = evaluate(model, weights, full_data, point.theta + length * step, candidate, passes);
+    }
     if (!problem.empty()) {
       throw NumericalError("Laplace: " + problem + " at iteration " +
                            std::to_string(iteration + 1));

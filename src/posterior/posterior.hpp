@@ -35,6 +35,11 @@ struct LaplaceFit {
   Gaussian posterior;          ///< N(theta_MAP, (-grad^2 lj_w(theta_MAP))^{-1})
   int iterations = 0;          ///< Newton steps, the final polishing step included (<= max + 1)
   double gradient_norm = 0.0;  ///< ||grad lj_w|| at the returned mode
+  /// The sums over the data (or the coreset's rows) the fit took: with the gradient and Hessian
+  /// (the start, each step, the polishing step), and of the value alone (the line search's
+  /// shorter steps). Each is one pass over the rows: what the fit's time is measured against.
+  int full_evaluations = 0;
+  int value_evaluations = 0;
 };
 
 /// Laplace approximation of the posterior with weights `weights` (null: w = 1): Newton's method

@@ -29,6 +29,7 @@ class HostSums final : public models::RowSumsProvider {
   models::RowSums link_sums(const Eigen::VectorXd& theta, bool want_vector,
                             bool want_matrix) const override {
     ++calls;
+    ++(want_vector || want_matrix ? calls_with_derivatives : value_calls);
     const auto terms = [&](index_t first, const Eigen::MatrixXd& block, Eigen::VectorXd& g,
                            Eigen::VectorXd& c) {
       const Eigen::VectorXd predictor = block * theta;
@@ -51,6 +52,8 @@ class HostSums final : public models::RowSumsProvider {
     return sums;
   }
   mutable int calls = 0;
+  mutable int calls_with_derivatives = 0;
+  mutable int value_calls = 0;
 
  private:
   const models::Model& model_;
@@ -78,6 +81,29 @@ TEST(LaplaceProvider, TheHostSumsThroughTheProviderGiveTheSameBitsOnEveryModel) 
     EXPECT_TRUE(provided.posterior.mean == reference.posterior.mean);
     EXPECT_TRUE(provided.posterior.covariance == reference.posterior.covariance);
     EXPECT_EQ(provided.gradient_norm, reference.gradient_norm);
+  }
+}
+
+TEST(LaplaceProvider, OnePassPerNewtonStepAndTheFitCountsItsPasses) {
+  for (const ModelKind kind : test::all_model_kinds()) {
+    SCOPED_TRACE(to_string(kind));
+    const models::Model model = model_of(kind);
+    const HostSums host(model);
+    LaplaceOptions options;
+    options.full_data = &host;
+    const LaplaceFit fit = laplace(model, nullptr, options);
+    EXPECT_EQ(fit.full_evaluations, host.calls_with_derivatives);
+    EXPECT_EQ(fit.value_evaluations, host.value_calls);
+    // The start, one pass per step (the polishing one included), one more if the polish is
+    // refused, and a second pass at a step the line search shortened: never two passes at a
+    // full step, which the line search takes with the derivatives it needs next.
+    EXPECT_GE(fit.full_evaluations, fit.iterations + 1);
+    EXPECT_LE(fit.full_evaluations, fit.iterations + 2 + fit.value_evaluations);
+    if (kind == ModelKind::gaussian || kind == ModelKind::linear) {
+      // A quadratic log joint: the first full Newton step lands on the mode, no halving.
+      EXPECT_EQ(fit.value_evaluations, 0);
+      EXPECT_LE(fit.iterations, 2);
+    }
   }
 }
 
