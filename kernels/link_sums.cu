@@ -26,15 +26,18 @@ __global__ void link_terms_kernel(const double* design, index_t n, index_t d, co
     for (index_t j = 0; j < d; ++j) {
       a += design[row + j * n] * theta[j];
     }
+    if (!derivatives) {
+      // A line search's pass: the value alone (the same bits as evaluate_link's value).
+      sum += models::link_value(link, a, response[row], precision) + offset[row];
+      continue;
+    }
     const models::LinkTerms terms = models::evaluate_link(link, a, response[row], precision);
     sum += terms.value + offset[row];
-    if (derivatives) {
-      const double c = -terms.second;  // -ell''(a) >= 0 up to round-off
-      for (index_t j = 0; j < d; ++j) {
-        w[r + j * ld_w] = c * design[row + j * n];
-      }
-      w[r + d * ld_w] = terms.first;
+    const double c = -terms.second;  // -ell''(a) >= 0 up to round-off
+    for (index_t j = 0; j < d; ++j) {
+      w[r + j * ld_w] = c * design[row + j * n];
     }
+    w[r + d * ld_w] = terms.first;
   }
   const double total = block_sum(sum);
   if (threadIdx.x == 0) {
