@@ -254,5 +254,47 @@ TEST(LinkPoisson, BranchIsContinuousAtMinus30) {
   }
 }
 
+// The links share one exponential, e^-|a|, among softplus and the sigmoids. Against each
+// function's own exponential, written out as the branches the functions document: the same bits,
+// for labels that make |y a| = |a| (the shared case) and labels that do not, at every grid point,
+// at zeros of both signs and at the extremes.
+double softplus_alone(double a) {
+  return a > 0.0 ? a + std::log1p(std::exp(-a)) : std::log1p(std::exp(a));
+}
+double sigmoid_alone(double a) {
+  return a >= 0.0 ? 1.0 / (1.0 + std::exp(-a)) : std::exp(a) / (1.0 + std::exp(a));
+}
+
+TEST(LinkSharedExponential, LogisticAndPoissonGiveTheBitsOfSeparateExponentials) {
+  std::vector<double> grid = predictor_grid();
+  for (const double a : {0.0, -0.0, 1e-300, -1e-300, 700.0, -700.0, 1e308, -1e308}) {
+    grid.push_back(a);
+  }
+  for (const double a : grid) {
+    for (const double y : {-1.0, 1.0, 0.5, -0.25, 3.0}) {
+      const LinkTerms logistic = logistic_link(a, y);
+      EXPECT_EQ(logistic.value, -softplus_alone(-y * a)) << "a " << a << ", y " << y;
+      EXPECT_EQ(logistic.first, y * sigmoid_alone(-y * a)) << "a " << a << ", y " << y;
+      EXPECT_EQ(logistic.second, -sigmoid_alone(a) * sigmoid_alone(-a)) << "a " << a;
+      EXPECT_EQ(logistic.value, logistic_value(a, y)) << "a " << a << ", y " << y;
+    }
+    for (const double y : kCounts) {
+      if (a < kPoissonExpansionBelow) {
+        continue;  // the expansion's branch takes no softplus or sigmoid
+      }
+      const LinkTerms poisson = poisson_link(a, y);
+      const double lambda = softplus_alone(a);
+      const double s = sigmoid_alone(a);
+      EXPECT_EQ(poisson.value, y * std::log(lambda) - lambda) << "a " << a << ", y " << y;
+      EXPECT_EQ(poisson.first, (y / lambda - 1.0) * s) << "a " << a << ", y " << y;
+      // models::poisson_g: this file also has a long-double reference of that name.
+      EXPECT_EQ(poisson.second,
+                -s * (y * models::poisson_g(lambda) / lambda / lambda + sigmoid_alone(-a)))
+          << "a " << a << ", y " << y;
+      EXPECT_EQ(poisson.value, poisson_value(a, y)) << "a " << a << ", y " << y;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace coreset::models
