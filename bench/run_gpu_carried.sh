@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Run this on the device machine, from the repository root, with gpu-carry/ carried (see
+# bench/prepare_gpu_run.sh). Everything the GPU must check runs in one call, first things first,
+# each step bounded in time, so that a call of at most 10 minutes always returns what it measured.
+#
+# Steps:
+#   1. ctest -L gpu: the GPU tests, with the pytest ones left out (their extension is built for
+#      the build machine's Python).
+#   2. The Python extension, compiled there with g++ against that machine's Python and pybind11,
+#      then python/tests/test_gpu_arrays.py: arrays made with libcudart, CuPy and PyTorch.
+#   3. bench_gpu: the per-iteration cases (issue 16's targets).
+#   4. bench_gpu --end-to-end at N = 1e6 and 1e7 (issue 15's targets).
+#   5. compute-sanitizer memcheck on the newest device code (arrays, blocks, ranks, Laplace),
+#      then racecheck on the primitives.
+#
+# Output, in $OUT (at most 8 files come back):
+#   summary.json, nvidia-smi.log, ctest_gpu.log, python_gpu.log, bench_iterations.json,
+#   bench_end_to_end.json, bench.log, sanitizer.log.
+# GPU_RUN_SECONDS (default 540) bounds the whole run: a step that would not fit in what is left is
+# recorded as skipped. PYTHON (default python3: there, the one with PyTorch and CuPy) runs step 2.
+set -uo pipefail
+
+root="$(pwd)"
+out="${OUT:-$root/out}"
+mkdir -p "$out"
+budget="${GPU_RUN_SECONDS:-540}"
+started=$SECONDS
+stage="$root/gpu-carry"
+if [[ ! -f "$stage/BUILT_AT" ]]; then
+  echo "run_gpu_carried: no gpu-carry/ here (run bench/prepare_gpu_run.sh and carry it)" >&2
+  exit 1
+fi
+built_at="$(cat "$stage/BUILT_AT")"
+build_dir="$(cat "$stage/BUILD_DIR")"
+
+# The carried build names files by the paths it was built at: link that path to this checkout,
+# and the build folder to the carried copy.
+if [[ ! -e "$built_at" ]]; then
+  mkdir -p "$(dirname "$built_at")"
+  ln -s "$root" "$built_at"
+elif [[ "$(cd "$built_at" && pwd -P)" != "$(pwd -P)" ]]; then
+  echo "run_gpu_carried: $built_at exists here and is not this checkout; the carried build's" \
+    "paths point there" >&2
+  exit 1
+fi
+if [[ ! -e "$root/$build_dir" ]]; then
+  ln -s "$stage/$build_dir" "$root/$build_dir"
+fi
+build="$root/$build_dir"
+cuda_root="$(dirname "$(dirname "$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)")")"
+export LD_LIBRARY_PATH="$build/src:$cuda_root/lib64:$cuda_root/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+
+nvidia-smi > "$out/nvidia-smi.log" 2>&1 || echo "nvidia-smi failed" >> "$out/nvidia-smi.log"
+
+declare -A result
+order=()
+# step NAME SECONDS LOG COMMAND...: runs COMMAND under `timeout SECONDS`, appending to LOG, unless
+# fewer than SECONDS are left of the budget.
+step() {
+  local name="$1" seconds="$2" log="$3"
+  shift 3
+  order+=("$name")
+  local left=$((budget - (SECONDS - started)))
+  if ((left < seconds)); then
+    result[$name]="skipped: ${left} s left of the budget, the step may take ${seconds} s"
+    return
+  fi
+  local began=$SECONDS
+  echo "=== $name: $*" >> "$log"
+  timeout "$seconds" "$@" >> "$log" 2>&1
+  local rc=$?
+  local took=$((SECONDS - began))
+  case $rc in
+    0) result[$name]="passed in ${took} s" ;;
+    124) result[$name]="timed out after ${seconds} s" ;;
+    *) result[$name]="failed (exit ${rc}) after ${took} s" ;;
+  esac
+}
+
+step ctest_gpu 150 "$out/ctest_gpu.log" \
+  ctest --test-dir "$build" -L gpu -E '^python\.' --timeout 120 --output-on-failure -j 1
+# A GPU test skips only when the device is not usable: then nothing was validated.
+skipped="$(grep -c '(Skipped)' "$out/ctest_gpu.log")"
+if [[ "${result[ctest_gpu]}" == passed* && "$skipped" -gt 0 ]]; then
+  result[ctest_gpu]="${result[ctest_gpu]}, but ${skipped} tests skipped (no usable GPU?)"
+fi
+
+build_python_extension() {
+  local package="$1/coreset"
+  mkdir -p "$package"
+  cp "$root"/python/coreset/*.py "$package/"
+  local suffix
+  suffix="$("$PYTHON" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')"
+  # shellcheck disable=SC2046  # the include flags are several words
+  g++ -O2 -shared -fPIC -std=c++17 -fvisibility=hidden $("$PYTHON" -m pybind11 --includes) \
+    -I"$root/include" -I"$stage/include" "$root"/python/src/*.cpp -L"$build/src" -lcoreset \
+    -Wl,-rpath,"$build/src" -o "$package/_core$suffix"
+}
+python_gpu() {
+  local site
+  site="$(mktemp -d)"
+  build_python_extension "$site" || return 1
+  cd "$root/python/tests" &&
+    PYTHONPATH="$site" CORESET_BINARY="$build/coreset" "$PYTHON" -m pytest -v -p no:cacheprovider \
+      test_gpu_arrays.py test_solve.py
+}
+export -f build_python_extension python_gpu
+PYTHON="${PYTHON:-python3}"
+export root stage build PYTHON
+step python_gpu 90 "$out/python_gpu.log" bash -c python_gpu
+
+step bench_iterations 150 "$out/bench.log" "$build/bench/bench_gpu" \
+  --json "$out/bench_iterations.json" --sizes 1e5,1e6,1e7 --rows 100,500 \
+  --budgets 100,1000,10000 --repeats 3
+step bench_end_to_end 120 "$out/bench.log" "$build/bench/bench_gpu" \
+  --json "$out/bench_end_to_end.json" --sizes 1e5 --rows 100 --budgets 100 --repeats 1 --no-cpu \
+  --end-to-end --end-to-end-sizes 1e6,1e7
+
+sanitizer="$(command -v compute-sanitizer || echo "$cuda_root/bin/compute-sanitizer")"
+step memcheck 90 "$out/sanitizer.log" "$sanitizer" --tool memcheck --leak-check full \
+  --error-exitcode 1 "$build/tests/test_cuda" \
+  --gtest_filter='GpuDeviceArrays*:DeviceColumnBlock*:DistributedGpu*:*Laplace*:DeviceDataset*'
+step racecheck 60 "$out/sanitizer.log" "$sanitizer" --tool racecheck --error-exitcode 1 \
+  "$build/tests/test_cuda" --gtest_filter='GpuPrimitives*'
+
+{
+  printf '{\n  "commit": "%s",\n  "date": "%s",\n  "seconds": %d' \
+    "$(cat "$stage/COMMIT")" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" $((SECONDS - started))
+  for name in "${order[@]}"; do
+    printf ',\n  "%s": "%s"' "$name" "${result[$name]}"
+  done
+  printf '\n}\n'
+} > "$out/summary.json"
+cat "$out/summary.json"
+for name in "${order[@]}"; do
+  [[ "${result[$name]}" == passed* ]] || exit 1
+done
