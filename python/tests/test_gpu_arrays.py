@@ -239,3 +239,79 @@ def test_a_non_finite_device_entry_is_named():
     loglik[5, 2] = np.inf
     with pytest.raises(coreset.InvalidArgumentError, match="datapoint 5, draw 2"):
         coreset.solve(loglik=DeviceArray(loglik), k=5, device="gpu")
+
+
+# ---- on a GPU with the frameworks users hand arrays from (CuPy, PyTorch): skipped without ----
+
+def _framework(name):
+    if not gpu_usable():
+        return None
+    try:
+        module = __import__(name)
+    except Exception:  # not installed, or installed without a usable CUDA build
+        return None
+    try:
+        if name == "torch":
+            return module if module.cuda.is_available() else None
+        module.cuda.runtime.getDeviceCount()
+        return module
+    except Exception:
+        return None
+
+
+cupy = _framework("cupy")
+torch = _framework("torch")
+
+
+class DlpackOnly:
+    """A framework array seen through __dlpack__ alone, so the DLPack path is the one taken."""
+
+    def __init__(self, array):
+        self._array = array
+
+    def __dlpack__(self, stream=None):
+        return self._array.__dlpack__(stream=stream)
+
+    def __dlpack_device__(self):
+        return self._array.__dlpack_device__()
+
+
+@pytest.mark.skipif(cupy is None, reason="no CuPy with a usable GPU")
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_cupy_arrays_give_the_host_coreset(planted_phi, dtype):
+    host = np.asfortranarray(planted_phi.astype(dtype))
+    expected = coreset.solve(host, k=10, device="gpu")
+    for layout in (cupy.asarray(host, order="F"), cupy.asarray(host, order="C")):
+        for wrapped in (layout, DlpackOnly(layout)):  # __cuda_array_interface__, then DLPack
+            got = coreset.solve(wrapped, k=10, device="gpu")
+            np.testing.assert_array_equal(got.indices, expected.indices)
+            np.testing.assert_array_equal(got.weights, expected.weights)
+    # ArviZ's (chain, draw, n) log-likelihoods, made on the device.
+    rng = np.random.default_rng(8)
+    loglik = (rng.normal(size=(2, 20, 5)) @ rng.normal(size=(5, 300)) - 2.0).astype(dtype)
+    from_host = coreset.solve(loglik=loglik, k=10, device="gpu")
+    from_cupy = coreset.solve(loglik=cupy.asarray(loglik), k=10, device="gpu")
+    np.testing.assert_array_equal(from_cupy.indices, from_host.indices)
+
+
+@pytest.mark.skipif(torch is None, reason="no PyTorch with a usable GPU")
+def test_torch_tensors_give_the_host_coreset(planted_phi):
+    host = np.ascontiguousarray(planted_phi.astype(np.float32))
+    expected = coreset.solve(host, k=10, device="gpu")
+    tensor = torch.from_numpy(host).cuda()
+    for wrapped in (tensor, DlpackOnly(tensor), tensor.T.contiguous().T):
+        got = coreset.solve(wrapped, k=10, device="gpu")
+        np.testing.assert_array_equal(got.indices, expected.indices)
+        np.testing.assert_array_equal(got.weights, expected.weights)
+    # Work queued on PyTorch's stream before the call is waited for: the tensor is written by a
+    # kernel just before it is handed over.
+    late = torch.zeros_like(tensor)
+    late.copy_(tensor)
+    got = coreset.solve(late, k=10, device="gpu")
+    np.testing.assert_array_equal(got.indices, expected.indices)
+    # A dataset on the device builds the host dataset's coreset.
+    X, y = coreset.synthetic_logistic(2000, 4)
+    built = coreset.build(torch.from_numpy(X).cuda(), torch.from_numpy(y).cuda(), model="logistic",
+                          k=20, samples=100, device="gpu")
+    reference = coreset.build(X, y, model="logistic", k=20, samples=100, device="gpu")
+    np.testing.assert_array_equal(built.indices, reference.indices)
