@@ -11,6 +11,7 @@
 #include <random>
 #include <string>
 
+#include "cuda/memory_plan.hpp"
 #include "cuda/nvtx.hpp"
 #include "kernels/check.hpp"
 #include "kernels/launch.hpp"
@@ -54,13 +55,6 @@ void copy_to_host(cudaStream_t s, U* host, const U* device, index_t count) {
   CORESET_CUDA_TRY(cudaStreamSynchronize(s));
 }
 
-// The solver's n-sized state: about a dozen sparse vectors (values + mask), the gradient and
-// other dense vectors, the top-k's candidates and tie list, the duplicate search's hash sort.
-template <class T>
-std::size_t working_bytes(index_t cols) {
-  return static_cast<std::size_t>(cols) * (16 * (sizeof(T) + 1) + 48);
-}
-
 template <class U>
 void copy_on_device(cudaStream_t s, U* to, const U* from, index_t count) {
   if (count > 0 && to != from) {
@@ -78,11 +72,17 @@ void zero(cudaStream_t s, U* data, index_t count) {
 
 }  // namespace
 
+// The solver's n-sized state: about a dozen sparse vectors (values + mask), the gradient and
+// other dense vectors, the top-k's candidates and tie list, the duplicate search's hash sort.
+std::size_t solver_state_bytes(index_t n, std::size_t element_bytes) {
+  return static_cast<std::size_t>(n) * (16 * (element_bytes + 1) + 48);
+}
+
 template <class T>
 CudaBackend<T>::CudaBackend(Resources& resources, MatrixView<T> phi)
     : res_(resources), rows_(phi.rows), cols_(phi.cols) {
   const auto bytes = static_cast<std::size_t>(rows_) * static_cast<std::size_t>(cols_) * sizeof(T);
-  check_fits(bytes, working_bytes<T>(cols_),
+  check_fits(bytes, solver_state_bytes(cols_, sizeof(T)),
              "Phi (" + std::to_string(rows_) + " x " + std::to_string(cols_) + ", " +
                  (sizeof(T) == 4 ? "float" : "double") + ")");
   phi_.resize_discard(rows_ * cols_);
@@ -104,7 +104,7 @@ CudaBackend<T>::CudaBackend(Resources& resources, kernels::DeviceBuffer<T>&& phi
                             index_t cols)
     : res_(resources), rows_(rows), cols_(cols), phi_(std::move(phi)) {
   // Phi is already allocated, so the free memory says whether the solver's state fits beside it.
-  check_fits(0, working_bytes<T>(cols_),
+  check_fits(0, solver_state_bytes(cols_, sizeof(T)),
              "the solver's vectors beside Phi (" + std::to_string(rows_) + " x " +
                  std::to_string(cols_) + ", " + (sizeof(T) == 4 ? "float" : "double") + ")");
   allocate_working_state();

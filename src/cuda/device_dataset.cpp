@@ -8,6 +8,7 @@
 
 #include "coreset/error.hpp"
 #include "cuda/device_data.hpp"
+#include "cuda/memory_plan.hpp"
 #include "cuda/nvtx.hpp"
 #include "cuda/resources.hpp"
 #include "kernels/check.hpp"
@@ -21,7 +22,31 @@ namespace {
 // link_sums' scratch w (rows x (d + 1) doubles per pass): about 256 MiB, whatever d.
 constexpr index_t kChunkDoubles = index_t{1} << 25;
 
+index_t link_sum_blocks(index_t n) {
+  return (n + kernels::kLinkSumRows - 1) / kernels::kLinkSumRows;
+}
+
+// Rows per pass of link_sums (a multiple of kLinkSumRows): `chunk_blocks` blocks, or (0) as
+// many as kChunkDoubles of scratch allow, never more than the data has.
+index_t link_sum_chunk_rows(index_t n, index_t d, index_t chunk_blocks) {
+  if (chunk_blocks <= 0) {
+    chunk_blocks = std::max<index_t>(1, kChunkDoubles / (d + 1) / kernels::kLinkSumRows);
+  }
+  return std::min(chunk_blocks, std::max<index_t>(link_sum_blocks(n), 1)) * kernels::kLinkSumRows;
+}
+
+// link_sums' scratch: w for one pass, and each block's partial d x (d + 1) + 1 sums.
+std::size_t link_sum_scratch_bytes(index_t n, index_t d, index_t chunk_rows) {
+  return static_cast<std::size_t>(chunk_rows * (d + 1) + link_sum_blocks(n) * (d * (d + 1) + 1)) *
+         sizeof(double);
+}
+
 }  // namespace
+
+std::size_t dataset_bytes(index_t n, index_t d) {
+  return static_cast<std::size_t>(n) * static_cast<std::size_t>(d + 2) * sizeof(double) +
+         link_sum_scratch_bytes(n, d, link_sum_chunk_rows(n, d, 0));
+}
 
 DeviceData upload_data(Resources& resources, const models::Model& model,
                        std::size_t working_bytes) {
@@ -68,16 +93,10 @@ DeviceDataset::DeviceDataset(std::shared_ptr<GpuSession> session, const models::
   impl.noise_precision = model.noise_precision;
   const index_t n = model.rows();
   const index_t d = model.dim();
-  if (chunk_blocks <= 0) {
-    chunk_blocks = std::max<index_t>(1, kChunkDoubles / (d + 1) / kernels::kLinkSumRows);
-  }
-  const index_t blocks = (n + kernels::kLinkSumRows - 1) / kernels::kLinkSumRows;
-  impl.chunk_rows = std::min(chunk_blocks, std::max<index_t>(blocks, 1)) * kernels::kLinkSumRows;
-  const auto scratch_bytes =
-      static_cast<std::size_t>(impl.chunk_rows * (d + 1) + blocks * (d * (d + 1) + 1)) *
-      sizeof(double);
+  impl.chunk_rows = link_sum_chunk_rows(n, d, chunk_blocks);
   const auto held = impl.session->lock();
-  impl.data = upload_data(impl.session->resources(), model, scratch_bytes);
+  impl.data =
+      upload_data(impl.session->resources(), model, link_sum_scratch_bytes(n, d, impl.chunk_rows));
 }
 
 DeviceDataset::~DeviceDataset() = default;

@@ -6,6 +6,7 @@
 #include "cuda/device_dataset.hpp"
 #include "cuda/device_phi.hpp"
 #include "cuda/gpu_session.hpp"
+#include "cuda/memory_plan.hpp"
 
 namespace coreset::cuda {
 
@@ -99,5 +100,18 @@ double DevicePhi<T>::objective(const Coreset&) const {
 
 template class DevicePhi<float>;
 template class DevicePhi<double>;
+
+std::size_t dataset_bytes(index_t, index_t) {
+  no_cuda("the device memory plan");
+}
+std::size_t projection_scratch_bytes(index_t, index_t, index_t) {
+  no_cuda("the device memory plan");
+}
+std::size_t solver_state_bytes(index_t, std::size_t) {
+  no_cuda("the device memory plan");
+}
+void check_gpu_build_fits(GpuSession&, index_t, index_t, index_t, std::size_t) {
+  no_cuda("the device memory check");
+}
 
 }  // namespace coreset::cuda

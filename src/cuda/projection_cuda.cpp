@@ -9,6 +9,7 @@
 #include "coreset/error.hpp"
 #include "cuda/device_projection.hpp"
 #include "cuda/gpu_session.hpp"
+#include "cuda/memory_plan.hpp"
 #include "cuda/nvtx.hpp"
 #include "cuda/resources.hpp"
 #include "kernels/check.hpp"
@@ -23,7 +24,18 @@ namespace {
 // The GEMM's output is S x width doubles per block: about 512 MiB, whatever S.
 constexpr index_t kBlockDoubles = index_t{1} << 26;
 
+// Datapoints per block of the GEMM: its output (S x width) stays within kBlockDoubles.
+index_t block_width(index_t samples, index_t n) {
+  return std::max<index_t>(1, std::min(n, kBlockDoubles / samples));
+}
+
 }  // namespace
+
+std::size_t projection_scratch_bytes(index_t samples, index_t n, index_t d) {
+  // The GEMM's block output, the samples and their quadratic terms (the design is resident).
+  return static_cast<std::size_t>(block_width(samples, n) * samples + samples * (d + 1)) *
+         sizeof(double);
+}
 
 template <class T>
 kernels::DeviceBuffer<T> project_on_device(Resources& res, const models::Model& model,
@@ -38,10 +50,9 @@ kernels::DeviceBuffer<T> project_on_device(Resources& res, const models::Model& 
   const index_t s = samples.rows();
   const index_t n = model.rows();
   const index_t d = model.dim();
-  // The GEMM's output (S x width) stays within kBlockDoubles; the design is already resident.
-  const index_t width_max = std::max<index_t>(1, std::min(n, kBlockDoubles / s));
+  const index_t width_max = block_width(s, n);
   const auto phi_bytes = static_cast<std::size_t>(s) * static_cast<std::size_t>(n) * sizeof(T);
-  check_fits(phi_bytes, static_cast<std::size_t>(width_max * s + s * (d + 1)) * sizeof(double),
+  check_fits(phi_bytes, projection_scratch_bytes(s, n, d),
              "the projection Phi (" + std::to_string(s) + " x " + std::to_string(n) + ")");
 
   const cudaStream_t stream = res.stream();

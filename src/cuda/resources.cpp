@@ -3,6 +3,7 @@
 #include <string>
 
 #include "coreset/error.hpp"
+#include "cuda/memory_plan.hpp"
 #include "kernels/check.hpp"
 
 namespace coreset::cuda {
@@ -30,26 +31,26 @@ void device_memory(std::size_t& free_bytes, std::size_t& total_bytes) {
   CORESET_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
 }
 
-namespace {
-std::string gib(std::size_t bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f GiB", static_cast<double>(bytes) / (1024.0 * 1024 * 1024));
-  return text;
-}
-}  // namespace
-
 void check_fits(std::size_t matrix_bytes, std::size_t working_bytes, const std::string& what) {
   std::size_t free_bytes = 0;
   std::size_t total_bytes = 0;
   device_memory(free_bytes, total_bytes);
-  const std::size_t needed = matrix_bytes + working_bytes + (std::size_t{64} << 20);
-  if (needed > free_bytes) {
-    throw DeviceError(what + " needs about " + gib(needed) + " of GPU memory (" +
-                      gib(matrix_bytes) + " for the matrix, " + gib(working_bytes) +
-                      " for the solver's vectors) but only " + gib(free_bytes) + " of " +
-                      gib(total_bytes) +
-                      " is free; use --device cpu, --precision float, or fewer samples");
-  }
+  check_parts_fit({{"the matrix", matrix_bytes}, {"the working vectors", working_bytes}},
+                  free_bytes, total_bytes, what,
+                  "use --device cpu, --precision float, or fewer samples");
+}
+
+void check_gpu_build_fits(GpuSession& session, index_t n, index_t d, index_t samples,
+                          std::size_t element_bytes) {
+  const auto held = session.lock();
+  CORESET_CUDA_TRY(cudaSetDevice(session.device()));  // its memory, without making resources
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  device_memory(free_bytes, total_bytes);
+  check_parts_fit(gpu_build_parts(n, d, samples, element_bytes), free_bytes, total_bytes,
+                  "the GPU build (" + std::to_string(n) + " datapoints, " + std::to_string(d) +
+                      " parameters, " + std::to_string(samples) + " samples)",
+                  "use fewer --samples, --precision float, more ranks (mpirun), or --device cpu");
 }
 
 Resources::Resources(int device) : device_(device) {

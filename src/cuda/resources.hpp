@@ -24,8 +24,8 @@ bool gpu_usable(std::string* why_not = nullptr);
 void device_memory(std::size_t& free_bytes, std::size_t& total_bytes);
 
 /// Throws DeviceError, saying how many bytes are needed and how many are free, unless
-/// `matrix_bytes` + `working_bytes` (plus 64 MiB for scratch) fit in the free memory of the
-/// current device. `what` names the matrix in the message.
+/// `matrix_bytes` + `working_bytes` (plus kDeviceReserveBytes, cuda/memory_plan.hpp) fit in the
+/// free memory of the current device. `what` names the matrix in the message.
 void check_fits(std::size_t matrix_bytes, std::size_t working_bytes, const std::string& what);
 
 class Resources {

@@ -18,6 +18,7 @@
 #include "cpu/solve_cpu.hpp"
 #include "cuda/device_dataset.hpp"
 #include "cuda/device_phi.hpp"
+#include "cuda/memory_plan.hpp"
 #include "models/model.hpp"
 #include "pipeline/coreset_rows.hpp"
 #include "pipeline/distributed.hpp"
@@ -125,12 +126,18 @@ Prepared prepare(const Dataset& data, const BuildOptions& options,
 // The job's large host allocations, checked before the first of them (the samples, then Phi on
 // the CPU) so that a job that cannot fit says so, with the sizes, before it spends minutes on
 // pi-hat or is killed by the operating system while writing Phi. The GPU's memory is checked
-// by the device stages themselves (cuda::check_fits).
+// once before the job's first device allocation (cuda::check_gpu_build_fits), and again by each
+// device stage (cuda::check_fits).
 // `columns`: the datapoints whose columns of Phi this process holds (a rank's own).
+// S: the user's draws, or the samples the job will draw.
+index_t sample_count(const Prepared& prepared, const BuildOptions& options) {
+  return prepared.pihat == Pihat::samples ? static_cast<index_t>(prepared.samples.rows())
+                                          : static_cast<index_t>(options.samples);
+}
+
 void check_host_memory(const Prepared& prepared, const BuildOptions& options,
                        const pipeline::ExecutionContext& context, index_t columns) {
-  const double s = prepared.pihat == Pihat::samples ? static_cast<double>(prepared.samples.rows())
-                                                    : static_cast<double>(options.samples);
+  const auto s = static_cast<double>(sample_count(prepared, options));
   const auto n = static_cast<double>(columns);
   const double d = static_cast<double>(prepared.model.dim());
   const double phi_bytes = context.on_gpu()                            ? 0.0
@@ -528,6 +535,15 @@ PreparedProblem::PreparedProblem(const Dataset& data, const BuildOptions& option
                 [&] { check_host_memory(impl.prepared, options, context, held.global.count); });
   double upload_seconds = 0.0;
   if (context.on_gpu()) {
+    // The whole job's device memory, before its first allocation there: a job that cannot fit
+    // says so, every part named, instead of failing after Laplace (cuda/memory_plan.hpp).
+    on_every_rank(comm, [&] {
+      if (held.local.count > 0) {
+        cuda::check_gpu_build_fits(*context.gpu_session(), held.local.count, prepared.model.dim(),
+                                   sample_count(prepared, options),
+                                   context.precision() == Precision::float32 ? 4 : 8);
+      }
+    });
     // Uploaded once (a GPU rank: its own rows); the Laplace fit and the projection both read it
     // in place. Its time is the projection's, as when the projection uploaded the design itself.
     const auto upload_start = Clock::now();

@@ -328,7 +328,7 @@ TEST(DistributedGpuSolve, DuplicateColumnsAcrossRanksAreTheOneProcessCopies) {
   const index_t n = phi.cols();
   const std::vector<index_t> expected = cpu::CpuBackend<double>(phi.view(), 1).duplicate_columns();
   ASSERT_EQ(expected.size(), 43u);
-  for (const std::pair<std::size_t, int> round_and_bits :
+  for (const std::pair<std::size_t, int>& round_and_bits :
        {std::pair<std::size_t, int>{std::size_t{256} << 20, 64}, {1600, 3}}) {
     for (int ranks = 1; ranks <= 4; ++ranks) {
       const std::string where = std::to_string(round_and_bits.first) + "-byte rounds, " +

@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <cstddef>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "coreset/build.hpp"
+#include "coreset/error.hpp"
 #include "cuda/gpu_session.hpp"
 #include "cuda/gpu_test_support.hpp"
 
@@ -118,6 +120,28 @@ TEST(GpuTransfers, ConcurrentSolvesOnOneProblemAgreeWithSequentialOnes) {
     EXPECT_EQ(result.coreset.indices, alone.coreset.indices);
     EXPECT_EQ(result.coreset.weights, alone.coreset.weights);
   }
+}
+
+TEST(GpuTransfers, AJobTooLargeForTheDeviceIsRefusedBeforeItsFirstUpload) {
+  CORESET_REQUIRE_GPU();
+  // Phi of 2e6 samples x 1e4 datapoints in double is 160 GB: more than any one GPU has. The
+  // job must say so, naming Phi, before the dataset is uploaded or Laplace runs.
+  const Dataset data = synthetic_logistic_dataset(10000, 4);
+  BuildOptions options = gpu_options();
+  options.samples = 2000000;
+  options.precision = Precision::float64;
+  const cuda::TransferBytes before = cuda::transferred_bytes();
+  try {
+    build_coreset(data, options);
+    FAIL() << "a 160 GB Phi was not refused";
+  } catch (const DeviceError& error) {
+    EXPECT_NE(std::string(error.what()).find("Phi (2000000 x 10000, double)"), std::string::npos)
+        << error.what();
+    EXPECT_NE(std::string(error.what()).find("is free"), std::string::npos) << error.what();
+  }
+  const cuda::TransferBytes after = cuda::transferred_bytes();
+  EXPECT_EQ(after.to_device, before.to_device);
+  EXPECT_EQ(after.to_host, before.to_host);
 }
 
 }  // namespace
