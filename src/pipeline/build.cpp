@@ -123,18 +123,18 @@ Prepared prepare(const Dataset& data, const BuildOptions& options,
   return prepared;
 }
 
-// The job's large host allocations, checked before the first of them (the samples, then Phi on
-// the CPU) so that a job that cannot fit says so, with the sizes, before it spends minutes on
-// pi-hat or is killed by the operating system while writing Phi. The GPU's memory is checked
-// once before the job's first device allocation (cuda::check_gpu_build_fits), and again by each
-// device stage (cuda::check_fits).
-// `columns`: the datapoints whose columns of Phi this process holds (a rank's own).
 // S: the user's draws, or the samples the job will draw.
 index_t sample_count(const Prepared& prepared, const BuildOptions& options) {
   return prepared.pihat == Pihat::samples ? static_cast<index_t>(prepared.samples.rows())
                                           : static_cast<index_t>(options.samples);
 }
 
+// The job's large host allocations, checked before the first of them (the samples, then Phi on
+// the CPU) so that a job that cannot fit says so, with the sizes, before it spends minutes on
+// pi-hat or is killed by the operating system while writing Phi. The GPU's memory is checked
+// once before the job's first device allocation (cuda::check_gpu_build_fits), and again by each
+// device stage (cuda::check_fits).
+// `columns`: the datapoints whose columns of Phi this process holds (a rank's own).
 void check_host_memory(const Prepared& prepared, const BuildOptions& options,
                        const pipeline::ExecutionContext& context, index_t columns) {
   const auto s = static_cast<double>(sample_count(prepared, options));
