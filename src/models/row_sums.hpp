@@ -48,6 +48,27 @@ inline index_t row_sum_accumulators(index_t dims, bool want_vector, bool want_ma
 /// the ranks of a distributed build add up before rounding (support::ExactSum's slots).
 using ExactRowSums = std::vector<support::ExactSum>;
 
+/// Adds `sums` to `acc` in the accumulators' layout: the value, then the vector's d entries when
+/// wanted, then the matrix's upper triangle column by column when wanted (round_row_sums reads
+/// it back).
+inline void add_row_sums(const RowSums& sums, index_t d, bool want_vector, bool want_matrix,
+                         ExactRowSums& acc) {
+  std::size_t slot = 0;
+  acc[slot++].add(sums.value);
+  if (want_vector) {
+    for (index_t i = 0; i < d; ++i) {
+      acc[slot++].add(sums.vector[i]);
+    }
+  }
+  if (want_matrix) {
+    for (index_t j = 0; j < d; ++j) {
+      for (index_t i = 0; i <= j; ++i) {
+        acc[slot++].add(sums.matrix(i, j));
+      }
+    }
+  }
+}
+
 /// The teams that share the blocks: the OpenMP threads, fewer when their accumulators would take
 /// more than 256 MiB (568 bytes each). Exactness makes the result independent of the count.
 inline int row_sum_teams(index_t blocks, index_t accumulators) {
@@ -83,9 +104,8 @@ ExactRowSums exact_sums_over_rows(const Eigen::Ref<const Eigen::MatrixXd>& desig
     Eigen::MatrixXd rows;
     Eigen::VectorXd g;
     Eigen::VectorXd c;
-    Eigen::VectorXd vector;
     Eigen::MatrixXd scaled;
-    Eigen::MatrixXd matrix;
+    RowSums block_sums;  // one block's, rounded (Eigen's products), then added exactly
 #pragma omp for schedule(dynamic, 1)
     for (index_t b = 0; b < blocks; ++b) {
       const index_t first = b * kRowSumBlock;
@@ -93,27 +113,19 @@ ExactRowSums exact_sums_over_rows(const Eigen::Ref<const Eigen::MatrixXd>& desig
       rows = design.middleRows(first, count);  // the block's own copy (see above)
       g.resize(count);
       c.resize(count);
-      std::size_t slot = 0;
-      mine[slot++].add(terms(first, rows, g, c));
+      block_sums.value = terms(first, rows, g, c);
       if (want_vector) {
-        vector.noalias() = rows.transpose() * g;
-        for (index_t i = 0; i < d; ++i) {
-          mine[slot++].add(vector[i]);
-        }
+        block_sums.vector.noalias() = rows.transpose() * g;
       }
       if (want_matrix) {
         // A general product rather than a rank update of diag(sqrt(c)) rows: the square root
         // would need c >= 0, and the Poisson link's -ell'' can round to a tiny negative number.
-        // Only its upper triangle is computed, the part read below: about half the work.
+        // Only its upper triangle is computed, the part add_row_sums reads: about half the work.
         scaled.noalias() = c.asDiagonal() * rows;
-        matrix.resize(d, d);
-        matrix.triangularView<Eigen::Upper>() = rows.transpose() * scaled;
-        for (index_t j = 0; j < d; ++j) {
-          for (index_t i = 0; i <= j; ++i) {
-            mine[slot++].add(matrix(i, j));
-          }
-        }
+        block_sums.matrix.resize(d, d);
+        block_sums.matrix.triangularView<Eigen::Upper>() = rows.transpose() * scaled;
       }
+      add_row_sums(block_sums, d, want_vector, want_matrix, mine);
     }
   };
   return support::exact_sums_by_team(teams, static_cast<std::size_t>(accumulators), sum_blocks);
@@ -148,20 +160,7 @@ inline RowSums round_row_sums(const ExactRowSums& sums, index_t d, bool want_vec
 inline ExactRowSums exact_row_sums_of(const RowSums& sums, index_t d, bool want_vector,
                                       bool want_matrix) {
   ExactRowSums exact(static_cast<std::size_t>(row_sum_accumulators(d, want_vector, want_matrix)));
-  std::size_t slot = 0;
-  exact[slot++].add(sums.value);
-  if (want_vector) {
-    for (index_t i = 0; i < d; ++i) {
-      exact[slot++].add(sums.vector[i]);
-    }
-  }
-  if (want_matrix) {
-    for (index_t j = 0; j < d; ++j) {
-      for (index_t i = 0; i <= j; ++i) {
-        exact[slot++].add(sums.matrix(i, j));
-      }
-    }
-  }
+  add_row_sums(sums, d, want_vector, want_matrix, exact);
   return exact;
 }
 
