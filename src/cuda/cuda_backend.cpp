@@ -83,8 +83,7 @@ CudaBackend<T>::CudaBackend(Resources& resources, MatrixView<T> phi)
     : res_(resources), rows_(phi.rows), cols_(phi.cols) {
   const auto bytes = static_cast<std::size_t>(rows_) * static_cast<std::size_t>(cols_) * sizeof(T);
   check_fits(bytes, solver_state_bytes(cols_, sizeof(T)),
-             "Phi (" + std::to_string(rows_) + " x " + std::to_string(cols_) + ", " +
-                 (sizeof(T) == 4 ? "float" : "double") + ")");
+             "Phi (" + matrix_shape(rows_, cols_, sizeof(T)) + ")");
   phi_.resize_discard(rows_ * cols_);
   if (phi.ld == rows_) {
     // Contiguous: one plain copy (a 2D copy's pitches are capped at cudaDevAttrMaxPitch).
@@ -105,8 +104,7 @@ CudaBackend<T>::CudaBackend(Resources& resources, kernels::DeviceBuffer<T>&& phi
     : res_(resources), rows_(rows), cols_(cols), phi_(std::move(phi)) {
   // Phi is already allocated, so the free memory says whether the solver's state fits beside it.
   check_fits(0, solver_state_bytes(cols_, sizeof(T)),
-             "the solver's vectors beside Phi (" + std::to_string(rows_) + " x " +
-                 std::to_string(cols_) + ", " + (sizeof(T) == 4 ? "float" : "double") + ")");
+             "the solver's vectors beside Phi (" + matrix_shape(rows_, cols_, sizeof(T)) + ")");
   allocate_working_state();
 }
 

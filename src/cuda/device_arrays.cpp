@@ -11,6 +11,7 @@
 
 #include "coreset/error.hpp"
 #include "cuda/cuda_backend.hpp"
+#include "cuda/memory_plan.hpp"
 #include "cuda/resources.hpp"
 #include "kernels/check.hpp"
 #include "kernels/external_arrays_launch.hpp"
@@ -47,13 +48,6 @@ unsigned long long first_flagged(Resources& res,
   return flat;
 }
 
-// "rows x cols, float" for messages.
-template <class T>
-std::string shape_of(index_t rows, index_t cols) {
-  return std::to_string(rows) + " x " + std::to_string(cols) + ", " +
-         (sizeof(T) == 4 ? "float" : "double");
-}
-
 // The producer's queued writes first: its stream is not ours, and ours does not wait for it.
 void wait_for_producer(void* stream) {
   if (stream != nullptr) {
@@ -76,7 +70,8 @@ kernels::DeviceBuffer<T> column_major(Resources& res, DeviceArrayView<T> array,
     return kernels::DeviceBuffer<T>::borrowed(const_cast<T*>(array.data), count);
   }
   check_fits(static_cast<std::size_t>(count) * sizeof(T), 0,
-             "a column-major copy of " + what + " (" + shape_of<T>(array.rows, array.cols) + ")");
+             "a column-major copy of " + what + " (" +
+                 matrix_shape(array.rows, array.cols, sizeof(T)) + ")");
   kernels::DeviceBuffer<T> copy(count);
   kernels::gather_strided(res.stream(), array.data, array.rows, array.cols, array.row_stride,
                           array.col_stride, copy.data(), first_bad);
@@ -94,7 +89,7 @@ kernels::DeviceBuffer<T> phi_from(Resources& res, DeviceArrayView<T> array, bool
   const index_t draws = array.cols;
   const index_t points = array.rows;
   check_fits(static_cast<std::size_t>(draws) * points * sizeof(T), 0,
-             "Phi from the log-likelihoods (" + shape_of<T>(draws, points) + ")");
+             "Phi from the log-likelihoods (" + matrix_shape(draws, points, sizeof(T)) + ")");
   kernels::DeviceBuffer<T> phi(draws * points);
   kernels::center_loglik(res.stream(), array.data, points, draws, array.row_stride,
                          array.col_stride, phi.data(), bad.data());

@@ -17,6 +17,11 @@ std::string gib(std::size_t bytes) {
 
 }  // namespace
 
+std::string matrix_shape(index_t rows, index_t cols, std::size_t element_bytes) {
+  return std::to_string(rows) + " x " + std::to_string(cols) + ", " +
+         (element_bytes == 4 ? "float" : "double");
+}
+
 void check_parts_fit(const std::vector<DevicePart>& parts, std::size_t free_bytes,
                      std::size_t total_bytes, const std::string& job, const std::string& advice) {
   std::size_t needed = kDeviceReserveBytes;
@@ -39,8 +44,7 @@ std::vector<DevicePart> gpu_build_parts(index_t n, index_t d, index_t samples,
   const std::size_t solver = solver_state_bytes(n, element_bytes);
   return {
       {"the dataset and the Laplace fit's scratch", dataset_bytes(n, d)},
-      {"Phi (" + std::to_string(samples) + " x " + std::to_string(n) + ", " +
-           (element_bytes == 4 ? "float" : "double") + ")",
+      {"Phi (" + matrix_shape(samples, n, element_bytes) + ")",
        static_cast<std::size_t>(samples) * static_cast<std::size_t>(n) * element_bytes},
       {projection >= solver ? "the projection's scratch" : "the solver's vectors",
        std::max(projection, solver)},

@@ -19,6 +19,10 @@ namespace coreset::cuda {
 /// Kept free beside every check: CUB's and cuBLAS's scratch, the context's own allocations.
 inline constexpr std::size_t kDeviceReserveBytes = std::size_t{64} << 20;
 
+/// "rows x cols, float" (or double, for entries of `element_bytes`): a matrix in the messages
+/// about device memory.
+std::string matrix_shape(index_t rows, index_t cols, std::size_t element_bytes);
+
 /// One part of a job's device memory.
 struct DevicePart {
   std::string what;
