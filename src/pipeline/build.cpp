@@ -129,6 +129,11 @@ index_t sample_count(const Prepared& prepared, const BuildOptions& options) {
                                           : static_cast<index_t>(options.samples);
 }
 
+// The bytes of one entry of Phi in the job's precision.
+std::size_t phi_entry_bytes(const pipeline::ExecutionContext& context) {
+  return context.precision() == Precision::float32 ? sizeof(float) : sizeof(double);
+}
+
 // The job's large host allocations, checked before the first of them (the samples, then Phi on
 // the CPU) so that a job that cannot fit says so, with the sizes, before it spends minutes on
 // pi-hat or is killed by the operating system while writing Phi. The GPU's memory is checked
@@ -140,9 +145,7 @@ void check_host_memory(const Prepared& prepared, const BuildOptions& options,
   const auto s = static_cast<double>(sample_count(prepared, options));
   const auto n = static_cast<double>(columns);
   const double d = static_cast<double>(prepared.model.dim());
-  const double phi_bytes = context.on_gpu()                            ? 0.0
-                           : context.precision() == Precision::float32 ? 4.0
-                                                                       : 8.0;
+  const double phi_bytes = context.on_gpu() ? 0.0 : static_cast<double>(phi_entry_bytes(context));
   // S x d samples in double, then S x n of Phi in the job's precision, per element of S.
   support::check_host_fits(
       s, 8.0 * d + phi_bytes * n, support::physical_memory(),
@@ -540,8 +543,7 @@ PreparedProblem::PreparedProblem(const Dataset& data, const BuildOptions& option
     on_every_rank(comm, [&] {
       if (held.local.count > 0) {
         cuda::check_gpu_build_fits(*context.gpu_session(), held.local.count, prepared.model.dim(),
-                                   sample_count(prepared, options),
-                                   context.precision() == Precision::float32 ? 4 : 8);
+                                   sample_count(prepared, options), phi_entry_bytes(context));
       }
     });
     // Uploaded once (a GPU rank: its own rows); the Laplace fit and the projection both read it
