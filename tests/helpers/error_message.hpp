@@ -1,4 +1,4 @@
-// The message of the InvalidArgument a call throws, for tests that check what it says.
+// The message of the exception a call throws, for tests that check what it says.
 #pragma once
 
 #include <string>
@@ -7,15 +7,21 @@
 
 namespace coreset::test {
 
-/// what() of the InvalidArgument `call` throws, or "(no InvalidArgument thrown)".
-template <class F>
-std::string invalid_argument_message(F&& call) {
+/// what() of the `Exception` `call` throws, or "(none thrown)" (which no check will find).
+template <class Exception, class F>
+std::string message_of(F&& call) {
   try {
     call();
-  } catch (const InvalidArgument& error) {
+  } catch (const Exception& error) {
     return error.what();
   }
-  return "(no InvalidArgument thrown)";
+  return "(none thrown)";
+}
+
+/// what() of the InvalidArgument `call` throws, or "(none thrown)".
+template <class F>
+std::string invalid_argument_message(F&& call) {
+  return message_of<InvalidArgument>(call);
 }
 
 }  // namespace coreset::test
