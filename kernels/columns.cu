@@ -23,7 +23,7 @@ __device__ inline double warp_sum(double value) {
 // One warp per listed column: lanes stride over the rows (coalesced), then a fixed shuffle tree.
 template <class T>
 __global__ void columns_dot_kernel(const T* phi, index_t rows, const index_t* cols,
-                                   const index_t* count, index_t m, const T* r, T* out) {
+                                   const index_t* count, index_t m, const T* r, DotsAt at, T* out) {
   const index_t limit = count != nullptr ? min(*count, m) : m;
   const int lane = threadIdx.x % kWarp;
   const index_t warps = static_cast<index_t>(gridDim.x) * kWarpsPerBlock;
@@ -36,7 +36,7 @@ __global__ void columns_dot_kernel(const T* phi, index_t rows, const index_t* co
     }
     sum = warp_sum(sum);
     if (lane == 0) {
-      out[j] = static_cast<T>(sum);
+      out[at == DotsAt::position ? p : j] = static_cast<T>(sum);
     }
   }
 }
@@ -84,7 +84,7 @@ __global__ void phi_times_chunks_kernel(const T* phi, index_t rows, const index_
   double sum = 0.0;
   for (index_t p = first; p < last; ++p) {
     const index_t j = index[p];
-    sum += static_cast<double>(value[j]) * static_cast<double>(phi[j * rows + row]);
+    sum += static_cast<double>(value[p]) * static_cast<double>(phi[j * rows + row]);
   }
   partials[static_cast<index_t>(blockIdx.x) * rows + row] = sum;
 }
@@ -177,11 +177,11 @@ __global__ void gather_columns_kernel(const T* phi, index_t rows, const index_t*
 
 template <class T>
 void columns_dot(cudaStream_t s, const T* phi, index_t rows, const index_t* cols,
-                 const index_t* count, index_t m, const T* r, T* out) {
+                 const index_t* count, index_t m, const T* r, DotsAt at, T* out) {
   if (m <= 0) {
     return;
   }
-  columns_dot_kernel<<<warp_blocks(m), kBlock, 0, s>>>(phi, rows, cols, count, m, r, out);
+  columns_dot_kernel<<<warp_blocks(m), kBlock, 0, s>>>(phi, rows, cols, count, m, r, at, out);
   CORESET_CUDA_CHECK_LAUNCH();
 }
 
@@ -234,7 +234,7 @@ void mark_duplicates(cudaStream_t s, const T* phi, index_t rows, index_t n,
 
 #define CORESET_INSTANTIATE(T)                                                                     \
   template void columns_dot<T>(cudaStream_t, const T*, index_t, const index_t*, const index_t*,    \
-                               index_t, const T*, T*);                                             \
+                               index_t, const T*, DotsAt, T*);                                     \
   template void phi_times_list<T>(cudaStream_t, const T*, index_t, const index_t*, const index_t*, \
                                   index_t, const T*, double*, T*);                                 \
   template void column_norms<T>(cudaStream_t, const T*, index_t, index_t, T*);                     \

@@ -7,6 +7,7 @@
 
 #include "coreset/types.hpp"
 #include "kernels/check.hpp"
+#include "support/uncontracted.hpp"
 
 namespace coreset::kernels {
 
@@ -26,18 +27,10 @@ __device__ inline index_t grid_stride() {
   return static_cast<index_t>(gridDim.x) * blockDim.x;
 }
 
-/// Double arithmetic without contraction into fused multiply-adds: the CPU backend (ISO C++,
-/// no FMA) rounds a + b * c twice, and the elementwise steps must round exactly as it does so
-/// that selections downstream see the same numbers.
-__device__ inline double mul(double a, double b) {
-  return __dmul_rn(a, b);
-}
-__device__ inline double add(double a, double b) {
-  return __dadd_rn(a, b);
-}
-__device__ inline double sub(double a, double b) {
-  return __dsub_rn(a, b);
-}
+// Double arithmetic without contraction into fused multiply-adds, as the CPU backend rounds.
+using support::add;
+using support::mul;
+using support::sub;
 
 /// The sum of `value` over the block (kBlock threads), valid in thread 0. A fixed tree: the same
 /// inputs give the same rounding every time.

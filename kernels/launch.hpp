@@ -17,36 +17,37 @@ namespace coreset::kernels {
 
 using Mask = std::uint8_t;
 
-// ---- elementwise over n (vector_kernels.cu) ----
-/// out_mask = a | b (b may be null), out_value = out_mask ? v : 0.
+// ---- sparse lists (vector_kernels.cu; logic in kernels/sparse_list_logic.hpp) ----
+/// A sparse vector's support as the kernels read it: ascending indices, value[p] at index[p],
+/// and the length in device memory.
 template <class T>
-void masked_gather(cudaStream_t s, index_t n, const T* v, const Mask* a, const Mask* b,
-                   T* out_value, Mask* out_mask);
-/// out = x + step g on supp(x), kept where > 0.
+struct DeviceList {
+  const index_t* index = nullptr;
+  const T* value = nullptr;
+  const index_t* count = nullptr;
+};
+/// Slot p < slots of the union of a and b under `step` (one of sparse_list_logic.hpp's union
+/// steps; `slots` >= a's count + b's count): out_index[p], out_value[p] and keep[p], for
+/// compact_entries to gather. Instantiated for Extrapolate, Subtract, ConvexStep, GatherDense
+/// and StepCandidates.
+template <class T, class Step>
+void merge_slots(cudaStream_t s, const Step& step, DeviceList<T> a, DeviceList<T> b, index_t slots,
+                 index_t* out_index, T* out_value, Mask* keep);
+/// Entry p < slots (>= in's count) of one list under `step` (ClampedStep or Scale).
+template <class T, class Step>
+void map_slots(cudaStream_t s, const Step& step, DeviceList<T> in, index_t slots,
+               index_t* out_index, T* out_value, Mask* keep);
+/// out_index[q] = in_index[positions[q]], out_value[q] = in_value[positions[q]] for q < *count.
 template <class T>
-void clamped_step(cudaStream_t s, index_t n, const T* x, const Mask* xm, const double* step,
-                  const T* g, T* out, Mask* om);
-/// out = a + tau (a - b) on the union, kept where != 0.
-template <class T>
-void extrapolate(cudaStream_t s, index_t n, const T* a, const Mask* am, const T* b, const Mask* bm,
-                 const double* tau, T* out, Mask* om);
-/// out = a - b on the union, kept where != 0.
-template <class T>
-void subtract_sparse(cudaStream_t s, index_t n, const T* a, const Mask* am, const T* b,
-                     const Mask* bm, T* out, Mask* om);
-/// out = z + step g_z on supp(z), step g_o on supp(g_o), 0 elsewhere: the projected step's
-/// candidates as a dense vector.
-template <class T>
-void step_candidates(cudaStream_t s, index_t n, const T* z, const Mask* zm, const T* gz,
-                     const T* go, const Mask* gom, const double* step, T* out);
-/// out = c in on supp(in), kept where != 0 (in may be out).
-template <class T>
-void scale_sparse(cudaStream_t s, index_t n, double c, const T* in, const Mask* im, T* out,
-                  Mask* om);
-/// out = (1 - gamma) w + gamma vertex 1_j, kept where != 0.
-template <class T>
-void convex_step(cudaStream_t s, index_t n, const T* w, const Mask* wm, double gamma, index_t j,
-                 double vertex, T* out, Mask* om);
+void gather_entries(cudaStream_t s, const index_t* positions, const index_t* count, index_t bound,
+                    const index_t* in_index, const T* in_value, index_t* out_index, T* out_value);
+/// mask[index[p]] = value for p < *count.
+void mark_list(cudaStream_t s, const index_t* index, const index_t* count, index_t bound,
+               Mask value, Mask* mask);
+/// out[0] = index (a one-entry support: convex_step's vertex).
+void set_index(cudaStream_t s, index_t index, index_t* out);
+
+// ---- elementwise over vectors (vector_kernels.cu) ----
 template <class T>
 void scale(cudaStream_t s, index_t m, double c, const T* in, T* out);
 template <class T>
@@ -62,14 +63,14 @@ constexpr index_t kReducePartials = 1024;
 /// sum_i a_i b_i (b null: sum_i a_i).
 template <class T>
 void dot(cudaStream_t s, index_t m, const T* a, const T* b, double* partials, double* out);
-/// sum_i (a_i - b_i)^2.
+/// sum over p < *count of value[p]^2 (`bound` >= *count).
 template <class T>
-void squared_difference(cudaStream_t s, index_t m, const T* a, const T* b, double* partials,
-                        double* out);
-/// sum over p < *count of value[index[p]]^2.
+void squared_norm_of_list(cudaStream_t s, DeviceList<T> v, index_t bound, double* partials,
+                          double* out);
+/// sum of (a_i - b_i)^2 over the union of the supports (`slots` >= a's count + b's count).
 template <class T>
-void squared_norm_on_list(cudaStream_t s, const index_t* index, const index_t* count, index_t bound,
-                          const T* value, double* partials, double* out);
+void squared_distance_of_lists(cudaStream_t s, DeviceList<T> a, DeviceList<T> b, index_t slots,
+                               double* partials, double* out);
 
 // ---- scalars (vector_kernels.cu) ----
 void line_search(cudaStream_t s, const double* numerator, const double* denominator, double factor,
@@ -79,26 +80,24 @@ template <class T>
 void value_at(cudaStream_t s, const T* v, index_t i, double* out);
 
 // ---- index lists (vector_kernels.cu) ----
-/// out_value[index[p]] = values[p] (values null: 0), out_mask[index[p]] = 1 (mask null: skip).
+/// out[index[p]] = 0 for p < m.
 template <class T>
-void scatter(cudaStream_t s, const index_t* index, index_t m, const T* values, T* out_value,
-             Mask* out_mask);
-/// to[p] = from[p] for p < *count.
-void copy_list(cudaStream_t s, const index_t* from, const index_t* count, index_t bound,
-               index_t* to);
+void zero_at(cudaStream_t s, const index_t* index, index_t m, T* out);
 /// out[p] = dense[index[p]] for p < *count.
 template <class T>
 void gather_list(cudaStream_t s, const index_t* index, const index_t* count, index_t bound,
                  const T* dense, T* out);
 
 // ---- products with columns of Phi (S x n, ld = S) (columns.cu) ----
-/// out[cols[p]] = Phi_cols[p] . r for p < m (count non-null: p < *count), one warp per column.
+/// Where columns_dot writes the dot of listed column p: at out[p], or at out[cols[p]].
+enum class DotsAt { position, column };
+/// Phi_cols[p] . r for p < m (count non-null: p < *count), one warp per column.
 template <class T>
 void columns_dot(cudaStream_t s, const T* phi, index_t rows, const index_t* cols,
-                 const index_t* count, index_t m, const T* r, T* out);
+                 const index_t* count, index_t m, const T* r, DotsAt at, T* out);
 /// Partials needed by phi_times_list for a list bound and S rows.
 index_t phi_times_partials(index_t bound, index_t rows);
-/// out = sum over p < *count of value[index[p]] Phi_index[p], in double over fixed chunks.
+/// out = sum over p < *count of value[p] Phi_index[p], in double over fixed chunks.
 template <class T>
 void phi_times_list(cudaStream_t s, const T* phi, index_t rows, const index_t* index,
                     const index_t* count, index_t bound, const T* value, double* partials, T* out);
@@ -124,13 +123,27 @@ void compact(cudaStream_t s, Scratch& scratch, index_t n, const Mask* mask, inde
              index_t* out_count);
 /// Bytes of state top_k needs.
 constexpr index_t kTopKStateBytes = 64;
-/// The radix top-k (kernels/radix_select_logic.hpp) of v under the rule, skipping exclude (null:
-/// none): writes out_value (v on the selection, 0 elsewhere) and out_mask. `histogram` holds 256
-/// counters, `ties` up to n indices, `tie_count` one.
+/// Where top_k works: 256 histogram counters, its state, the positions above the threshold (k
+/// entries), the tied positions (n entries) and their two counts.
+struct TopKWork {
+  unsigned long long* histogram = nullptr;
+  unsigned char* state = nullptr;
+  index_t* above = nullptr;
+  index_t* ties = nullptr;
+  index_t* counts = nullptr;
+};
+/// The radix top-k (kernels/radix_select_logic.hpp) of v[0..n) under the rule, skipping exclude
+/// (null: none): the selected positions, ascending, into out_positions (k entries) and their
+/// number into *out_count.
 template <class T>
 void top_k(cudaStream_t s, Scratch& scratch, index_t n, const T* v, bool by_magnitude,
-           const Mask* exclude, index_t k, unsigned long long* histogram, unsigned char* state,
-           index_t* ties, index_t* tie_count, T* out_value, Mask* out_mask);
+           const Mask* exclude, index_t k, const TopKWork& work, index_t* out_positions,
+           index_t* out_count);
+/// The entries with keep[p] != 0 among p < m, in order: out_index, out_value and their count.
+template <class T>
+void compact_entries(cudaStream_t s, Scratch& scratch, index_t m, const index_t* index,
+                     const T* value, const Mask* keep, index_t* out_index, T* out_value,
+                     index_t* out_count);
 /// Sorts (key, value) pairs by key, stably.
 void sort_pairs(cudaStream_t s, Scratch& scratch, index_t n, const std::uint64_t* keys_in,
                 std::uint64_t* keys_out, const index_t* values_in, index_t* values_out);

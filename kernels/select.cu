@@ -1,7 +1,8 @@
 // The CUB-based pieces of the GPU backend, kept in one translation unit because CUB templates are
-// slow to compile: stream compaction of a mask into an index list, the radix top-k
-// (kernels/radix_select_logic.hpp: 8-bit digit histograms with the state on the device, never a
-// sort of n), and the (hash, column) sort of the duplicate search.
+// slow to compile: stream compaction (of a mask into an index list, of a sparse step's flagged
+// slots into a list), the radix top-k (kernels/radix_select_logic.hpp: 8-bit digit histograms
+// with the state on the device, never a sort of n), and the (hash, column) sort of the duplicate
+// search.
 #include <thrust/iterator/counting_iterator.h>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_select.cuh>
@@ -9,6 +10,7 @@
 #include "kernels/grid.cuh"
 #include "kernels/launch.hpp"
 #include "kernels/radix_select_logic.hpp"
+#include "kernels/sparse_list_logic.hpp"
 
 namespace coreset::kernels {
 namespace {
@@ -71,15 +73,11 @@ __global__ void advance_kernel(State<T>* state, const unsigned long long* histog
 }
 
 template <class T>
-__global__ void take_above_kernel(index_t n, KeyOf<T> key_of, const State<T>* state, T* out_value,
-                                  Mask* out_mask) {
-  const State<T> st = *state;
-  for (index_t i = global_thread(); i < n; i += grid_stride()) {
-    const bool take = st.above(key_of(i));
-    out_mask[i] = take;
-    out_value[i] = take ? key_of.v[i] : T(0);
-  }
-}
+struct IsAbove {
+  KeyOf<T> key_of;
+  const State<T>* state;
+  __device__ bool operator()(index_t i) const { return state->above(key_of(i)); }
+};
 
 template <class T>
 struct IsTie {
@@ -88,15 +86,20 @@ struct IsTie {
   __device__ bool operator()(index_t i) const { return state->tie(key_of(i)); }
 };
 
-// The lowest-index ties fill the places left: ties are listed in ascending index order.
+// The selection: the positions above the threshold and the lowest-index ties that fill the places
+// left, both ascending, merged into one ascending list (sparse_list_logic.hpp).
 template <class T>
-__global__ void take_ties_kernel(index_t bound, const index_t* ties, const index_t* tie_count,
-                                 const State<T>* state, const T* v, T* out_value, Mask* out_mask) {
-  const index_t take = min(*tie_count, state->remaining);
-  for (index_t p = global_thread(); p < min(take, bound); p += grid_stride()) {
-    const index_t i = ties[p];
-    out_mask[i] = 1;
-    out_value[i] = v[i];
+__global__ void take_selection_kernel(index_t bound, const index_t* above, const index_t* ties,
+                                      const index_t* counts, const State<T>* state,
+                                      index_t* out_positions, index_t* out_count) {
+  const index_t above_count = counts[0];
+  const index_t ties_taken = min(counts[1], state->remaining);
+  const index_t total = min(above_count + ties_taken, bound);
+  if (global_thread() == 0) {
+    *out_count = total;
+  }
+  for (index_t p = global_thread(); p < total; p += grid_stride()) {
+    out_positions[p] = sparse::selected_position(above, above_count, ties, ties_taken, p);
   }
 }
 
@@ -119,35 +122,56 @@ void compact(cudaStream_t s, Scratch& scratch, index_t n, const Mask* mask, inde
 
 template <class T>
 void top_k(cudaStream_t s, Scratch& scratch, index_t n, const T* v, bool by_magnitude,
-           const Mask* exclude, index_t k, unsigned long long* histogram,
-           unsigned char* state_bytes, index_t* ties, index_t* tie_count, T* out_value,
-           Mask* out_mask) {
+           const Mask* exclude, index_t k, const TopKWork& work, index_t* out_positions,
+           index_t* out_count) {
   static_assert(sizeof(State<T>) <= kTopKStateBytes, "top-k state does not fit its buffer");
-  auto* state = reinterpret_cast<State<T>*>(state_bytes);
+  auto* state = reinterpret_cast<State<T>*>(work.state);
   const KeyOf<T> key_of{v, exclude, by_magnitude};
   init_state_kernel<T><<<1, 1, 0, s>>>(state, k);
   CORESET_CUDA_CHECK_LAUNCH();
   const unsigned int blocks = blocks_for(n, 4096);
   for (int pass = 0; pass < kernels::radix::pass_count<kernels::radix::key_t<T>>(); ++pass) {
     CORESET_CUDA_TRY(
-        cudaMemsetAsync(histogram, 0, kernels::radix::kBins * sizeof(unsigned long long), s));
-    histogram_kernel<T><<<blocks, kBlock, 0, s>>>(n, key_of, state, histogram);
+        cudaMemsetAsync(work.histogram, 0, kernels::radix::kBins * sizeof(unsigned long long), s));
+    histogram_kernel<T><<<blocks, kBlock, 0, s>>>(n, key_of, state, work.histogram);
     CORESET_CUDA_CHECK_LAUNCH();
-    advance_kernel<T><<<1, 1, 0, s>>>(state, histogram);
+    advance_kernel<T><<<1, 1, 0, s>>>(state, work.histogram);
     CORESET_CUDA_CHECK_LAUNCH();
   }
-  take_above_kernel<T><<<blocks_for(n), kBlock, 0, s>>>(n, key_of, state, out_value, out_mask);
-  CORESET_CUDA_CHECK_LAUNCH();
+  // Fewer than k keys beat the k-th largest, so `above` needs k places; ties may be all n.
+  const IsAbove<T> is_above{key_of, state};
   const IsTie<T> is_tie{key_of, state};
   std::size_t bytes = 0;
   CORESET_CUDA_TRY(
-      cub::DeviceSelect::If(nullptr, bytes, Counting(0), ties, tie_count, n, is_tie, s));
+      cub::DeviceSelect::If(nullptr, bytes, Counting(0), work.above, work.counts, n, is_above, s));
+  CORESET_CUDA_TRY(cub::DeviceSelect::If(scratch.get(bytes), bytes, Counting(0), work.above,
+                                         work.counts, n, is_above, s));
+  bytes = 0;
   CORESET_CUDA_TRY(
-      cub::DeviceSelect::If(scratch.get(bytes), bytes, Counting(0), ties, tie_count, n, is_tie, s));
+      cub::DeviceSelect::If(nullptr, bytes, Counting(0), work.ties, work.counts + 1, n, is_tie, s));
+  CORESET_CUDA_TRY(cub::DeviceSelect::If(scratch.get(bytes), bytes, Counting(0), work.ties,
+                                         work.counts + 1, n, is_tie, s));
   const index_t bound = std::min(k, n);
-  take_ties_kernel<T>
-      <<<blocks_for(bound), kBlock, 0, s>>>(bound, ties, tie_count, state, v, out_value, out_mask);
+  take_selection_kernel<T><<<blocks_for(bound), kBlock, 0, s>>>(
+      bound, work.above, work.ties, work.counts, state, out_positions, out_count);
   CORESET_CUDA_CHECK_LAUNCH();
+}
+
+template <class T>
+void compact_entries(cudaStream_t s, Scratch& scratch, index_t m, const index_t* index,
+                     const T* value, const Mask* keep, index_t* out_index, T* out_value,
+                     index_t* out_count) {
+  // Two selections with the same flags: the same slots, so the same count, written twice.
+  std::size_t bytes = 0;
+  CORESET_CUDA_TRY(
+      cub::DeviceSelect::Flagged(nullptr, bytes, index, keep, out_index, out_count, m, s));
+  CORESET_CUDA_TRY(cub::DeviceSelect::Flagged(scratch.get(bytes), bytes, index, keep, out_index,
+                                              out_count, m, s));
+  bytes = 0;
+  CORESET_CUDA_TRY(
+      cub::DeviceSelect::Flagged(nullptr, bytes, value, keep, out_value, out_count, m, s));
+  CORESET_CUDA_TRY(cub::DeviceSelect::Flagged(scratch.get(bytes), bytes, value, keep, out_value,
+                                              out_count, m, s));
 }
 
 void sort_pairs(cudaStream_t s, Scratch& scratch, index_t n, const std::uint64_t* keys_in,
@@ -164,11 +188,14 @@ void iota(cudaStream_t s, index_t n, index_t* values) {
   CORESET_CUDA_CHECK_LAUNCH();
 }
 
-template void top_k<float>(cudaStream_t, Scratch&, index_t, const float*, bool, const Mask*,
-                           index_t, unsigned long long*, unsigned char*, index_t*, index_t*, float*,
-                           Mask*);
-template void top_k<double>(cudaStream_t, Scratch&, index_t, const double*, bool, const Mask*,
-                            index_t, unsigned long long*, unsigned char*, index_t*, index_t*,
-                            double*, Mask*);
+#define CORESET_INSTANTIATE(T)                                                                  \
+  template void top_k<T>(cudaStream_t, Scratch&, index_t, const T*, bool, const Mask*, index_t, \
+                         const TopKWork&, index_t*, index_t*);                                  \
+  template void compact_entries<T>(cudaStream_t, Scratch&, index_t, const index_t*, const T*,   \
+                                   const Mask*, index_t*, T*, index_t*);
+
+CORESET_INSTANTIATE(float)
+CORESET_INSTANTIATE(double)
+#undef CORESET_INSTANTIATE
 
 }  // namespace coreset::kernels

@@ -1,10 +1,12 @@
-// Elementwise kernels on device vectors, the deterministic reductions and the scalar kernels of
-// the GPU backend (cuda/cuda_backend.hpp). Sparse vectors are a dense value array plus a mask;
-// every merge is one pass over n with the CPU backend's rounding (cpu/cpu_backend.hpp).
+// The GPU backend's (cuda/cuda_backend.hpp) kernels on vectors: the sparse steps over compact
+// support lists (one thread per slot, the logic in kernels/sparse_list_logic.hpp, so O(|support|)
+// work and never a pass over n), elementwise kernels on dense vectors, the deterministic
+// reductions and the scalar kernels.
 #include <cstdint>
 
 #include "kernels/grid.cuh"
 #include "kernels/launch.hpp"
+#include "kernels/sparse_list_logic.hpp"
 #include "solvers/line_search.hpp"
 
 namespace coreset::kernels {
@@ -66,92 +68,84 @@ void reduce(cudaStream_t s, index_t m, const index_t* count, Term term, double* 
 
 }  // namespace
 
+namespace {
+
 template <class T>
-void masked_gather(cudaStream_t s, index_t n, const T* v, const Mask* a, const Mask* b,
-                   T* out_value, Mask* out_mask) {
-  for_each(s, n, [=] __device__(index_t i) {
-    const Mask in = a[i] | (b != nullptr ? b[i] : Mask(0));
-    out_mask[i] = in;
-    out_value[i] = in ? v[i] : T(0);
-  });
+__device__ sparse::List<T> read(DeviceList<T> list) {
+  return {list.index, list.value, *list.count};
+}
+
+template <class T, class Step>
+__global__ void merge_slots_kernel(Step step, DeviceList<T> a, DeviceList<T> b, index_t slots,
+                                   index_t* out_index, T* out_value, Mask* keep) {
+  const sparse::List<T> la = read(a);
+  const sparse::List<T> lb = read(b);
+  for (index_t p = global_thread(); p < slots; p += grid_stride()) {
+    const sparse::Entry<T> entry = sparse::merged_entry(step, la, lb, p);
+    out_index[p] = entry.index;
+    out_value[p] = entry.value;
+    keep[p] = entry.keep;
+  }
+}
+
+template <class T, class Step>
+__global__ void map_slots_kernel(Step step, DeviceList<T> in, index_t slots, index_t* out_index,
+                                 T* out_value, Mask* keep) {
+  const sparse::List<T> list = read(in);
+  for (index_t p = global_thread(); p < slots; p += grid_stride()) {
+    const sparse::Entry<T> entry = sparse::mapped_entry(step, list, p);
+    out_index[p] = entry.index;
+    out_value[p] = entry.value;
+    keep[p] = entry.keep;
+  }
+}
+
+}  // namespace
+
+template <class T, class Step>
+void merge_slots(cudaStream_t s, const Step& step, DeviceList<T> a, DeviceList<T> b, index_t slots,
+                 index_t* out_index, T* out_value, Mask* keep) {
+  if (slots <= 0) {
+    return;
+  }
+  merge_slots_kernel<<<blocks_for(slots), kBlock, 0, s>>>(step, a, b, slots, out_index, out_value,
+                                                          keep);
+  CORESET_CUDA_CHECK_LAUNCH();
+}
+
+template <class T, class Step>
+void map_slots(cudaStream_t s, const Step& step, DeviceList<T> in, index_t slots,
+               index_t* out_index, T* out_value, Mask* keep) {
+  if (slots <= 0) {
+    return;
+  }
+  map_slots_kernel<<<blocks_for(slots), kBlock, 0, s>>>(step, in, slots, out_index, out_value,
+                                                        keep);
+  CORESET_CUDA_CHECK_LAUNCH();
 }
 
 template <class T>
-void clamped_step(cudaStream_t s, index_t n, const T* x, const Mask* xm, const double* step,
-                  const T* g, T* out, Mask* om) {
-  for_each(s, n, [=] __device__(index_t i) {
-    // As the CPU: x + step * g in double, rounded once to T.
-    const T value = xm[i] ? static_cast<T>(add(x[i], mul(*step, g[i]))) : T(0);
-    const bool keep = value > T(0);
-    om[i] = keep;
-    out[i] = keep ? value : T(0);
-  });
-}
-
-template <class T>
-void extrapolate(cudaStream_t s, index_t n, const T* a, const Mask* am, const T* b, const Mask* bm,
-                 const double* tau, T* out, Mask* om) {
-  for_each(s, n, [=] __device__(index_t i) {
-    T value = T(0);
-    if (am[i] | bm[i]) {
-      const T x = a[i];  // 0 off the support
-      value = static_cast<T>(add(x, mul(*tau, sub(x, b[i]))));
+void gather_entries(cudaStream_t s, const index_t* positions, const index_t* count, index_t bound,
+                    const index_t* in_index, const T* in_value, index_t* out_index, T* out_value) {
+  for_each(s, bound, [=] __device__(index_t q) {
+    if (q < *count) {
+      out_index[q] = in_index[positions[q]];
+      out_value[q] = in_value[positions[q]];
     }
-    const bool keep = value != T(0);
-    om[i] = keep;
-    out[i] = keep ? value : T(0);
   });
 }
 
-template <class T>
-void subtract_sparse(cudaStream_t s, index_t n, const T* a, const Mask* am, const T* b,
-                     const Mask* bm, T* out, Mask* om) {
-  for_each(s, n, [=] __device__(index_t i) {
-    const T value = (am[i] | bm[i]) ? static_cast<T>(a[i] - b[i]) : T(0);
-    const bool keep = value != T(0);
-    om[i] = keep;
-    out[i] = keep ? value : T(0);
-  });
-}
-
-template <class T>
-void step_candidates(cudaStream_t s, index_t n, const T* z, const Mask* zm, const T* gz,
-                     const T* go, const Mask* gom, const double* step, T* out) {
-  for_each(s, n, [=] __device__(index_t i) {
-    T value = T(0);
-    if (zm[i]) {
-      value = static_cast<T>(add(z[i], mul(*step, gz[i])));
-    } else if (gom[i]) {
-      value = static_cast<T>(mul(*step, go[i]));
+void mark_list(cudaStream_t s, const index_t* index, const index_t* count, index_t bound,
+               Mask value, Mask* mask) {
+  for_each(s, bound, [=] __device__(index_t p) {
+    if (p < *count) {
+      mask[index[p]] = value;
     }
-    out[i] = value;
   });
 }
 
-template <class T>
-void scale_sparse(cudaStream_t s, index_t n, double c, const T* in, const Mask* im, T* out,
-                  Mask* om) {
-  for_each(s, n, [=] __device__(index_t i) {
-    const T value = im[i] ? static_cast<T>(mul(c, in[i])) : T(0);
-    const bool keep = value != T(0);
-    om[i] = keep;
-    out[i] = keep ? value : T(0);
-  });
-}
-
-template <class T>
-void convex_step(cudaStream_t s, index_t n, const T* w, const Mask* wm, double gamma, index_t j,
-                 double vertex, T* out, Mask* om) {
-  for_each(s, n, [=] __device__(index_t i) {
-    T value = T(0);
-    if (wm[i] || i == j) {
-      const double added = i == j ? mul(gamma, vertex) : 0.0;
-      value = static_cast<T>(add(mul(sub(1.0, gamma), w[i]), added));
-    }
-    const bool keep = value != T(0);
-    om[i] = keep;
-    out[i] = keep ? value : T(0);
-  });
+void set_index(cudaStream_t s, index_t index, index_t* out) {
+  for_each(s, 1, [=] __device__(index_t) { *out = index; });
 }
 
 template <class T>
@@ -187,26 +181,25 @@ void dot(cudaStream_t s, index_t m, const T* a, const T* b, double* partials, do
 }
 
 template <class T>
-void squared_difference(cudaStream_t s, index_t m, const T* a, const T* b, double* partials,
-                        double* out) {
+void squared_norm_of_list(cudaStream_t s, DeviceList<T> v, index_t bound, double* partials,
+                          double* out) {
+  const T* value = v.value;
   reduce(
-      s, m, nullptr,
-      [=] __device__(index_t i) {
-        const double d = static_cast<double>(a[i]) - static_cast<double>(b[i]);
-        return d * d;
+      s, bound, v.count,
+      [=] __device__(index_t p) {
+        const double x = value[p];
+        return x * x;
       },
       partials, out);
 }
 
 template <class T>
-void squared_norm_on_list(cudaStream_t s, const index_t* index, const index_t* count, index_t bound,
-                          const T* value, double* partials, double* out) {
+void squared_distance_of_lists(cudaStream_t s, DeviceList<T> a, DeviceList<T> b, index_t slots,
+                               double* partials, double* out) {
+  // Every term reads both counts itself: a slot past them, or a void one, adds 0.
   reduce(
-      s, bound, count,
-      [=] __device__(index_t p) {
-        const double v = value[index[p]];
-        return v * v;
-      },
+      s, slots, nullptr,
+      [=] __device__(index_t p) { return sparse::squared_difference_at(read(a), read(b), p); },
       partials, out);
 }
 
@@ -242,23 +235,8 @@ void value_at(cudaStream_t s, const T* v, index_t i, double* out) {
 }
 
 template <class T>
-void scatter(cudaStream_t s, const index_t* index, index_t m, const T* values, T* out_value,
-             Mask* out_mask) {
-  for_each(s, m, [=] __device__(index_t p) {
-    out_value[index[p]] = values != nullptr ? values[p] : T(0);
-    if (out_mask != nullptr) {
-      out_mask[index[p]] = 1;
-    }
-  });
-}
-
-void copy_list(cudaStream_t s, const index_t* from, const index_t* count, index_t bound,
-               index_t* to) {
-  for_each(s, bound, [=] __device__(index_t p) {
-    if (p < *count) {
-      to[p] = from[p];
-    }
-  });
+void zero_at(cudaStream_t s, const index_t* index, index_t m, T* out) {
+  for_each(s, m, [=] __device__(index_t p) { out[index[p]] = T(0); });
 }
 
 template <class T>
@@ -271,35 +249,39 @@ void gather_list(cudaStream_t s, const index_t* index, const index_t* count, ind
   });
 }
 
+#define CORESET_INSTANTIATE_STEP(T, Step)                                                        \
+  template void merge_slots<T, sparse::Step<T>>(cudaStream_t, const sparse::Step<T>&,            \
+                                                DeviceList<T>, DeviceList<T>, index_t, index_t*, \
+                                                T*, Mask*);
+#define CORESET_INSTANTIATE_MAP(T, Step)                                                           \
+  template void map_slots<T, sparse::Step<T>>(cudaStream_t, const sparse::Step<T>&, DeviceList<T>, \
+                                              index_t, index_t*, T*, Mask*);
 #define CORESET_INSTANTIATE(T)                                                                    \
-  template void masked_gather<T>(cudaStream_t, index_t, const T*, const Mask*, const Mask*, T*,   \
-                                 Mask*);                                                          \
-  template void clamped_step<T>(cudaStream_t, index_t, const T*, const Mask*, const double*,      \
-                                const T*, T*, Mask*);                                             \
-  template void extrapolate<T>(cudaStream_t, index_t, const T*, const Mask*, const T*,            \
-                               const Mask*, const double*, T*, Mask*);                            \
-  template void subtract_sparse<T>(cudaStream_t, index_t, const T*, const Mask*, const T*,        \
-                                   const Mask*, T*, Mask*);                                       \
-  template void step_candidates<T>(cudaStream_t, index_t, const T*, const Mask*, const T*,        \
-                                   const T*, const Mask*, const double*, T*);                     \
-  template void scale_sparse<T>(cudaStream_t, index_t, double, const T*, const Mask*, T*, Mask*); \
-  template void convex_step<T>(cudaStream_t, index_t, const T*, const Mask*, double, index_t,     \
-                               double, T*, Mask*);                                                \
+  CORESET_INSTANTIATE_STEP(T, Extrapolate)                                                        \
+  CORESET_INSTANTIATE_STEP(T, Subtract)                                                           \
+  CORESET_INSTANTIATE_STEP(T, ConvexStep)                                                         \
+  CORESET_INSTANTIATE_STEP(T, GatherDense)                                                        \
+  CORESET_INSTANTIATE_STEP(T, StepCandidates)                                                     \
+  CORESET_INSTANTIATE_MAP(T, ClampedStep)                                                         \
+  CORESET_INSTANTIATE_MAP(T, Scale)                                                               \
+  template void gather_entries<T>(cudaStream_t, const index_t*, const index_t*, index_t,          \
+                                  const index_t*, const T*, index_t*, T*);                        \
   template void scale<T>(cudaStream_t, index_t, double, const T*, T*);                            \
   template void axpby<T>(cudaStream_t, index_t, double, const T*, double, const T*, T*);          \
   template void subtract<T>(cudaStream_t, index_t, const T*, const T*, T*);                       \
   template void fill<T>(cudaStream_t, index_t, T, T*);                                            \
   template void dot<T>(cudaStream_t, index_t, const T*, const T*, double*, double*);              \
-  template void squared_difference<T>(cudaStream_t, index_t, const T*, const T*, double*,         \
-                                      double*);                                                   \
-  template void squared_norm_on_list<T>(cudaStream_t, const index_t*, const index_t*, index_t,    \
-                                        const T*, double*, double*);                              \
+  template void squared_norm_of_list<T>(cudaStream_t, DeviceList<T>, index_t, double*, double*);  \
+  template void squared_distance_of_lists<T>(cudaStream_t, DeviceList<T>, DeviceList<T>, index_t, \
+                                             double*, double*);                                   \
   template void value_at<T>(cudaStream_t, const T*, index_t, double*);                            \
-  template void scatter<T>(cudaStream_t, const index_t*, index_t, const T*, T*, Mask*);           \
+  template void zero_at<T>(cudaStream_t, const index_t*, index_t, T*);                            \
   template void gather_list<T>(cudaStream_t, const index_t*, const index_t*, index_t, const T*, T*);
 
 CORESET_INSTANTIATE(float)
 CORESET_INSTANTIATE(double)
 #undef CORESET_INSTANTIATE
+#undef CORESET_INSTANTIATE_MAP
+#undef CORESET_INSTANTIATE_STEP
 
 }  // namespace coreset::kernels

@@ -25,6 +25,7 @@
 #include "solvers/backend.hpp"
 #include "solvers/line_search.hpp"
 #include "solvers/selection_rule.hpp"
+#include "solvers/sparse_steps.hpp"
 #include "solvers/sparse_vector.hpp"
 
 namespace coreset::cpu {
@@ -177,10 +178,11 @@ class CpuBackend {
       const bool take_z = b == g_outside_z.index.size() ||
                           (a < z.index.size() && z.index[a] < g_outside_z.index[b]);
       if (take_z) {
-        candidates.push_back(z.index[a], static_cast<T>(z.value[a] + step * g_on_z.value[a]));
+        candidates.push_back(z.index[a], solvers::step_from(z.value[a], step, g_on_z.value[a]));
         ++a;
       } else {
-        candidates.push_back(g_outside_z.index[b], static_cast<T>(step * g_outside_z.value[b]));
+        candidates.push_back(g_outside_z.index[b],
+                             solvers::step_outside(step, g_outside_z.value[b]));
         ++b;
       }
     }
@@ -200,7 +202,7 @@ class CpuBackend {
                     SparseDatapointVector& out) const {
     out.clear();
     for (std::size_t p = 0; p < x.index.size(); ++p) {
-      const T value = static_cast<T>(x.value[p] + step * g.value[p]);
+      const T value = solvers::step_from(x.value[p], step, g.value[p]);
       if (value > T(0)) {
         out.push_back(x.index[p], value);
       }
@@ -212,7 +214,7 @@ class CpuBackend {
                    SparseDatapointVector& out) const {
     out.clear();
     merge(next, prev, [&](index_t i, T a, T b) {
-      const T value = static_cast<T>(a + tau * (static_cast<double>(a) - b));
+      const T value = solvers::extrapolated(a, b, tau);
       if (value != T(0)) {
         out.push_back(i, value);
       }
@@ -227,7 +229,7 @@ class CpuBackend {
                 SparseDatapointVector& out) const {
     out.clear();
     merge(a, b, [&](index_t i, T x, T y) {
-      const T value = x - y;
+      const T value = solvers::difference(x, y);
       if (value != T(0)) {
         out.push_back(i, value);
       }
@@ -416,8 +418,7 @@ class CpuBackend {
     unit.push_back(j, T(1));
     out.clear();
     merge(w, unit, [&](index_t i, T a, T b) {
-      const double added = b != T(0) ? gamma * vertex : 0.0;
-      const T value = static_cast<T>((1.0 - gamma) * a + added);
+      const T value = solvers::convex_combination(a, gamma, b != T(0), vertex);
       if (value != T(0)) {
         out.push_back(i, value);
       }
@@ -428,7 +429,7 @@ class CpuBackend {
   void scale(double c, const SparseDatapointVector& in, SparseDatapointVector& out) const {
     SparseDatapointVector result;
     for (std::size_t p = 0; p < in.index.size(); ++p) {
-      const T value = static_cast<T>(c * in.value[p]);
+      const T value = solvers::scaled(c, in.value[p]);
       if (value != T(0)) {
         result.push_back(in.index[p], value);
       }

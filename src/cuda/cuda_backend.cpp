@@ -72,8 +72,9 @@ void zero(cudaStream_t s, U* data, index_t count) {
 
 }  // namespace
 
-// The solver's n-sized state: about a dozen sparse vectors (values + mask), the gradient and
-// other dense vectors, the top-k's candidates and tie list, the duplicate search's hash sort.
+// The solver's n-sized state: the gradient and the other dense vectors, the top-k's tie list and
+// exclusion mask, the duplicate search's hash sort, and the sparse vectors and merge slots, which
+// are O(k) each but may reach n entries when k does (the plan does not know k): an upper bound.
 std::size_t solver_state_bytes(index_t n, std::size_t element_bytes) {
   return static_cast<std::size_t>(n) * (16 * (element_bytes + 1) + 48);
 }
@@ -113,13 +114,15 @@ CudaBackend<T>::CudaBackend(Resources& resources, kernels::DeviceBuffer<T>&& phi
 template <class T>
 void CudaBackend<T>::allocate_working_state() {
   prepare(empty_, 0);
-  zero(res_.stream(), empty_.value.data(), cols_);
-  zero(res_.stream(), empty_.mask.data(), cols_);
   zero(res_.stream(), empty_.count.data(), 1);
   partials_.resize_discard(kernels::kReducePartials);
   histogram_.resize_discard(256);
   select_state_.resize_discard(kernels::kTopKStateBytes);
-  list_count_.resize_discard(1);
+  list_count_.resize_discard(2);
+  unit_.resize_discard(2);
+  set_count(unit_.data() + 1, 1);
+  excluded_.resize_discard(cols_);
+  zero(res_.stream(), excluded_.data(), cols_);
 }
 
 template <class T>
@@ -158,13 +161,8 @@ void CudaBackend<T>::download(const SparseDatapointVector& v, std::vector<index_
   copy_to_host(res_.stream(), &count, s.count.data(), 1);
   index.resize(static_cast<std::size_t>(count));
   value.resize(static_cast<std::size_t>(count));
-  if (count > 0) {
-    candidates_.reserve_discard(count);
-    kernels::gather_list(res_.stream(), s.index.data(), s.count.data(), count, s.value.data(),
-                         candidates_.data());
-    copy_to_host(res_.stream(), index.data(), s.index.data(), count);
-    copy_to_host(res_.stream(), value.data(), candidates_.data(), count);
-  }
+  copy_to_host(res_.stream(), index.data(), s.index.data(), count);
+  copy_to_host(res_.stream(), value.data(), s.value.data(), count);
 }
 
 // ---- dense passes ----
@@ -185,7 +183,7 @@ void CudaBackend<T>::phi_t_times_on_subset(const SampleVector& r,
   list_.reserve_discard(std::max<index_t>(m, 1));
   copy_to_device(res_.stream(), list_.data(), subset.data(), m);
   kernels::columns_dot(res_.stream(), phi_.data(), rows_, list_.data(), nullptr, m, r.data(),
-                       out.data());
+                       kernels::DotsAt::column, out.data());
 }
 
 template <class T>
@@ -216,19 +214,13 @@ template <class T>
 void CudaBackend<T>::phi_t_times_on(const SparseDatapointVector& support, const SampleVector& r,
                                     SparseDatapointVector& out) const {
   const SparseDatapointVector& s = or_empty(support);
-  if (&s == &out) {
-    // Values on the support are overwritten below; the support itself stays.
-    kernels::columns_dot(res_.stream(), phi_.data(), rows_, s.index.data(), s.count.data(), s.bound,
-                         r.data(), out.value.data());
-    return;
+  if (&s != &out) {
+    prepare(out, s.bound);
+    copy_list_of(s, out);
   }
-  prepare(out, s.bound);
-  zero(res_.stream(), out.value.data(), cols_);
-  copy_on_device(res_.stream(), out.mask.data(), s.mask.data(), cols_);
-  copy_on_device(res_.stream(), out.count.data(), s.count.data(), 1);
-  kernels::copy_list(res_.stream(), s.index.data(), s.count.data(), s.bound, out.index.data());
-  kernels::columns_dot(res_.stream(), phi_.data(), rows_, s.index.data(), s.count.data(), s.bound,
-                       r.data(), out.value.data());
+  // The values are overwritten, each at its own position; the support stays.
+  kernels::columns_dot(res_.stream(), phi_.data(), rows_, out.index.data(), out.count.data(),
+                       out.bound, r.data(), kernels::DotsAt::position, out.value.data());
 }
 
 // ---- selection ----
@@ -238,21 +230,29 @@ void CudaBackend<T>::select_top_k(const DatapointVector& v, index_t k, solvers::
                                   const SparseDatapointVector& exclude,
                                   SparseDatapointVector& out) const {
   NvtxRange range("selection");
+  assert(&exclude != &out);  // the exclusion mask is cleared from exclude's list afterwards
   const index_t take = std::max<index_t>(0, std::min(k, cols_));
-  const Mask* excluded = exclude.allocated() ? exclude.mask.data() : nullptr;
+  const SparseDatapointVector* excluded = exclude.allocated() ? &exclude : nullptr;
+  if (excluded != nullptr) {
+    // The exclusion mask is all zero between calls: set on exclude's support, cleared after.
+    kernels::mark_list(res_.stream(), excluded->index.data(), excluded->count.data(),
+                       excluded->bound, 1, excluded_.data());
+  }
   prepare(out, take);
   if (take == 0) {
-    zero(res_.stream(), out.value.data(), cols_);
-    zero(res_.stream(), out.mask.data(), cols_);
     zero(res_.stream(), out.count.data(), 1);
-    return;
+  } else {
+    // The positions of a dense vector are its indices.
+    top_k(cols_, v.data(), rule == solvers::SelectionRule::largest_magnitude,
+          excluded != nullptr ? excluded_.data() : nullptr, take, out.index.data(),
+          out.count.data());
+    kernels::gather_list(res_.stream(), out.index.data(), out.count.data(), take, v.data(),
+                         out.value.data());
   }
-  list_.reserve_discard(cols_);
-  kernels::top_k(res_.stream(), res_.scratch(), cols_, v.data(),
-                 rule == solvers::SelectionRule::largest_magnitude, excluded, take,
-                 histogram_.data(), select_state_.data(), list_.data(), list_count_.data(),
-                 out.value.data(), out.mask.data());
-  compact(out);
+  if (excluded != nullptr) {
+    kernels::mark_list(res_.stream(), excluded->index.data(), excluded->count.data(),
+                       excluded->bound, 0, excluded_.data());
+  }
 }
 
 // ---- host-listed supports ----
@@ -294,20 +294,18 @@ std::vector<T> CudaBackend<T>::column_dots(const std::vector<index_t>& index,
     return {};
   }
   upload_list(index);
-  listed_dots_.reserve_discard(cols_);
+  candidates_.reserve_discard(m);
   kernels::columns_dot(res_.stream(), phi_.data(), rows_, list_.data(), list_count_.data(), m,
-                       r.data(), listed_dots_.data());
-  return listed_to_host(listed_dots_.data(), m);
+                       r.data(), kernels::DotsAt::position, candidates_.data());
+  std::vector<T> out(static_cast<std::size_t>(m));
+  copy_to_host(res_.stream(), out.data(), candidates_.data(), m);
+  return out;
 }
 
 template <class T>
 void CudaBackend<T>::phi_times(const std::vector<index_t>& index, const std::vector<T>& value,
                                SampleVector& out) const {
   const auto m = static_cast<index_t>(index.size());
-  if (listed_weights_.empty()) {
-    listed_weights_.resize_discard(cols_);
-    zero(res_.stream(), listed_weights_.data(), cols_);
-  }
   if (m == 0) {
     zero(res_.stream(), out.data(), rows_);
     return;
@@ -315,45 +313,29 @@ void CudaBackend<T>::phi_times(const std::vector<index_t>& index, const std::vec
   upload_list(index);
   candidates_.reserve_discard(m);
   copy_to_device(res_.stream(), candidates_.data(), value.data(), m);
-  kernels::scatter(res_.stream(), list_.data(), m, candidates_.data(), listed_weights_.data(),
-                   static_cast<kernels::Mask*>(nullptr));
   partials_.reserve_discard(
       std::max(kernels::kReducePartials, kernels::phi_times_partials(m, rows_)));
   kernels::phi_times_list(res_.stream(), phi_.data(), rows_, list_.data(), list_count_.data(), m,
-                          listed_weights_.data(), partials_.data(), out.data());
-  // All zero again for the next call: only the m entries written above change.
-  kernels::scatter(res_.stream(), list_.data(), m, static_cast<const T*>(nullptr),
-                   listed_weights_.data(), static_cast<kernels::Mask*>(nullptr));
+                          candidates_.data(), partials_.data(), out.data());
 }
 
 template <class T>
 void CudaBackend<T>::gather(const DatapointVector& v, const SparseDatapointVector& at,
                             SparseDatapointVector& out) const {
   const SparseDatapointVector& a = or_empty(at);
-  const Mask* mask = a.mask.data();
-  const index_t* index = a.index.data();
-  const index_t* count = a.count.data();
-  const index_t bound = a.bound;
-  prepare(out, bound);
-  kernels::masked_gather(res_.stream(), cols_, v.data(), mask, nullptr, out.value.data(),
-                         out.mask.data());
   if (&a != &out) {
-    copy_on_device(res_.stream(), out.count.data(), count, 1);
-    kernels::copy_list(res_.stream(), index, count, bound, out.index.data());
+    prepare(out, a.bound);
+    copy_list_of(a, out);
   }
+  kernels::gather_list(res_.stream(), out.index.data(), out.count.data(), out.bound, v.data(),
+                       out.value.data());
 }
 
 template <class T>
 void CudaBackend<T>::restrict_to_union(const DatapointVector& v, const SparseDatapointVector& a,
                                        const SparseDatapointVector& b,
                                        SparseDatapointVector& out) const {
-  const SparseDatapointVector& x = or_empty(a);
-  const SparseDatapointVector& y = or_empty(b);
-  const Mask* xm = x.mask.data();
-  const Mask* ym = y.mask.data();
-  prepare(out, std::min(cols_, x.bound + y.bound));
-  kernels::masked_gather(res_.stream(), cols_, v.data(), xm, ym, out.value.data(), out.mask.data());
-  compact(out);
+  merge(kernels::sparse::GatherDense<T>{v.data()}, or_empty(a), or_empty(b), out);
 }
 
 // ---- sparse steps ----
@@ -365,24 +347,26 @@ void CudaBackend<T>::projected_step(const SparseDatapointVector& z,
                                     index_t k, SparseDatapointVector& x) const {
   NvtxRange range("projection step");
   const SparseDatapointVector& zz = or_empty(z);
-  const SparseDatapointVector& gz = or_empty(g_on_z);
   const SparseDatapointVector& go = or_empty(g_outside_z);
-  candidates_.reserve_discard(cols_);
-  kernels::step_candidates(res_.stream(), cols_, zz.value.data(), zz.mask.data(), gz.value.data(),
-                           go.value.data(), go.mask.data(), step.slot, candidates_.data());
-  const index_t take = std::max<index_t>(0, std::min(k, cols_));
+  // The candidates, in index order (the supports are disjoint, so every slot holds one), and 0
+  // in the slots past their count, which the selection never takes.
+  const index_t slots = zz.bound + go.bound;
+  reserve_slots(slots);
+  const kernels::sparse::StepCandidates<T> candidates{or_empty(g_on_z).value.data(), step.slot};
+  kernels::merge_slots(res_.stream(), candidates, list_of(zz), list_of(go), slots,
+                       merged_index_.data(), merged_value_.data(), keep_.data());
+  const index_t take = std::max<index_t>(0, std::min(k, slots));
   prepare(x, take);
   if (take == 0) {
-    zero(res_.stream(), x.value.data(), cols_);
-    zero(res_.stream(), x.mask.data(), cols_);
     zero(res_.stream(), x.count.data(), 1);
     return;
   }
-  list_.reserve_discard(cols_);
-  kernels::top_k(res_.stream(), res_.scratch(), cols_, candidates_.data(), false, nullptr, take,
-                 histogram_.data(), select_state_.data(), list_.data(), list_count_.data(),
-                 x.value.data(), x.mask.data());
-  compact(x);
+  // Positions into the candidates: ranking positions breaks ties by index too.
+  positions_.reserve_discard(take);
+  top_k(slots, merged_value_.data(), false, nullptr, take, positions_.data(), x.count.data());
+  kernels::gather_entries(res_.stream(), positions_.data(), x.count.data(), take,
+                          merged_index_.data(), merged_value_.data(), x.index.data(),
+                          x.value.data());
 }
 
 template <class T>
@@ -390,14 +374,7 @@ void CudaBackend<T>::clamped_step(const SparseDatapointVector& x, Scalar step,
                                   const SparseDatapointVector& g,
                                   SparseDatapointVector& out) const {
   const SparseDatapointVector& xx = or_empty(x);
-  const SparseDatapointVector& gg = or_empty(g);
-  const T* xv = xx.value.data();
-  const Mask* xm = xx.mask.data();
-  const T* gv = gg.value.data();
-  prepare(out, xx.bound);
-  kernels::clamped_step(res_.stream(), cols_, xv, xm, step.slot, gv, out.value.data(),
-                        out.mask.data());
-  compact(out);
+  map(kernels::sparse::ClampedStep<T>{or_empty(g).value.data(), step.slot}, xx, out);
 }
 
 template <class T>
@@ -405,16 +382,7 @@ void CudaBackend<T>::extrapolate(const SparseDatapointVector& next,
                                  const SparseDatapointVector& prev, Scalar tau,
                                  SparseDatapointVector& out) const {
   NvtxRange range("momentum");
-  const SparseDatapointVector& a = or_empty(next);
-  const SparseDatapointVector& b = or_empty(prev);
-  const T* av = a.value.data();
-  const Mask* am = a.mask.data();
-  const T* bv = b.value.data();
-  const Mask* bm = b.mask.data();
-  prepare(out, std::min(cols_, a.bound + b.bound));
-  kernels::extrapolate(res_.stream(), cols_, av, am, bv, bm, tau.slot, out.value.data(),
-                       out.mask.data());
-  compact(out);
+  merge(kernels::sparse::Extrapolate<T>{tau.slot}, or_empty(next), or_empty(prev), out);
 }
 
 template <class T>
@@ -426,15 +394,7 @@ void CudaBackend<T>::subtract(const SampleVector& a, const SampleVector& b,
 template <class T>
 void CudaBackend<T>::subtract(const SparseDatapointVector& a, const SparseDatapointVector& b,
                               SparseDatapointVector& out) const {
-  const SparseDatapointVector& x = or_empty(a);
-  const SparseDatapointVector& y = or_empty(b);
-  const T* xv = x.value.data();
-  const Mask* xm = x.mask.data();
-  const T* yv = y.value.data();
-  const Mask* ym = y.mask.data();
-  prepare(out, std::min(cols_, x.bound + y.bound));
-  kernels::subtract_sparse(res_.stream(), cols_, xv, xm, yv, ym, out.value.data(), out.mask.data());
-  compact(out);
+  merge(kernels::sparse::Subtract<T>{}, or_empty(a), or_empty(b), out);
 }
 
 template <class T>
@@ -444,10 +404,8 @@ void CudaBackend<T>::copy(const SparseDatapointVector& from, SparseDatapointVect
   }
   const SparseDatapointVector& f = or_empty(from);
   prepare(to, f.bound);
-  copy_on_device(res_.stream(), to.value.data(), f.value.data(), cols_);
-  copy_on_device(res_.stream(), to.mask.data(), f.mask.data(), cols_);
-  copy_on_device(res_.stream(), to.count.data(), f.count.data(), 1);
-  copy_on_device(res_.stream(), to.index.data(), f.index.data(), f.bound);
+  copy_list_of(f, to);
+  copy_on_device(res_.stream(), to.value.data(), f.value.data(), f.bound);
 }
 
 template <class T>
@@ -477,18 +435,18 @@ template <class T>
 typename CudaBackend<T>::Scalar CudaBackend<T>::squared_norm(const SparseDatapointVector& v) const {
   const SparseDatapointVector& s = or_empty(v);
   double* out = scalar();
-  kernels::squared_norm_on_list(res_.stream(), s.index.data(), s.count.data(), s.bound,
-                                s.value.data(), partials_.data(), out);
+  kernels::squared_norm_of_list(res_.stream(), list_of(s), s.bound, partials_.data(), out);
   return {out};
 }
 
 template <class T>
 typename CudaBackend<T>::Scalar CudaBackend<T>::squared_distance(
     const SparseDatapointVector& a, const SparseDatapointVector& b) const {
-  // Both are 0 off their supports, so the sum over all n is the sum over the union.
+  const SparseDatapointVector& x = or_empty(a);
+  const SparseDatapointVector& y = or_empty(b);
   double* out = scalar();
-  kernels::squared_difference(res_.stream(), cols_, or_empty(a).value.data(),
-                              or_empty(b).value.data(), partials_.data(), out);
+  kernels::squared_distance_of_lists(res_.stream(), list_of(x), list_of(y), x.bound + y.bound,
+                                     partials_.data(), out);
   return {out};
 }
 
@@ -576,8 +534,7 @@ void CudaBackend<T>::zero_entries(const std::vector<index_t>& at, DatapointVecto
     copy_to_device(res_.stream(), duplicates_.data(), at.data(), duplicates_.size());
     duplicates_host_ = at;
   }
-  kernels::scatter<T>(res_.stream(), duplicates_.data(), duplicates_.size(), nullptr, v.data(),
-                      nullptr);
+  kernels::zero_at(res_.stream(), duplicates_.data(), duplicates_.size(), v.data());
 }
 
 template <class T>
@@ -631,41 +588,27 @@ void CudaBackend<T>::from_host(const std::vector<index_t>& index, const std::vec
                                SparseDatapointVector& out) const {
   const auto m = static_cast<index_t>(index.size());
   prepare(out, m);
-  zero(res_.stream(), out.value.data(), cols_);
-  zero(res_.stream(), out.mask.data(), cols_);
-  if (m > 0) {
-    const std::vector<T> values(value.begin(), value.end());
-    kernels::DeviceBuffer<T> device_values(m);
-    list_.reserve_discard(m);
-    copy_to_device(res_.stream(), list_.data(), index.data(), m);
-    copy_to_device(res_.stream(), device_values.data(), values.data(), m);
-    kernels::scatter(res_.stream(), list_.data(), m, device_values.data(), out.value.data(),
-                     out.mask.data());
-    res_.synchronize();  // device_values is freed on return
-  }
-  compact(out);
+  const std::vector<T> values(value.begin(), value.end());
+  copy_to_device(res_.stream(), out.index.data(), index.data(), m);
+  copy_to_device(res_.stream(), out.value.data(), values.data(), m);
+  set_count(out.count.data(), m);
 }
 
 template <class T>
 void CudaBackend<T>::convex_step(const SparseDatapointVector& w, double gamma, index_t j,
                                  double vertex, SparseDatapointVector& out) const {
   assert(&w != &out);
-  const SparseDatapointVector& ww = or_empty(w);
-  prepare(out, std::min(cols_, ww.bound + 1));
-  kernels::convex_step(res_.stream(), cols_, ww.value.data(), ww.mask.data(), gamma, j, vertex,
-                       out.value.data(), out.mask.data());
-  compact(out);
+  // The vertex as a one-entry support: its value is never read.
+  kernels::set_index(res_.stream(), j, unit_.data());
+  const kernels::DeviceList<T> vertex_list{unit_.data(), nullptr, unit_.data() + 1};
+  merge(kernels::sparse::ConvexStep<T>{gamma, vertex}, list_of(or_empty(w)), or_empty(w).bound,
+        vertex_list, 1, out);
 }
 
 template <class T>
 void CudaBackend<T>::scale(double c, const SparseDatapointVector& in,
                            SparseDatapointVector& out) const {
-  const SparseDatapointVector& s = or_empty(in);
-  const T* value = s.value.data();
-  const Mask* mask = s.mask.data();
-  prepare(out, s.bound);
-  kernels::scale_sparse(res_.stream(), cols_, c, value, mask, out.value.data(), out.mask.data());
-  compact(out);
+  map(kernels::sparse::Scale<T>{c}, or_empty(in), out);
 }
 
 template <class T>
@@ -719,19 +662,90 @@ const typename CudaBackend<T>::SparseDatapointVector& CudaBackend<T>::or_empty(
 
 template <class T>
 void CudaBackend<T>::prepare(SparseDatapointVector& out, index_t bound) const {
-  if (!out.allocated()) {
-    out.value.resize_discard(cols_);
-    out.mask.resize_discard(cols_);
-    out.count.resize_discard(1);
-  }
   out.index.reserve_discard(std::max<index_t>(bound, 1));
+  out.value.reserve_discard(std::max<index_t>(bound, 1));
+  out.count.reserve_discard(1);
   out.bound = bound;
 }
 
 template <class T>
-void CudaBackend<T>::compact(SparseDatapointVector& out) const {
-  kernels::compact(res_.stream(), res_.scratch(), cols_, out.mask.data(), out.index.data(),
-                   out.count.data());
+kernels::DeviceList<T> CudaBackend<T>::list_of(const SparseDatapointVector& v) const {
+  return {v.index.data(), v.value.data(), v.count.data()};
+}
+
+template <class T>
+void CudaBackend<T>::copy_list_of(const SparseDatapointVector& from,
+                                  SparseDatapointVector& to) const {
+  copy_on_device(res_.stream(), to.index.data(), from.index.data(), from.bound);
+  copy_on_device(res_.stream(), to.count.data(), from.count.data(), 1);
+}
+
+template <class T>
+void CudaBackend<T>::set_count(index_t* count, index_t value) const {
+  // Staged from pageable memory before the call returns, so `value` may go.
+  copy_to_device(res_.stream(), count, &value, 1);
+}
+
+template <class T>
+void CudaBackend<T>::reserve_slots(index_t slots) const {
+  merged_index_.reserve_discard(std::max<index_t>(slots, 1));
+  merged_value_.reserve_discard(std::max<index_t>(slots, 1));
+  keep_.reserve_discard(std::max<index_t>(slots, 1));
+}
+
+template <class T>
+template <class Step>
+void CudaBackend<T>::merge(const Step& step, kernels::DeviceList<T> a, index_t a_bound,
+                           kernels::DeviceList<T> b, index_t b_bound,
+                           SparseDatapointVector& out) const {
+  // Into the slots first, then into `out`: `out` may be one of the inputs.
+  const index_t slots = a_bound + b_bound;
+  reserve_slots(slots);
+  kernels::merge_slots(res_.stream(), step, a, b, slots, merged_index_.data(), merged_value_.data(),
+                       keep_.data());
+  prepare(out, std::min(cols_, slots));
+  compact_slots(slots, out);
+}
+
+template <class T>
+template <class Step>
+void CudaBackend<T>::merge(const Step& step, const SparseDatapointVector& a,
+                           const SparseDatapointVector& b, SparseDatapointVector& out) const {
+  merge(step, list_of(a), a.bound, list_of(b), b.bound, out);
+}
+
+template <class T>
+template <class Step>
+void CudaBackend<T>::map(const Step& step, const SparseDatapointVector& in,
+                         SparseDatapointVector& out) const {
+  const index_t slots = in.bound;
+  reserve_slots(slots);
+  kernels::map_slots(res_.stream(), step, list_of(in), slots, merged_index_.data(),
+                     merged_value_.data(), keep_.data());
+  prepare(out, slots);
+  compact_slots(slots, out);
+}
+
+template <class T>
+void CudaBackend<T>::compact_slots(index_t slots, SparseDatapointVector& out) const {
+  if (slots == 0) {
+    zero(res_.stream(), out.count.data(), 1);
+    return;
+  }
+  kernels::compact_entries(res_.stream(), res_.scratch(), slots, merged_index_.data(),
+                           merged_value_.data(), keep_.data(), out.index.data(), out.value.data(),
+                           out.count.data());
+}
+
+template <class T>
+void CudaBackend<T>::top_k(index_t n, const T* v, bool by_magnitude, const kernels::Mask* exclude,
+                           index_t k, index_t* positions, index_t* count) const {
+  above_.reserve_discard(k);
+  list_.reserve_discard(n);
+  const kernels::TopKWork work{histogram_.data(), select_state_.data(), above_.data(), list_.data(),
+                               list_count_.data()};
+  kernels::top_k(res_.stream(), res_.scratch(), n, v, by_magnitude, exclude, k, work, positions,
+                 count);
 }
 
 template class CudaBackend<float>;

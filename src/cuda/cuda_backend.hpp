@@ -7,22 +7,25 @@
 //    (Phi^T r: CUBLAS_OP_T, each output reads one contiguous column), 64-bit throughout.
 //  - SampleVector and DatapointVector are plain device vectors (kernels::DeviceBuffer<T>) of S
 //    and n entries.
-//  - A SparseDatapointVector is held three ways at once: a dense n-vector of values (0 off the
-//    support), a dense n-byte membership mask, and the support's ascending index list whose
-//    length lives in device memory (written by cub::DeviceSelect::Flagged). The merges of two
-//    supports (union, extrapolate, subtract, clamped and convex steps) are then O(n) elementwise
-//    kernels on the mask and values, each about 1/(4S) of a pass over Phi and none needing the
-//    host; the products that must cost O(|supp| S) (phi_times, phi_t_times_on, squared_norm)
-//    walk the index list, launched for a host-side upper bound of its length (`bound`: k after a
-//    selection, the sum of the inputs' bounds after a union) and reading the exact count on the
-//    device. Memory: n (T + 1 byte) per sparse vector plus 8 bytes per bound entry; a
+//  - A SparseDatapointVector is a compact list: its support's ascending indices, one value per
+//    index at the same position, and the length in device memory, with a host-side upper bound
+//    (`bound`: k after a selection, the sum of the inputs' bounds after a union) that sizes the
+//    launches. Every sparse step costs O(bound), never O(n) (issue 16): the union of two
+//    supports is a merge path, one thread per output slot (kernels/sparse_list_logic.hpp, unit-
+//    tested on the CPU), each slot's value from the same formula as the CPU backend's
+//    (solvers/sparse_steps.hpp), and a CUB compaction of the slots that stay. The products
+//    (phi_times, phi_t_times_on, squared_norm) walk the list, launched for the bound and reading
+//    the exact count on the device. Memory: (sizeof(index_t) + sizeof(T)) per bound entry; a
 //    default-constructed SparseDatapointVector owns nothing and reads as empty.
 //  - Scalar is a device double (a slot of Resources' ring): line searches and momentum are
 //    computed by one-thread kernels, and only read()/read_all() bring numbers to the host (the
 //    IHT driver reads three per iteration, in one synchronisation).
 //  - Top-k is a radix selection (kernels/radix_select_logic.hpp): 4 (float) or 8 (double)
-//    histogram passes over the n values with the running state on the device, then one
-//    selection of the keys above the threshold and the lowest-index ties. Never a sort of n.
+//    histogram passes over the values with the running state on the device, then one selection
+//    of the positions above the threshold and one of the ties, merged (the lowest-index ties
+//    fill the places left). Never a sort of n. An excluded support is marked in an n-byte mask,
+//    set before the selection and cleared after it, O(k) each. The projected step selects among
+//    its at most 2k candidates, not among n.
 //  - Reductions accumulate in double over a launch shape fixed by the size alone, so a result
 //    is the same from run to run (it may differ from the CPU backend's in the last bits).
 //
@@ -38,6 +41,8 @@
 #include "coreset/solver.hpp"
 #include "cuda/resources.hpp"
 #include "kernels/device_buffer.hpp"
+#include "kernels/launch.hpp"
+#include "kernels/sparse_list_logic.hpp"
 #include "solvers/argmax.hpp"
 #include "solvers/backend.hpp"
 #include "solvers/selection_rule.hpp"
@@ -47,13 +52,12 @@ namespace coreset::cuda {
 /// A sparse n-vector on the device (see the header).
 template <class T>
 struct DeviceSparse {
-  kernels::DeviceBuffer<T> value;            ///< n entries, 0 off the support
-  kernels::DeviceBuffer<std::uint8_t> mask;  ///< n entries, 1 on the support
-  kernels::DeviceBuffer<index_t> index;      ///< >= bound entries; the first *count are the support
-  kernels::DeviceBuffer<index_t> count;      ///< one entry: |support|
-  index_t bound = 0;                         ///< host-side upper bound of |support|
+  kernels::DeviceBuffer<index_t> index;  ///< >= bound entries; the first *count are the support
+  kernels::DeviceBuffer<T> value;        ///< value[p] belongs to index[p]
+  kernels::DeviceBuffer<index_t> count;  ///< one entry: |support|
+  index_t bound = 0;                     ///< host-side upper bound of |support|
 
-  bool allocated() const noexcept { return !value.empty(); }
+  bool allocated() const noexcept { return !count.empty(); }
 };
 
 /// A number in device memory.
@@ -169,7 +173,7 @@ class CudaBackend {
 
   // ---- host-listed supports: O(m) for m listed columns, no n-sized pass ----
   // For callers that hold a support as an ascending host list (the distributed solve's device
-  // blocks, cuda/device_column_block.hpp), where from_host() would reset n-sized masks per call.
+  // blocks, cuda/device_column_block.hpp): one upload of the list, no device sparse vector.
   /// v[index[p]] for each p.
   std::vector<T> values_at(const DatapointVector& v, const std::vector<index_t>& index) const;
   /// Phi_index[p] . r for each p (one warp per column, as phi_t_times_on).
@@ -191,10 +195,32 @@ class CudaBackend {
   const SparseDatapointVector& or_empty(const SparseDatapointVector& s) const;
   /// The empty sparse vector and the scratch of the reductions and the selection.
   void allocate_working_state();
-  /// Makes `out` an n-vector with room for `bound` support entries.
+  /// Makes room in `out` for `bound` support entries.
   void prepare(SparseDatapointVector& out, index_t bound) const;
-  /// Rebuilds out's index list and count from its mask.
-  void compact(SparseDatapointVector& out) const;
+  kernels::DeviceList<T> list_of(const SparseDatapointVector& v) const;
+  /// to's index list and count from from's (room already prepared).
+  void copy_list_of(const SparseDatapointVector& from, SparseDatapointVector& to) const;
+  /// *count = value, from the host.
+  void set_count(index_t* count, index_t value) const;
+  /// The merge slots hold at least `slots` entries.
+  void reserve_slots(index_t slots) const;
+  /// out = the union of a and b under a step of kernels/sparse_list_logic.hpp (`out` may be a
+  /// or b): the slots, then their compaction.
+  template <class Step>
+  void merge(const Step& step, kernels::DeviceList<T> a, index_t a_bound, kernels::DeviceList<T> b,
+             index_t b_bound, SparseDatapointVector& out) const;
+  template <class Step>
+  void merge(const Step& step, const SparseDatapointVector& a, const SparseDatapointVector& b,
+             SparseDatapointVector& out) const;
+  /// out = in under a one-list step (`out` may be `in`).
+  template <class Step>
+  void map(const Step& step, const SparseDatapointVector& in, SparseDatapointVector& out) const;
+  /// out = the kept entries among the first `slots` merge slots.
+  void compact_slots(index_t slots, SparseDatapointVector& out) const;
+  /// The top-k positions of v[0..n) (exclude: an n-byte mask, or null), ascending, and their
+  /// number, both in device memory.
+  void top_k(index_t n, const T* v, bool by_magnitude, const kernels::Mask* exclude, index_t k,
+             index_t* positions, index_t* count) const;
   /// `index` into list_ and its length into list_count_, for the list kernels.
   void upload_list(const std::vector<index_t>& index) const;
   /// dense[list_[p]] for the m listed entries (upload_list first), on the host.
@@ -209,14 +235,18 @@ class CudaBackend {
   // Reused work space (the backend is used by one thread at a time).
   mutable kernels::DeviceBuffer<double> partials_;
   mutable kernels::DeviceBuffer<T> candidates_;
-  mutable kernels::DeviceBuffer<index_t> list_;
-  mutable kernels::DeviceBuffer<index_t> list_count_;
-  // The host-listed supports' n-vectors, made at first use: weights scattered for one product and
-  // zeroed again after it (so all zero between calls), and the column dots' landing place.
-  mutable kernels::DeviceBuffer<T> listed_weights_;
-  mutable kernels::DeviceBuffer<T> listed_dots_;
+  mutable kernels::DeviceBuffer<index_t> list_;        // host lists; the top-k's ties (n)
+  mutable kernels::DeviceBuffer<index_t> list_count_;  // list_'s length; the top-k's two counts
+  mutable kernels::DeviceBuffer<index_t> above_;       // the top-k's positions above its threshold
+  mutable kernels::DeviceBuffer<index_t> positions_;   // the projected step's selected candidates
   mutable kernels::DeviceBuffer<unsigned long long> histogram_;
   mutable kernels::DeviceBuffer<unsigned char> select_state_;
+  mutable kernels::DeviceBuffer<kernels::Mask> excluded_;  // n bytes, all zero between calls
+  mutable kernels::DeviceBuffer<index_t> unit_;            // convex_step's vertex: index, count 1
+  // The slots of a merge or map before their compaction.
+  mutable kernels::DeviceBuffer<index_t> merged_index_;
+  mutable kernels::DeviceBuffer<T> merged_value_;
+  mutable kernels::DeviceBuffer<kernels::Mask> keep_;
   mutable kernels::DeviceBuffer<index_t> duplicates_;
   mutable std::vector<index_t> duplicates_host_;  // what duplicates_ holds
 };

@@ -89,8 +89,8 @@ class DeviceColumnBlock {
   /// r on the device (in r_), through the pinned staging buffer.
   const kernels::DeviceBuffer<T>& on_device(const std::vector<T>& r) const;
   /// The local indices `local` as a device support (in support_): the selection's exclusion
-  /// set, which an n-sized mask must hold anyway. The other listed supports take the backend's
-  /// O(m) list paths (CudaBackend::values_at, column_dots, phi_times).
+  /// set. The other listed supports take the backend's host-list paths (CudaBackend::values_at,
+  /// column_dots, phi_times), which need no device sparse vector.
   const DeviceSparse<T>& support_of(const std::vector<index_t>& local) const;
   /// acc[i] += partial[i] for the S-vector `partial` on the device, read through the pinned
   /// staging buffer.
