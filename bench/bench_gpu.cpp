@@ -92,32 +92,37 @@ double copy_bandwidth(coreset::cuda::Resources& res, int repeats) {
   return 2.0 * static_cast<double>(bytes) / (ms * 1e-3);
 }
 
-// Seconds of a whole solve of `iterations` iterations (tolerance 0: it never stops early).
+// Seconds of a whole solve of `iterations` iterations (tolerance 0: it never stops early), with
+// the host looking every `sync_every` iterations (0: the backend's default).
 template <class Backend>
 double solve_seconds(Backend& backend, const typename Backend::SampleVector& y,
-                     coreset::Algorithm a, index_t k, int iterations) {
+                     coreset::Algorithm a, index_t k, int iterations, int sync_every) {
   coreset::SolverOptions options;
   options.algorithm = a;
   options.k = k;
   options.max_iterations = iterations;
   options.tolerance = 0.0;
+  options.sync_every = sync_every;
   const auto start = Clock::now();
   coreset::solvers::IhtDriver<Backend>(backend, y, options).run();  // ends with a device read
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// (T(1 + m) - T(1)) / m in milliseconds, medians over repeats.
+// (T(b + m) - T(b)) / m in milliseconds, medians over repeats, with b = 21: both solves pay the
+// once-per-solve work (the duplicate search, the four host-loop iterations, the recording of the
+// CUDA graph), so the difference is m iterations of the steady loop.
 template <class Backend>
 double per_iteration_ms(Backend& backend, const typename Backend::SampleVector& y,
-                        coreset::Algorithm a, index_t k, int m, int repeats) {
-  solve_seconds(backend, y, a, k, 1 + m);  // warm-up
-  std::vector<double> one;
-  std::vector<double> many;
+                        coreset::Algorithm a, index_t k, int m, int repeats, int sync_every = 0) {
+  const int base = 21;
+  solve_seconds(backend, y, a, k, base + m, sync_every);  // warm-up
+  std::vector<double> before;
+  std::vector<double> after;
   for (int r = 0; r < repeats; ++r) {
-    one.push_back(solve_seconds(backend, y, a, k, 1));
-    many.push_back(solve_seconds(backend, y, a, k, 1 + m));
+    before.push_back(solve_seconds(backend, y, a, k, base, sync_every));
+    after.push_back(solve_seconds(backend, y, a, k, base + m, sync_every));
   }
-  return 1e3 * (coreset::bench::median(many) - coreset::bench::median(one)) / m;
+  return 1e3 * (coreset::bench::median(after) - coreset::bench::median(before)) / m;
 }
 
 Json device_json() {
@@ -180,6 +185,18 @@ Json run_case(coreset::cuda::Resources& res, const Config& config, index_t n, in
       const std::string name = coreset::to_string(algorithm);
       entry[name + "_ms_per_iteration"] = ms;
       entry[name + "_ratio_to_floor"] = ms / floor_ms;
+      // The default loop records two iterations as one CUDA graph and looks every 16.
+      entry[name + "_graph_nodes_per_iteration"] =
+          0.5 * static_cast<double>(backend.recorded_nodes());
+    }
+    entry["host_synchronisations_per_iteration"] = 1.0 / 16.0;
+    entry["host_graph_launches_per_iteration"] = 0.5;
+    if (k == config.budgets[std::min<std::size_t>(1, config.budgets.size() - 1)]) {
+      // The per-iteration host loop (sync_every 1) on the same Phi: the launches the graph saves.
+      const double ms = per_iteration_ms(backend, y, coreset::Algorithm::aiht2, k,
+                                         config.iterations, config.repeats, 1);
+      entry["a-iht-2_host_loop_ms_per_iteration"] = ms;
+      entry["a-iht-2_host_loop_ratio_to_floor"] = ms / floor_ms;
     }
     per_k.push_back(entry);
   }

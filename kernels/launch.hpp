@@ -13,6 +13,10 @@
 #include "kernels/scratch.hpp"
 #include "solvers/argmax.hpp"
 
+namespace coreset::solvers {
+struct LoopState;
+}
+
 namespace coreset::kernels {
 
 using Mask = std::uint8_t;
@@ -46,6 +50,17 @@ void mark_list(cudaStream_t s, const index_t* index, const index_t* count, index
                Mask value, Mask* mask);
 /// out[0] = index (a one-entry support: convex_step's vertex).
 void set_index(cudaStream_t s, index_t index, index_t* out);
+
+// ---- a tracked loop's bookkeeping (vector_kernels.cu; solvers/stopping_rule.hpp) ----
+/// solvers::track_iteration on the device scalars, one thread; history holds `capacity` entries
+/// (iteration t at (t - 1) mod capacity).
+void track_iteration(cudaStream_t s, solvers::LoopState* state, const double* objective,
+                     const double* change_squared, const double* size_squared, double tolerance,
+                     int max_iterations, double* history, int capacity);
+/// A copy of the list `from` into to_*, when state->just_stopped (else nothing).
+template <class T>
+void keep_if_stopped(cudaStream_t s, const solvers::LoopState* state, DeviceList<T> from,
+                     index_t bound, index_t* to_index, T* to_value, index_t* to_count);
 
 // ---- elementwise over vectors (vector_kernels.cu) ----
 template <class T>

@@ -2,12 +2,14 @@
 // support lists (one thread per slot, the logic in kernels/sparse_list_logic.hpp, so O(|support|)
 // work and never a pass over n), elementwise kernels on dense vectors, the deterministic
 // reductions and the scalar kernels.
+#include <algorithm>
 #include <cstdint>
 
 #include "kernels/grid.cuh"
 #include "kernels/launch.hpp"
 #include "kernels/sparse_list_logic.hpp"
 #include "solvers/line_search.hpp"
+#include "solvers/stopping_rule.hpp"
 
 namespace coreset::kernels {
 namespace {
@@ -148,6 +150,42 @@ void set_index(cudaStream_t s, index_t index, index_t* out) {
   for_each(s, 1, [=] __device__(index_t) { *out = index; });
 }
 
+namespace {
+__global__ void track_iteration_kernel(solvers::LoopState* state, const double* objective,
+                                       const double* change_squared, const double* size_squared,
+                                       double tolerance, int max_iterations, double* history,
+                                       int capacity) {
+  solvers::track_iteration(*state, *objective, *change_squared, *size_squared, tolerance,
+                           max_iterations, history, capacity);
+}
+}  // namespace
+
+void track_iteration(cudaStream_t s, solvers::LoopState* state, const double* objective,
+                     const double* change_squared, const double* size_squared, double tolerance,
+                     int max_iterations, double* history, int capacity) {
+  track_iteration_kernel<<<1, 1, 0, s>>>(state, objective, change_squared, size_squared, tolerance,
+                                         max_iterations, history, capacity);
+  CORESET_CUDA_CHECK_LAUNCH();
+}
+
+template <class T>
+void keep_if_stopped(cudaStream_t s, const solvers::LoopState* state, DeviceList<T> from,
+                     index_t bound, index_t* to_index, T* to_value, index_t* to_count) {
+  for_each(s, std::max<index_t>(bound, 1), [=] __device__(index_t p) {
+    if (state->just_stopped == 0) {
+      return;
+    }
+    const index_t count = *from.count;
+    if (p == 0) {
+      *to_count = count;
+    }
+    if (p < count) {
+      to_index[p] = from.index[p];
+      to_value[p] = from.value[p];
+    }
+  });
+}
+
 template <class T>
 void scale(cudaStream_t s, index_t m, double c, const T* in, T* out) {
   const T factor = static_cast<T>(c);  // as the CPU: the factor rounded to T first
@@ -264,6 +302,8 @@ void gather_list(cudaStream_t s, const index_t* index, const index_t* count, ind
   CORESET_INSTANTIATE_STEP(T, StepCandidates)                                                     \
   CORESET_INSTANTIATE_MAP(T, ClampedStep)                                                         \
   CORESET_INSTANTIATE_MAP(T, Scale)                                                               \
+  template void keep_if_stopped<T>(cudaStream_t, const solvers::LoopState*, DeviceList<T>,        \
+                                   index_t, index_t*, T*, index_t*);                              \
   template void gather_entries<T>(cudaStream_t, const index_t*, const index_t*, index_t,          \
                                   const index_t*, const T*, index_t*, T*);                        \
   template void scale<T>(cudaStream_t, index_t, double, const T*, T*);                            \

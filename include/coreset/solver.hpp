@@ -161,6 +161,16 @@ struct CORESET_API SolverSettings {
   /// full pass per attempt. iht refuses a fraction in (0, 1) (its safe step and monotone descent
   /// rest on the full gradient); the baselines ignore it.
   double batch_fraction = 0.0;
+  /// a-iht and a-iht-2 with full gradients: iterations per look of the host at the solve. 1:
+  /// the host reads f and ||w_{t+1} - w_t|| after every iteration. m > 1: after the first four
+  /// iterations, the rest run m at a time where the solve runs, the stopping rule applied there
+  /// and the iterate it stops at kept there, with one synchronisation (and one progress report,
+  /// one look at a stop request) per m iterations; on a GPU two iterations are one CUDA graph,
+  /// replayed, so the host launches nothing per iteration. The result is the same for every m,
+  /// bit for bit; up to m - 1 iterations past the stop are computed and dropped. 0 (the
+  /// default): 16 on a GPU, 1 on the CPU. iht, batches and distributed solves always use 1.
+  /// 0 ... 1e6.
+  int sync_every = 0;
   /// Every algorithm: once it has returned w, replace its weights by the exact non-negative
   /// least-squares fit of y on the columns of supp(w) (min ||y - Phi_T v||^2, v >= 0,
   /// T = supp(w); Lawson-Hanson, started from w). w is feasible there, so f can only fall;

@@ -141,7 +141,8 @@ def build(X, y=None, *, model, k=100, samples=500, algorithm="a-iht-2", device="
           pihat_samples=None, prior_sd=1.0, prior_covariance=None, noise_sd=1.0,
           noise_covariance=None, intercept=True, rbf=False, rbf_centers=50,
           rbf_scales=(0.2, 0.4, 0.8, 1.2, 1.6, 2.0), rbf_constant_scale=100.0, threads=0,
-          batch_fraction=0.0, refit=False, sparsevi_steps=0, sparsevi_learning_rate=0.0,
+          batch_fraction=0.0, sync_every=0, refit=False, sparsevi_steps=0,
+          sparsevi_learning_rate=0.0,
           sparsevi_samples=100, sparsevi_optimizer="adam", covariate_names=None,
           response_name=None, target_kl=None, target_error=None, progress=None):
     """A coreset of the dataset (X, y) for `model`, as `coreset build` makes it.
@@ -345,7 +346,7 @@ def _solve_device(array, is_loglik, y, keywords, precision, samples_axis, progre
 
 def solve(phi=None, *, loglik=None, y=None, k, algorithm="a-iht-2", device="auto",
           precision="auto", max_iter=300, tol=1e-5, seed=0, step_rule="exact", threads=0,
-          batch_fraction=0.0, refit=False, samples_axis=None, progress=None):
+          batch_fraction=0.0, sync_every=0, refit=False, samples_axis=None, progress=None):
     """The sparse non-negative regression min ||y - Phi w||^2, ||w||_0 <= k, w >= 0, as
     `coreset solve` runs it.
 
@@ -368,7 +369,7 @@ def solve(phi=None, *, loglik=None, y=None, k, algorithm="a-iht-2", device="auto
         raise InvalidArgumentError("samples_axis: only read with loglik")
     keywords = dict(k=k, algorithm=algorithm, device=device, max_iter=max_iter, tol=tol,
                     seed=seed, step_rule=step_rule, threads=threads,
-                    batch_fraction=batch_fraction, refit=refit)
+                    batch_fraction=batch_fraction, sync_every=sync_every, refit=refit)
     source, name = (phi, "phi") if phi is not None else (loglik, "loglik")
     memory = _arrays.device_array_kind(source)
     if memory is not None:

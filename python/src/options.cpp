@@ -55,6 +55,7 @@ void fill_settings(const py::dict& keywords, SolverSettings& settings) {
   settings.step_rule = parse(keywords, "step_rule", "exact", parse_step_rule);
   settings.threads = get<int>(keywords, "threads", settings.threads);
   settings.batch_fraction = get<double>(keywords, "batch_fraction", settings.batch_fraction);
+  settings.sync_every = get<int>(keywords, "sync_every", settings.sync_every);
   settings.refit = get<bool>(keywords, "refit", settings.refit);
 }
 

@@ -123,3 +123,15 @@ def test_every_algorithm_runs_from_python(planted_phi, algorithm):
     c = coreset.solve(planted_phi, k=10, algorithm=algorithm, device="cpu", seed=2)
     assert c.report["algorithm"] == algorithm
     assert 0 < len(c) <= 10 and np.all(c.weights > 0)
+
+
+def test_sync_every_changes_nothing_but_how_often_the_host_looks(planted_phi):
+    every = coreset.solve(planted_phi, k=12, device="cpu", tol=1e-9, sync_every=1)
+    assert every.report["iterations"] > 4  # the tracked loop takes over after four
+    for interval in (2, 5, 16):
+        tracked = coreset.solve(planted_phi, k=12, device="cpu", tol=1e-9, sync_every=interval)
+        same(tracked, every)
+        assert tracked.report["objective_history"] == every.report["objective_history"]
+        assert tracked.report["sync_every"] == interval
+    with pytest.raises(coreset.InvalidArgumentError, match="sync_every must be between"):
+        coreset.solve(planted_phi, k=12, device="cpu", sync_every=-1)

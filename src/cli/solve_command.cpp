@@ -148,6 +148,12 @@ std::function<int()> add_solve_command(CLI::App& app) {
                    "stop when ||w_t - w_{t-1}|| <= tol ||w_t|| (iht, a-iht, a-iht-2)")
       ->capture_default_str();
   command
+      ->add_option("--sync-every", args->options.sync_every,
+                   "a-iht, a-iht-2: iterations per host look at the solve; on a GPU they run as a "
+                   "replayed CUDA graph with the stopping rule on the device; same result for "
+                   "any value; 1 = every iteration, 0 = 16 on a GPU, 1 on the CPU")
+      ->capture_default_str();
+  command
       ->add_option("--step-rule", args->step_rule,
                    "exact (line-search minimisers), reference (authors' code: half gradient "
                    "step) or paper (as printed: half momentum)")

@@ -53,6 +53,12 @@ void add_solver_arguments(CLI::App* command, SolverArguments& args) {
                    "batch A-IHT (a-iht, a-iht-2): gradients on this random fraction of the rows, "
                    "redrawn per iteration (the papers: 0.2); 0 = the full gradient")
       ->capture_default_str();
+  command
+      ->add_option("--sync-every", args.sync_every,
+                   "a-iht, a-iht-2: iterations per host look at the solve; on a GPU they run as a "
+                   "replayed CUDA graph with the stopping rule on the device; same result for "
+                   "any value; 1 = every iteration, 0 = 16 on a GPU, 1 on the CPU")
+      ->capture_default_str();
   command->add_flag("--refit", args.refit,
                     "after any algorithm: refit the weights by non-negative least squares on the "
                     "chosen support (f can only fall; f before and after are reported)");
@@ -64,6 +70,7 @@ void apply_solver_arguments(const SolverArguments& args, BuildSolverOptions& sol
   solver.max_iterations = args.max_iterations;
   solver.tolerance = args.tolerance;
   solver.batch_fraction = args.batch_fraction;
+  solver.sync_every = args.sync_every;
   solver.refit = args.refit;
   solver.sparsevi = args.sparsevi;
   solver.sparsevi.optimizer = parse_sparsevi_optimizer(args.sparsevi_optimizer);

@@ -15,13 +15,14 @@ struct SolverArguments {
   int max_iterations = 300;
   double tolerance = 1e-5;
   double batch_fraction = 0.0;
+  int sync_every = 0;  // 0 = the device's default
   bool refit = false;
   SparseViOptions sparsevi;  // --sparsevi-*: 0 steps or rate = the model's default
   std::string sparsevi_optimizer = "adam";
 };
 
-/// Registers --algorithm, --sparsevi-*, --step-rule, --max-iter, --tol, --batch-fraction and
-/// --refit on `command`.
+/// Registers --algorithm, --sparsevi-*, --step-rule, --max-iter, --tol, --batch-fraction,
+/// --sync-every and --refit on `command`.
 void add_solver_arguments(CLI::App* command, SolverArguments& args);
 
 /// A budget k on the command line: an integer >= 1; InvalidArgument naming `option` otherwise.

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <random>
@@ -27,6 +28,7 @@
 #include "solvers/selection_rule.hpp"
 #include "solvers/sparse_steps.hpp"
 #include "solvers/sparse_vector.hpp"
+#include "solvers/stopping_rule.hpp"
 
 namespace coreset::cpu {
 
@@ -442,6 +444,59 @@ class CpuBackend {
              SampleVector& out) const {
     map(out) = (a * map(x).template cast<double>() + b * map(z).template cast<double>())
                    .template cast<T>();
+  }
+
+  // ---- tracked loops (solvers/backend.hpp: optional) ----
+  // Here the numbers are already on the host, so tracking saves nothing (sync_every = 0 means
+  // 1); it exists so that the tracked loop runs, and is tested, on every machine.
+
+  static constexpr bool records_work = false;
+  struct LoopTracker {
+    solvers::LoopState state;
+    std::vector<double> history;  // f after iteration t at (t - 1) mod its size
+    SparseDatapointVector stopped;
+    int max_iterations = 0;
+    double tolerance = 0.0;
+  };
+  using Recording = std::function<void()>;
+
+  LoopTracker make_loop_tracker(int done, bool z_equals_w, int max_iterations, double tolerance,
+                                index_t /*k*/, int capacity) const {
+    LoopTracker tracker;
+    tracker.state.iterations = done;
+    tracker.state.z_equals_w = z_equals_w ? 1 : 0;
+    tracker.history.assign(static_cast<std::size_t>(capacity), 0.0);
+    tracker.max_iterations = max_iterations;
+    tracker.tolerance = tolerance;
+    return tracker;
+  }
+  void track(LoopTracker& tracker, Scalar f, Scalar change_squared, Scalar size_squared,
+             const SparseDatapointVector& w) const {
+    solvers::track_iteration(tracker.state, f, change_squared, size_squared, tracker.tolerance,
+                             tracker.max_iterations, tracker.history.data(),
+                             static_cast<int>(tracker.history.size()));
+    if (tracker.state.just_stopped != 0) {
+      tracker.stopped = w;
+    }
+  }
+  solvers::LoopState read(const LoopTracker& tracker) const {
+    return tracker.state;
+  }
+  std::vector<double> history(const LoopTracker& tracker, int from, int to) const {
+    return solvers::tracked_history(tracker.history, from, to);
+  }
+  const SparseDatapointVector& stopped_iterate(const LoopTracker& tracker) const {
+    return tracker.stopped;
+  }
+  /// The body itself: a replay runs it, host code and all.
+  template <class Body>
+  Recording record(Body body) const {
+    return Recording(std::move(body));
+  }
+  void replay(const Recording& recording, int times) const {
+    for (int i = 0; i < times; ++i) {
+      recording();
+    }
   }
 
   // ---- setup and results ----

@@ -652,6 +652,55 @@ Coreset CudaBackend<T>::to_coreset(const SparseDatapointVector& w) const {
   return coreset;
 }
 
+// ---- tracked loops ----
+
+template <class T>
+typename CudaBackend<T>::LoopTracker CudaBackend<T>::make_loop_tracker(int done, bool z_equals_w,
+                                                                       int max_iterations,
+                                                                       double tolerance, index_t k,
+                                                                       int capacity) const {
+  LoopTracker tracker;
+  solvers::LoopState start;
+  start.iterations = done;
+  start.z_equals_w = z_equals_w ? 1 : 0;
+  tracker.state.resize_discard(1);
+  copy_to_device(res_.stream(), tracker.state.data(), &start, 1);
+  tracker.history.resize_discard(std::max(capacity, 1));
+  prepare(tracker.stopped, k);  // the room track() needs, made before any recording
+  zero(res_.stream(), tracker.stopped.count.data(), 1);
+  tracker.max_iterations = max_iterations;
+  tracker.tolerance = tolerance;
+  res_.synchronize();
+  return tracker;
+}
+
+template <class T>
+void CudaBackend<T>::track(LoopTracker& tracker, Scalar f, Scalar change_squared,
+                           Scalar size_squared, const SparseDatapointVector& w) const {
+  kernels::track_iteration(res_.stream(), tracker.state.data(), f.slot, change_squared.slot,
+                           size_squared.slot, tracker.tolerance, tracker.max_iterations,
+                           tracker.history.data(), static_cast<int>(tracker.history.size()));
+  const SparseDatapointVector& from = or_empty(w);
+  prepare(tracker.stopped, from.bound);
+  kernels::keep_if_stopped(res_.stream(), tracker.state.data(), list_of(from), from.bound,
+                           tracker.stopped.index.data(), tracker.stopped.value.data(),
+                           tracker.stopped.count.data());
+}
+
+template <class T>
+solvers::LoopState CudaBackend<T>::read(const LoopTracker& tracker) const {
+  solvers::LoopState state;
+  copy_to_host(res_.stream(), &state, tracker.state.data(), 1);
+  return state;
+}
+
+template <class T>
+std::vector<double> CudaBackend<T>::history(const LoopTracker& tracker, int from, int to) const {
+  std::vector<double> ring(static_cast<std::size_t>(tracker.history.size()));
+  copy_to_host(res_.stream(), ring.data(), tracker.history.data(), tracker.history.size());
+  return solvers::tracked_history(ring, from, to);
+}
+
 // ---- private ----
 
 template <class T>

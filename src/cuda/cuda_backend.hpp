@@ -39,6 +39,7 @@
 
 #include "coreset/matrix.hpp"
 #include "coreset/solver.hpp"
+#include "cuda/recorded_work.hpp"
 #include "cuda/resources.hpp"
 #include "kernels/device_buffer.hpp"
 #include "kernels/launch.hpp"
@@ -46,6 +47,7 @@
 #include "solvers/argmax.hpp"
 #include "solvers/backend.hpp"
 #include "solvers/selection_rule.hpp"
+#include "solvers/stopping_rule.hpp"
 
 namespace coreset::cuda {
 
@@ -58,6 +60,17 @@ struct DeviceSparse {
   index_t bound = 0;                     ///< host-side upper bound of |support|
 
   bool allocated() const noexcept { return !count.empty(); }
+};
+
+/// A tracked loop's state, history and stopped iterate, in device memory (solvers/backend.hpp:
+/// tracked loops).
+template <class T>
+struct DeviceLoopTracker {
+  kernels::DeviceBuffer<solvers::LoopState> state;
+  kernels::DeviceBuffer<double> history;  // f after iteration t at (t - 1) mod its size
+  DeviceSparse<T> stopped;
+  int max_iterations = 0;
+  double tolerance = 0.0;
 };
 
 /// A number in device memory.
@@ -182,6 +195,35 @@ class CudaBackend {
   void phi_times(const std::vector<index_t>& index, const std::vector<T>& value,
                  SampleVector& out) const;
 
+  // ---- tracked loops: the stopping rule on the device, iterations replayed as a CUDA graph ----
+  static constexpr bool records_work = true;
+  using LoopTracker = DeviceLoopTracker<T>;
+  using Recording = RecordedWork;
+  LoopTracker make_loop_tracker(int done, bool z_equals_w, int max_iterations, double tolerance,
+                                index_t k, int capacity) const;
+  void track(LoopTracker& tracker, Scalar f, Scalar change_squared, Scalar size_squared,
+             const SparseDatapointVector& w) const;
+  solvers::LoopState read(const LoopTracker& tracker) const;
+  std::vector<double> history(const LoopTracker& tracker, int from, int to) const;
+  const SparseDatapointVector& stopped_iterate(const LoopTracker& tracker) const {
+    return tracker.stopped;
+  }
+  /// Captures the work body() queues on the stream into a graph; body's host code runs now, its
+  /// device work only when replayed.
+  template <class Body>
+  Recording record(Body body) const {
+    RecordedWork::Capture capture(res_.stream());
+    body();
+    RecordedWork work = capture.finish();
+    recorded_nodes_ = work.nodes();
+    return work;
+  }
+  /// The nodes (kernels, copies, memsets) of the last recording: what one replay launches.
+  std::size_t recorded_nodes() const noexcept { return recorded_nodes_; }
+  void replay(const Recording& recording, int times) const {
+    recording.launch(res_.stream(), times);
+  }
+
   // ---- setup and results ----
   void fill_unit_random(DatapointVector& v, std::uint64_t seed) const;
   Coreset to_coreset(const SparseDatapointVector& w) const;
@@ -249,6 +291,7 @@ class CudaBackend {
   mutable kernels::DeviceBuffer<kernels::Mask> keep_;
   mutable kernels::DeviceBuffer<index_t> duplicates_;
   mutable std::vector<index_t> duplicates_host_;  // what duplicates_ holds
+  mutable std::size_t recorded_nodes_ = 0;
 };
 
 static_assert(solvers::check_backend<CudaBackend<float>>());

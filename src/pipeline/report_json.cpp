@@ -68,6 +68,7 @@ void add_solver_settings(Json& report, const SolverSettings& options) {
   report["max_iterations"] = options.max_iterations;
   report["tolerance"] = options.tolerance;
   report["batch_fraction"] = options.batch_fraction;
+  report["sync_every"] = options.sync_every;
   report["refit"] = options.refit;
 }
 

@@ -42,6 +42,10 @@ void pipeline::validate_solver_options(const SolverOptions& options) {
   if (options.threads < 0) {
     throw InvalidArgument("threads must be >= 0 (0 = every core)");
   }
+  if (options.sync_every < 0 || options.sync_every > 1'000'000) {
+    throw InvalidArgument("sync_every must be between 0 (the device's default) and 1e6 (got " +
+                          std::to_string(options.sync_every) + ")");
+  }
   if (!(options.batch_fraction >= 0.0 && options.batch_fraction <= 1.0)) {
     throw InvalidArgument("batch_fraction must be between 0 (off) and 1 (got " +
                           std::to_string(options.batch_fraction) + ")");

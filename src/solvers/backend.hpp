@@ -186,6 +186,38 @@
 //  Coreset to_coreset(const SparseDatapointVector& w)      O(|supp|)
 //      The entries with w_i > 0, ascending, weights double(w_i).
 //
+// ===== Optional: tracked loops (SolverSettings::sync_every) =====
+//
+// A backend that has these (tracks_loops<B> below) lets the IHT driver run a-iht and a-iht-2
+// several iterations per look of the host (iht_driver.hpp: run_tracked). Without them every
+// iteration's numbers are read on the host. LoopState and track_iteration: stopping_rule.hpp.
+//
+//  static constexpr bool records_work
+//      Whether record() saves the host's launch cost (a CUDA graph): sync_every = 0 then means
+//      16 iterations per look; without it, 1.
+//  LoopTracker make_loop_tracker(int done, bool z_equals_w, int max_iterations, double tolerance,
+//                                index_t k, int capacity)
+//      A LoopState where the iterations run, after iteration `done` with that z_equals_w; room
+//      for f after `capacity` iterations (the host reads them at least that often) and for an
+//      iterate of k entries.
+//  track(LoopTracker& tracker, Scalar f, Scalar change_squared, Scalar size_squared,
+//        const SparseDatapointVector& w)
+//      track_iteration(state, f, change_squared, size_squared, tolerance, max_iterations,
+//      history, capacity) where the numbers are; when that stops the solve, a copy of w. No
+//      host read.
+//  LoopState read(const LoopTracker& tracker)               the state on the host (synchronises).
+//  std::vector<double> history(const LoopTracker& tracker, int from, int to)
+//      f after iterations from+1 ... to (to - from <= capacity), on the host.
+//  const SparseDatapointVector& stopped_iterate(const LoopTracker& tracker)
+//      w as track() kept it at the stop.
+//  Recording record(Body body)
+//      The backend work that body() queues, kept to be replayed. The host code of body runs
+//      once while recording on a device (whose work does not run then) and at every replay on
+//      the CPU, so its host-side effects must cancel out (the driver swaps its iterates twice).
+//      Every buffer body touches must already have its final size (a recording allocates
+//      nothing).
+//  replay(Recording& recording, int times)      the recorded work, `times` times over, in order.
+//
 // ===== What the drivers do with them =====
 //
 // Per IHT-family iteration: one dense pass (phi_t_times, or phi_t_times_on_subset in batch
@@ -541,5 +573,11 @@ constexpr bool check_backend() {
                 "missing: Coreset to_coreset(const SparseDatapointVector& w)");
   return true;
 }
+
+/// Whether B has the optional tracked-loop primitives (see "Optional: tracked loops" above).
+template <class B, class = void>
+constexpr bool tracks_loops = false;
+template <class B>
+constexpr bool tracks_loops<B, std::void_t<typename B::LoopTracker>> = true;
 
 }  // namespace coreset::solvers

@@ -27,9 +27,11 @@
 
 #include "coreset/error.hpp"
 #include "coreset/solver.hpp"
+#include "solvers/backend.hpp"
 #include "solvers/line_search.hpp"
 #include "solvers/power_iteration.hpp"
 #include "solvers/selection_rule.hpp"
+#include "solvers/stopping_rule.hpp"
 #include "support/overflow.hpp"
 #include "support/progress.hpp"
 #include "support/random.hpp"
@@ -99,7 +101,13 @@ class IhtDriver {
 
     duplicates_ = be_.duplicate_columns();
     bool z_equals_w = true;  // z_0 = w_0 (0, or the warm start)
-    for (int t = 1; t <= options_.max_iterations; ++t) {
+    // A tracked loop takes over once the sizes of the iteration's vectors have settled.
+    const int interval = sync_interval();
+    const int last_on_host = interval > 1
+                                 ? std::min(options_.max_iterations, kIterationsBeforeTracking)
+                                 : options_.max_iterations;
+    bool stopped = false;
+    for (int t = 1; t <= last_on_host && !stopped; ++t) {
       support::throw_if_stopped(options_.progress, options_.communicator.get());
       // Batch mode: a full gradient only to confirm a stop (see full_gradient_next_).
       const bool full_gradient = batch_size_ == be_.cols() || full_gradient_next_;
@@ -118,7 +126,6 @@ class IhtDriver {
       objective = host[0];
       support::throw_if_overflowed(objective);
       const double change = std::sqrt(host[1]);
-      const double size = std::sqrt(host[2]);
       result.objective_history.push_back(objective);
       result.iterations = t;
       support::advanced(options_.progress, t);
@@ -128,19 +135,21 @@ class IhtDriver {
         be_.copy(w_, z_);  // IHT has no momentum: its next gradient is taken at w itself
         be_.copy(phi_w_, phi_z_);
       }
-      // The iteration started from z_t = w_t and returned w_t: a fixed point, every later
-      // iteration would repeat it.
-      const bool stationary = change == 0.0 && z_equals_w;
-      // z_{t+1} = w_{t+1} + tau (w_{t+1} - w_t) equals w_{t+1} when w did not move.
-      z_equals_w = change == 0.0 || iht;
-      // From the second iteration on: the first step always moves by all of w_1.
-      const bool small_change = t >= 2 && change <= options_.tolerance * size;
+      const StopTest test =
+          stop_test(t, change, std::sqrt(host[2]), z_equals_w, options_.tolerance);
+      z_equals_w = next_z_equals_w(change, iht);
       // A batch gradient's verdict is only a reason to look with the full one next time.
-      full_gradient_next_ = !full_gradient && (stationary || small_change);
-      if (full_gradient && (stationary || small_change)) {
-        result.stop_reason = stationary ? StopReason::stationary : StopReason::tolerance;
+      full_gradient_next_ = !full_gradient && test.stops();
+      if (full_gradient && test.stops()) {
+        result.stop_reason = test.stationary ? StopReason::stationary : StopReason::tolerance;
         result.converged = true;
-        break;
+        stopped = true;
+      }
+    }
+    if (!stopped && last_on_host < options_.max_iterations) {
+      if constexpr (tracks_loops<Backend>) {
+        run_tracked(result, z_equals_w, interval);
+        return result;
       }
     }
     if (!result.converged) {
@@ -159,6 +168,75 @@ class IhtDriver {
  private:
   // Rounding may raise f by a few ulps even when the step is safe; only more counts as overshoot.
   static constexpr double kDescentSlack = 1e-12;
+
+  // Host-loop iterations before a tracked loop takes over: by then every vector of the iteration
+  // has the size it keeps (z reaches 2k entries after the second, the union 3k in the third), so
+  // a recorded iteration allocates nothing.
+  static constexpr int kIterationsBeforeTracking = 4;
+  // The tracked loop's default interval on a backend that records work (a GPU's CUDA graph).
+  static constexpr int kDefaultSyncInterval = 16;
+
+  // Iterations per host look (SolverSettings::sync_every): 1 for the host loop. iht (its retries
+  // read f), batches (drawn on the host) and backends that cannot track a loop use 1.
+  int sync_interval() const {
+    if constexpr (!tracks_loops<Backend>) {
+      return 1;
+    } else {
+      if (options_.algorithm == Algorithm::iht || batch_size_ != be_.cols()) {
+        return 1;
+      }
+      if (options_.sync_every > 0) {
+        return options_.sync_every;
+      }
+      return Backend::records_work ? kDefaultSyncInterval : 1;
+    }
+  }
+
+  // Iterations t0 + 1, ... (t0 = result.iterations), `interval` per host look: two iterations are
+  // recorded once (the iterates swap roles each iteration, so a pair returns them to their
+  // places) and replayed, the stopping rule applied where they run (track_iteration), the
+  // iterate it stops at kept there. Every backend primitive is called as in the host loop, so the
+  // iterates, the stop and the history are the host loop's, bit for bit; up to interval - 1
+  // iterations past the stop are computed and dropped.
+  void run_tracked(SolveResult& result, bool z_equals_w, int interval) {
+    const int pairs_per_look = (interval + 1) / 2;
+    const int per_look = 2 * pairs_per_look;
+    auto tracker = be_.make_loop_tracker(result.iterations, z_equals_w, options_.max_iterations,
+                                         options_.tolerance, k_, per_look);
+    auto iteration = [&] {
+      take_gradient_at_z(0, true);
+      step_from_gradient();
+      be_.track(tracker, be_.dot(residual_, residual_), be_.squared_distance(w_next_, w_),
+                be_.squared_norm(w_next_), w_next_);
+      std::swap(w_, w_next_);
+      std::swap(phi_w_, phi_w_next_);
+    };
+    auto pair = be_.record([&] {
+      iteration();
+      iteration();
+    });
+    LoopState state;
+    do {
+      support::throw_if_stopped(options_.progress, options_.communicator.get());
+      be_.replay(pair, pairs_per_look);
+      state = be_.read(tracker);  // the one synchronisation per look
+      const int reached = state.stopped_at != 0 ? state.stopped_at : state.iterations;
+      const std::vector<double> history = be_.history(tracker, result.iterations, reached);
+      result.objective_history.insert(result.objective_history.end(), history.begin(),
+                                      history.end());
+      result.iterations = reached;
+      support::advanced(options_.progress, reached);
+    } while (state.stopped_at == 0);
+    if (state.reason == kOverflowed) {
+      support::throw_if_overflowed(state.objective);
+    }
+    result.stop_reason = static_cast<StopReason>(state.reason);
+    result.converged = result.stop_reason != StopReason::max_iterations;
+    result.objective = state.objective;
+    result.relative_error =
+        result.target_norm > 0.0 ? std::sqrt(state.objective) / result.target_norm : 0.0;
+    result.coreset = be_.to_coreset(be_.stopped_iterate(tracker));
+  }
 
   // f(w_{t+1}), ||w_{t+1} - w_t||^2 and ||w_{t+1}||^2.
   std::array<double, 3> read_progress() {

@@ -1,6 +1,6 @@
-// `--batch-fraction` and `--refit` on `solve` and `build`: accepted, recorded in the report and
-// the summary, refused with a usage error where they do not apply; and the summary's note when
-// a coreset has fewer points than k.
+// `--batch-fraction`, `--sync-every` and `--refit` on `solve` and `build`: accepted, recorded in
+// the report and the summary, refused with a usage error where they do not apply; and the
+// summary's note when a coreset has fewer points than k.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -54,6 +54,28 @@ TEST_F(Cli, BatchFractionOutsideItsDomainOrWithIhtIsAUsageError) {
   const CommandResult big = run("solve --phi " + path("phi.npy") + " -k 5 --batch-fraction 1.5");
   EXPECT_EQ(big.exit_code, 2) << big.err;
   EXPECT_NE(big.err.find("batch_fraction must be between 0"), std::string::npos) << big.err;
+}
+
+// --sync-every changes how often the host looks at the solve, never the result; out of range it
+// is a usage error naming the option's library name.
+TEST_F(Cli, SyncEveryGivesTheSameSolveAndIsRecorded) {
+  write_planted();
+  const std::string common = "solve --phi " + path("phi.npy") + " -k 5 --tol 1e-12 --device cpu";
+  const CommandResult every = run(common + " --sync-every 1 --out " + path("every.csv") +
+                                  " --report " + path("every.json"));
+  ASSERT_EQ(every.exit_code, 0) << every.err;
+  const CommandResult tracked = run(common + " --sync-every 3 --out " + path("tracked.csv") +
+                                    " --report " + path("tracked.json"));
+  ASSERT_EQ(tracked.exit_code, 0) << tracked.err;
+  EXPECT_EQ(slurp(path("tracked.csv")), slurp(path("every.csv")));
+  const auto a = nlohmann::json::parse(slurp(path("every.json")));
+  const auto b = nlohmann::json::parse(slurp(path("tracked.json")));
+  EXPECT_GT(a["iterations"].get<int>(), 4);  // past the host-loop iterations
+  EXPECT_EQ(b["objective_history"], a["objective_history"]);
+  EXPECT_EQ(b["sync_every"], 3);
+  const CommandResult bad = run(common + " --sync-every -2");
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("sync_every must be between 0"), std::string::npos) << bad.err;
 }
 
 TEST_F(Cli, BuildWithRefitLowersTheObjectiveOfAUniformCoreset) {
