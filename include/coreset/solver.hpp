@@ -223,6 +223,10 @@ struct CORESET_API SolveResult {
   /// IHT family: iterations run. giga, fw: steps taken (<= k; 0 when y = 0 or no column
   /// correlates positively with y). is, uniform: 1 (one sampling pass; 0 when Phi = 0 for is).
   int iterations = 0;
+  /// IHT family: the host's synchronisations with the iterations, to read their progress: one
+  /// per iteration, or, with SolverSettings::sync_every = m > 1, one per iteration for the first
+  /// four and one per m after them. 0 for the other algorithms.
+  int host_looks = 0;
   bool converged = false;  ///< true unless the iteration cap stopped the solver
   StopReason stop_reason = StopReason::max_iterations;
   double objective = 0.0;       ///< f(w) = ||y - Phi w||^2

@@ -660,16 +660,29 @@ typename CudaBackend<T>::LoopTracker CudaBackend<T>::make_loop_tracker(int done,
                                                                        double tolerance, index_t k,
                                                                        int capacity) const {
   LoopTracker tracker;
-  solvers::LoopState start;
-  start.iterations = done;
-  start.z_equals_w = z_equals_w ? 1 : 0;
-  tracker.state.resize_discard(1);
-  copy_to_device(res_.stream(), tracker.state.data(), &start, 1);
+  // The loop's state, and beside it an idle one (already stopped) for the warm-up below.
+  solvers::LoopState states[2];
+  states[0].iterations = done;
+  states[0].z_equals_w = z_equals_w ? 1 : 0;
+  states[1].stopped_at = 1;
+  tracker.state.resize_discard(2);
+  copy_to_device(res_.stream(), tracker.state.data(), states, 2);
   tracker.history.resize_discard(std::max(capacity, 1));
+  zero(res_.stream(), tracker.history.data(), tracker.history.size());
   prepare(tracker.stopped, k);  // the room track() needs, made before any recording
   zero(res_.stream(), tracker.stopped.count.data(), 1);
   tracker.max_iterations = max_iterations;
   tracker.tolerance = tolerance;
+  // The two kernels only a tracked loop runs, launched once now on the idle state, where they
+  // change nothing: their code is then loaded (lazily, or compiled from PTX on a newer GPU)
+  // before a recording, inside which loading may not be allowed.
+  solvers::LoopState* idle = tracker.state.data() + 1;
+  const double* zeros = tracker.history.data();
+  kernels::track_iteration(res_.stream(), idle, zeros, zeros, zeros, tolerance, max_iterations,
+                           tracker.history.data(), static_cast<int>(tracker.history.size()));
+  kernels::keep_if_stopped(res_.stream(), idle, list_of(tracker.stopped), 1,
+                           tracker.stopped.index.data(), tracker.stopped.value.data(),
+                           tracker.stopped.count.data());
   res_.synchronize();
   return tracker;
 }
@@ -709,10 +722,25 @@ const typename CudaBackend<T>::SparseDatapointVector& CudaBackend<T>::or_empty(
   return s.allocated() ? s : empty_;
 }
 
+namespace {
+
+// Room for `needed` entries, growing at least twofold (up to `cap`) when it grows at all, so
+// that a support growing by one per step (GIGA, Frank-Wolfe) reallocates O(log k) times, not k
+// (each reallocation's cudaFree waits for the device).
+template <class U>
+void grow(kernels::DeviceBuffer<U>& buffer, index_t needed, index_t cap) {
+  needed = std::max<index_t>(needed, 1);
+  if (needed > buffer.size()) {
+    buffer.resize_discard(std::max(needed, std::min(2 * buffer.size(), cap)));
+  }
+}
+
+}  // namespace
+
 template <class T>
 void CudaBackend<T>::prepare(SparseDatapointVector& out, index_t bound) const {
-  out.index.reserve_discard(std::max<index_t>(bound, 1));
-  out.value.reserve_discard(std::max<index_t>(bound, 1));
+  grow(out.index, bound, cols_);
+  grow(out.value, bound, cols_);
   out.count.reserve_discard(1);
   out.bound = bound;
 }
@@ -737,9 +765,10 @@ void CudaBackend<T>::set_count(index_t* count, index_t value) const {
 
 template <class T>
 void CudaBackend<T>::reserve_slots(index_t slots) const {
-  merged_index_.reserve_discard(std::max<index_t>(slots, 1));
-  merged_value_.reserve_discard(std::max<index_t>(slots, 1));
-  keep_.reserve_discard(std::max<index_t>(slots, 1));
+  // A union of two supports has at most 2n slots.
+  grow(merged_index_, slots, 2 * cols_);
+  grow(merged_value_, slots, 2 * cols_);
+  grow(keep_, slots, 2 * cols_);
 }
 
 template <class T>

@@ -7,6 +7,9 @@
 #include "kernels/check.hpp"
 
 namespace coreset::cuda {
+namespace {
+constexpr index_t kCublasWorkspaceBytes = index_t{32} << 20;
+}  // namespace
 
 bool gpu_usable(std::string* why_not) {
   int count = 0;  // left untouched when the call fails (no driver: cudaErrorInsufficientDriver)
@@ -59,6 +62,13 @@ Resources::Resources(int device) : device_(device) {
   try {
     CORESET_CUBLAS_TRY(cublasCreate(&cublas_));
     CORESET_CUBLAS_TRY(cublasSetStream(cublas_, stream_));
+    // A workspace of our own (after cublasSetStream, which resets it): a call recorded into a
+    // CUDA graph then uses it instead of allocating inside the graph, the host loop and the
+    // graph run the same kernels, and the memory is counted before any plan reads free memory.
+    // 32 MiB is cuBLAS' recommendation for Hopper.
+    cublas_workspace_.resize_discard(kCublasWorkspaceBytes);
+    CORESET_CUBLAS_TRY(cublasSetWorkspace(cublas_, cublas_workspace_.data(),
+                                          static_cast<std::size_t>(kCublasWorkspaceBytes)));
     // Scalars alpha and beta of every call are host values.
     CORESET_CUBLAS_TRY(cublasSetPointerMode(cublas_, CUBLAS_POINTER_MODE_HOST));
     scalars_.resize_discard(kScalarSlots);

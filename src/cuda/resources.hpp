@@ -58,6 +58,8 @@ class Resources {
   cudaStream_t stream_ = nullptr;
   cublasHandle_t cublas_ = nullptr;
   kernels::Scratch scratch_;
+  kernels::DeviceBuffer<unsigned char>
+      cublas_workspace_;  // cuBLAS' own, never allocated in a graph
   kernels::DeviceBuffer<double> scalars_;
   int next_slot_ = 0;
   double* pinned_ = nullptr;

@@ -81,6 +81,7 @@ void add_solve_fields(Json& report, const SolverSettings& options, const SolveRe
   add_solver_settings(report, options);
   report["support_size"] = result.coreset.size();
   report["iterations"] = result.iterations;
+  report["host_looks"] = result.host_looks;
   report["converged"] = result.converged;
   report["stop_reason"] = to_string(result.stop_reason);
   report["objective"] = result.objective;

@@ -106,8 +106,40 @@ class IhtDriver {
     const int last_on_host = interval > 1
                                  ? std::min(options_.max_iterations, kIterationsBeforeTracking)
                                  : options_.max_iterations;
-    bool stopped = false;
-    for (int t = 1; t <= last_on_host && !stopped; ++t) {
+    const bool stopped = iterate_on_host(result, objective, z_equals_w, 1, last_on_host);
+    if (!stopped && last_on_host < options_.max_iterations) {
+      if constexpr (tracks_loops<Backend>) {
+        if (run_tracked(result, z_equals_w, interval)) {
+          return result;
+        }
+        // The recording failed (the device refused a graph): the host loop carries on.
+        iterate_on_host(result, objective, z_equals_w, result.iterations + 1,
+                        options_.max_iterations);
+      }
+    }
+    if (!result.converged) {
+      result.stop_reason = StopReason::max_iterations;
+    }
+    if (iht) {
+      result.lipschitz = iht_step_ > 0.0 ? 2.0 / iht_step_ : 0.0;
+    }
+    result.objective = objective;
+    result.relative_error =
+        result.target_norm > 0.0 ? std::sqrt(objective) / result.target_norm : 0.0;
+    result.coreset = be_.to_coreset(w_);
+    return result;
+  }
+
+ private:
+  // Rounding may raise f by a few ulps even when the step is safe; only more counts as overshoot.
+  static constexpr double kDescentSlack = 1e-12;
+
+  // Iterations first ... last of the host loop, reading every iteration's numbers; true when the
+  // stopping rule ended the solve. `objective` and `z_equals_w` carry over between calls.
+  bool iterate_on_host(SolveResult& result, double& objective, bool& z_equals_w, int first,
+                       int last) {
+    const bool iht = options_.algorithm == Algorithm::iht;
+    for (int t = first; t <= last; ++t) {
       support::throw_if_stopped(options_.progress, options_.communicator.get());
       // Batch mode: a full gradient only to confirm a stop (see full_gradient_next_).
       const bool full_gradient = batch_size_ == be_.cols() || full_gradient_next_;
@@ -128,6 +160,7 @@ class IhtDriver {
       const double change = std::sqrt(host[1]);
       result.objective_history.push_back(objective);
       result.iterations = t;
+      ++result.host_looks;
       support::advanced(options_.progress, t);
       std::swap(w_, w_next_);
       std::swap(phi_w_, phi_w_next_);
@@ -143,31 +176,11 @@ class IhtDriver {
       if (full_gradient && test.stops()) {
         result.stop_reason = test.stationary ? StopReason::stationary : StopReason::tolerance;
         result.converged = true;
-        stopped = true;
+        return true;
       }
     }
-    if (!stopped && last_on_host < options_.max_iterations) {
-      if constexpr (tracks_loops<Backend>) {
-        run_tracked(result, z_equals_w, interval);
-        return result;
-      }
-    }
-    if (!result.converged) {
-      result.stop_reason = StopReason::max_iterations;
-    }
-    if (iht) {
-      result.lipschitz = iht_step_ > 0.0 ? 2.0 / iht_step_ : 0.0;
-    }
-    result.objective = objective;
-    result.relative_error =
-        result.target_norm > 0.0 ? std::sqrt(objective) / result.target_norm : 0.0;
-    result.coreset = be_.to_coreset(w_);
-    return result;
+    return false;
   }
-
- private:
-  // Rounding may raise f by a few ulps even when the step is safe; only more counts as overshoot.
-  static constexpr double kDescentSlack = 1e-12;
 
   // Host-loop iterations before a tracked loop takes over: by then every vector of the iteration
   // has the size it keeps (z reaches 2k entries after the second, the union 3k in the third), so
@@ -198,11 +211,13 @@ class IhtDriver {
   // iterate it stops at kept there. Every backend primitive is called as in the host loop, so the
   // iterates, the stop and the history are the host loop's, bit for bit; up to interval - 1
   // iterations past the stop are computed and dropped.
-  void run_tracked(SolveResult& result, bool z_equals_w, int interval) {
+  // False, with every iterate where it was, when the backend could not record the iterations.
+  bool run_tracked(SolveResult& result, bool z_equals_w, int interval) {
     const int pairs_per_look = (interval + 1) / 2;
     const int per_look = 2 * pairs_per_look;
     auto tracker = be_.make_loop_tracker(result.iterations, z_equals_w, options_.max_iterations,
                                          options_.tolerance, k_, per_look);
+    int swaps = 0;
     auto iteration = [&] {
       take_gradient_at_z(0, true);
       step_from_gradient();
@@ -210,16 +225,30 @@ class IhtDriver {
                 be_.squared_norm(w_next_), w_next_);
       std::swap(w_, w_next_);
       std::swap(phi_w_, phi_w_next_);
+      ++swaps;
     };
-    auto pair = be_.record([&] {
-      iteration();
-      iteration();
-    });
+    typename Backend::Recording pair;
+    try {
+      pair = be_.record([&] {
+        iteration();
+        iteration();
+      });
+    } catch (const DeviceError&) {
+      if (swaps % 2 != 0) {  // the recording stopped between the two iterations
+        std::swap(w_, w_next_);
+        std::swap(phi_w_, phi_w_next_);
+      }
+      return false;
+    }
     LoopState state;
+    state.iterations = result.iterations;
     do {
       support::throw_if_stopped(options_.progress, options_.communicator.get());
-      be_.replay(pair, pairs_per_look);
+      // No pair past the cap, where the rule stops anyway.
+      const int left = options_.max_iterations - state.iterations;
+      be_.replay(pair, std::min(pairs_per_look, (left + 1) / 2));
       state = be_.read(tracker);  // the one synchronisation per look
+      ++result.host_looks;
       const int reached = state.stopped_at != 0 ? state.stopped_at : state.iterations;
       const std::vector<double> history = be_.history(tracker, result.iterations, reached);
       result.objective_history.insert(result.objective_history.end(), history.begin(),
@@ -236,6 +265,7 @@ class IhtDriver {
     result.relative_error =
         result.target_norm > 0.0 ? std::sqrt(state.objective) / result.target_norm : 0.0;
     result.coreset = be_.to_coreset(be_.stopped_iterate(tracker));
+    return true;
   }
 
   // f(w_{t+1}), ||w_{t+1} - w_t||^2 and ||w_{t+1}||^2.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "coreset/solver.hpp"
@@ -168,6 +169,71 @@ TEST_F(GpuSolvers, BatchRefitAndDuplicatesMatchTheCpu) {
   EXPECT_NEAR(gpu.objective, cpu.objective, 1e-6 * cpu.target_norm * cpu.target_norm);
   for (const index_t i : gpu.coreset.indices) {
     EXPECT_NE(i, copy);
+  }
+}
+
+// The GPU's default loop records two iterations as a CUDA graph, replays them with the stopping
+// rule on the device and looks every 16 iterations (SolverSettings::sync_every). It must give
+// the per-iteration host loop's solve on the same device bit for bit: the same iterations, stop,
+// history and coreset. Cases: convergence, the cap inside a pair and at its end, a warm start,
+// duplicate columns, k = n, both precisions and a-iht and a-iht-2 under every step rule.
+TEST_F(GpuSolvers, TheRecordedLoopGivesTheHostLoopsSolve) {
+  const Matrix<double> shared = test::shared_direction_matrix<double>(64, 3000, 5, 0.5);
+  const Matrix<double> copies = test::matrix_with_copies();
+  struct Case {
+    const char* name;
+    const Matrix<double>* phi;
+    index_t k;
+    int max_iterations;
+    double tolerance;
+    bool warm_start;
+  };
+  const Case cases[] = {{"converges", &shared, 40, 300, 1e-6, false},
+                        {"cap inside a pair", &shared, 40, 11, 0.0, false},
+                        {"cap at a pair's end", &shared, 40, 12, 0.0, false},
+                        {"warm start", &shared, 40, 300, 1e-6, true},
+                        {"duplicate columns", &copies, 12, 300, 1e-7, false},
+                        {"k = n", &copies, copies.cols(), 300, 1e-7, false}};
+  for (const Case& c : cases) {
+    const Matrix<float> phi32 = to_float(*c.phi);
+    for (const test::SolverCase solver :
+         {test::SolverCase{Algorithm::aiht, StepRule::exact},
+          test::SolverCase{Algorithm::aiht, StepRule::paper},
+          test::SolverCase{Algorithm::aiht2, StepRule::exact},
+          test::SolverCase{Algorithm::aiht2, StepRule::reference}}) {
+      SolverOptions options;
+      options.algorithm = solver.algorithm;
+      options.step_rule = solver.rule;
+      options.k = c.k;
+      options.max_iterations = c.max_iterations;
+      options.tolerance = c.tolerance;
+      if (c.warm_start) {
+        options.initial_weights.indices = {3, 400, 2999};
+        options.initial_weights.weights = {1.0, 0.5, 2.0};
+      }
+      for (const bool single : {false, true}) {
+        SCOPED_TRACE(std::string(c.name) + ", " + to_string(solver.algorithm) + " " +
+                     to_string(solver.rule) + (single ? ", float" : ", double"));
+        const auto run = [&](int sync_every) {
+          options.sync_every = sync_every;
+          return single ? solve_on(Device::gpu, phi32, nullptr, options)
+                        : solve_on(Device::gpu, *c.phi, nullptr, options);
+        };
+        const SolveResult host = run(1);
+        for (const int sync_every : {0, 3}) {
+          const SolveResult recorded = run(sync_every);
+          EXPECT_EQ(recorded.iterations, host.iterations);
+          EXPECT_EQ(recorded.stop_reason, host.stop_reason);
+          EXPECT_EQ(recorded.objective, host.objective);
+          EXPECT_EQ(recorded.objective_history, host.objective_history);
+          EXPECT_EQ(recorded.coreset.indices, host.coreset.indices);
+          EXPECT_EQ(recorded.coreset.weights, host.coreset.weights);
+          if (host.iterations > 8) {
+            EXPECT_LT(recorded.host_looks, host.host_looks);  // the graph loop really ran
+          }
+        }
+      }
+    }
   }
 }
 

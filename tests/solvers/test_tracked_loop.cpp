@@ -18,6 +18,7 @@
 #include "cpu/cpu_backend.hpp"
 #include "helpers/random_problem.hpp"
 #include "helpers/solver_cases.hpp"
+#include "solvers/iht_driver.hpp"
 #include "solvers/run_algorithm.hpp"
 #include "solvers/stopping_rule.hpp"
 
@@ -113,6 +114,8 @@ void every_interval_gives_the_host_loop(Algorithm algorithm, StepRule rule) {
       const SolveResult got = run<T>(phi, options);
       expect_same(got, expected);
       EXPECT_EQ(reports.last, expected.iterations);
+      EXPECT_EQ(got.host_looks, reports.reports);
+      EXPECT_EQ(expected.host_looks, expected.iterations);
       if (expected.iterations > 4) {
         // The tracked loop took over after four iterations: fewer looks than iterations.
         const int per_look = 2 * ((interval + 1) / 2);
@@ -175,6 +178,36 @@ TEST(TrackedLoopStop, AStopRequestEndsTheSolveAtTheNextLook) {
   EXPECT_THROW(run<double>(phi, options), Cancelled);
   EXPECT_EQ(reports.reports, 6);
   EXPECT_EQ(reports.last, 4 + 2 * 4);
+}
+
+// A backend whose device refuses to record (as a GPU might refuse a graph): the driver goes on
+// with the host loop from where it was, and the solve is the host loop's.
+class RefusingRecorder : public cpu::CpuBackend<double> {
+ public:
+  using CpuBackend::CpuBackend;
+  template <class Body>
+  Recording record(Body) const {
+    ++refusals;
+    throw DeviceError("recording refused (test)");
+  }
+  mutable int refusals = 0;
+};
+
+TEST(TrackedLoopFallback, ARefusedRecordingLeavesTheHostLoopToFinish) {
+  const Matrix<double> phi = test::shared_direction_matrix<double>(40, 120, 7, 0.5);
+  SolverOptions options = test::solver_options(Algorithm::aiht2, 6);
+  options.threads = 1;
+  options.sync_every = 1;
+  const SolveResult expected = run<double>(phi, options);
+  ASSERT_GT(expected.iterations, 4);
+  options.sync_every = 8;
+  RefusingRecorder backend(phi.view(), 1);
+  auto y = backend.make_sample_vector();
+  backend.column_sums(y);
+  const SolveResult got = solvers::IhtDriver<RefusingRecorder>(backend, y, options).run();
+  EXPECT_EQ(backend.refusals, 1);
+  expect_same(got, expected);
+  EXPECT_EQ(got.host_looks, expected.iterations);
 }
 
 // ---- the rule alone ----
