@@ -10,8 +10,8 @@
 #      then python/tests/test_gpu_arrays.py: arrays made with libcudart, CuPy and PyTorch.
 #   3. bench_gpu: the per-iteration cases (issue 16's targets).
 #   4. bench_gpu --end-to-end at N = 1e6 and 1e7 (issue 15's targets).
-#   5. compute-sanitizer memcheck on the newest device code (arrays, blocks, ranks, Laplace),
-#      then racecheck on the primitives.
+#   5. compute-sanitizer memcheck on the newest device code (the compact sparse lists' steps,
+#      arrays, blocks, ranks, Laplace), then racecheck and initcheck on the primitives.
 #
 # Output, in $OUT (at most 8 files come back):
 #   summary.json, nvidia-smi.log, ctest_gpu.log, python_gpu.log, bench_iterations.json,
@@ -117,10 +117,14 @@ step bench_end_to_end 120 "$out/bench.log" "$build/bench/bench_gpu" \
   --end-to-end --end-to-end-sizes 1e6,1e7
 
 sanitizer="$(command -v compute-sanitizer || echo "$cuda_root/bin/compute-sanitizer")"
+# GpuPrimitives holds every sparse step of the compact lists against the CPU; then the device
+# arrays, blocks and ranks, and Laplace.
 step memcheck 90 "$out/sanitizer.log" "$sanitizer" --tool memcheck --leak-check full \
   --error-exitcode 1 "$build/tests/test_cuda" \
-  --gtest_filter='GpuDeviceArrays*:DeviceColumnBlock*:DistributedGpu*:*Laplace*:DeviceDataset*'
+  --gtest_filter='GpuPrimitives*:GpuDeviceArrays*:DeviceColumnBlock*:*Laplace*'
 step racecheck 60 "$out/sanitizer.log" "$sanitizer" --tool racecheck --error-exitcode 1 \
+  "$build/tests/test_cuda" --gtest_filter='GpuPrimitives*'
+step initcheck 60 "$out/sanitizer.log" "$sanitizer" --tool initcheck --error-exitcode 1 \
   "$build/tests/test_cuda" --gtest_filter='GpuPrimitives*'
 
 {

@@ -222,12 +222,7 @@ TEST_F(GpuSolvers, TheRecordedLoopGivesTheHostLoopsSolve) {
         const SolveResult host = run(1);
         for (const int sync_every : {0, 3}) {
           const SolveResult recorded = run(sync_every);
-          EXPECT_EQ(recorded.iterations, host.iterations);
-          EXPECT_EQ(recorded.stop_reason, host.stop_reason);
-          EXPECT_EQ(recorded.objective, host.objective);
-          EXPECT_EQ(recorded.objective_history, host.objective_history);
-          EXPECT_EQ(recorded.coreset.indices, host.coreset.indices);
-          EXPECT_EQ(recorded.coreset.weights, host.coreset.weights);
+          test::expect_same_solve(recorded, host);
           if (host.iterations > 8) {
             EXPECT_LT(recorded.host_looks, host.host_looks);  // the graph loop really ran
           }

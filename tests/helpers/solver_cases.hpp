@@ -19,6 +19,21 @@ inline SolverOptions solver_options(Algorithm algorithm, index_t k) {
   return options;
 }
 
+/// Two solves that must be one: the same iterations, stop, objectives, history and coreset, bit
+/// for bit (the same drivers and backend reached the result two ways).
+inline void expect_same_solve(const SolveResult& got, const SolveResult& expected) {
+  EXPECT_EQ(got.k, expected.k);
+  EXPECT_EQ(got.iterations, expected.iterations);
+  EXPECT_EQ(got.stop_reason, expected.stop_reason);
+  EXPECT_EQ(got.converged, expected.converged);
+  EXPECT_EQ(got.objective, expected.objective);
+  EXPECT_EQ(got.objective_before_refit, expected.objective_before_refit);
+  EXPECT_EQ(got.relative_error, expected.relative_error);
+  EXPECT_EQ(got.objective_history, expected.objective_history);
+  EXPECT_EQ(got.coreset.indices, expected.coreset.indices);
+  EXPECT_EQ(got.coreset.weights, expected.coreset.weights);
+}
+
 struct SolverCase {
   Algorithm algorithm;
   StepRule rule;

@@ -18,7 +18,6 @@
 #include "cpu/cpu_backend.hpp"
 #include "helpers/random_problem.hpp"
 #include "helpers/solver_cases.hpp"
-#include "solvers/iht_driver.hpp"
 #include "solvers/run_algorithm.hpp"
 #include "solvers/stopping_rule.hpp"
 
@@ -56,17 +55,6 @@ SolveResult run(const Matrix<double>& phi64, const SolverOptions& options) {
   auto y = backend.make_sample_vector();
   backend.column_sums(y);
   return solvers::run_algorithm(backend, y, options);
-}
-
-void expect_same(const SolveResult& got, const SolveResult& expected) {
-  EXPECT_EQ(got.iterations, expected.iterations);
-  EXPECT_EQ(got.stop_reason, expected.stop_reason);
-  EXPECT_EQ(got.converged, expected.converged);
-  EXPECT_EQ(got.objective, expected.objective);
-  EXPECT_EQ(got.relative_error, expected.relative_error);
-  EXPECT_EQ(got.objective_history, expected.objective_history);
-  EXPECT_EQ(got.coreset.indices, expected.coreset.indices);
-  EXPECT_EQ(got.coreset.weights, expected.coreset.weights);
 }
 
 struct Scenario {
@@ -112,7 +100,7 @@ void every_interval_gives_the_host_loop(Algorithm algorithm, StepRule rule) {
       CountingObserver reports;
       options.progress = &reports;
       const SolveResult got = run<T>(phi, options);
-      expect_same(got, expected);
+      test::expect_same_solve(got, expected);
       EXPECT_EQ(reports.last, expected.iterations);
       EXPECT_EQ(got.host_looks, reports.reports);
       EXPECT_EQ(expected.host_looks, expected.iterations);
@@ -160,7 +148,7 @@ TEST(TrackedLoopNotTaken, IhtAndBatchesKeepTheHostLoop) {
     CountingObserver reports;
     options.progress = &reports;
     const SolveResult got = run<double>(phi, options);
-    expect_same(got, expected);
+    test::expect_same_solve(got, expected);
     EXPECT_EQ(reports.reports, expected.iterations) << to_string(algorithm);
   }
 }
@@ -204,9 +192,9 @@ TEST(TrackedLoopFallback, ARefusedRecordingLeavesTheHostLoopToFinish) {
   RefusingRecorder backend(phi.view(), 1);
   auto y = backend.make_sample_vector();
   backend.column_sums(y);
-  const SolveResult got = solvers::IhtDriver<RefusingRecorder>(backend, y, options).run();
+  const SolveResult got = solvers::run_algorithm(backend, y, options);
   EXPECT_EQ(backend.refusals, 1);
-  expect_same(got, expected);
+  test::expect_same_solve(got, expected);
   EXPECT_EQ(got.host_looks, expected.iterations);
 }
 

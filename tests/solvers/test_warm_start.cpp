@@ -45,14 +45,7 @@ TEST(BudgetSnapshots, EqualRunsToEachBudgetAloneForGigaAndFrankWolfe) {
         const SolveResult expected = solvers::run_algorithm(backend, y, alone);
         const SolveResult& got = snapshots.results[p];
         SCOPED_TRACE(to_string(algorithm) + " k = " + std::to_string(budgets[p]));
-        EXPECT_EQ(got.k, expected.k);
-        EXPECT_EQ(got.iterations, expected.iterations);
-        EXPECT_EQ(got.stop_reason, expected.stop_reason);
-        EXPECT_EQ(got.objective, expected.objective);
-        EXPECT_EQ(got.objective_before_refit, expected.objective_before_refit);
-        EXPECT_EQ(got.objective_history, expected.objective_history);
-        EXPECT_EQ(got.coreset.indices, expected.coreset.indices);
-        EXPECT_EQ(got.coreset.weights, expected.coreset.weights);
+        test::expect_same_solve(got, expected);
       }
     }
   }
