@@ -3,6 +3,7 @@
 // slots into a list), the radix top-k (kernels/radix_select_logic.hpp: 8-bit digit histograms
 // with the state on the device, never a sort of n), and the (hash, column) sort of the duplicate
 // search.
+#include <cooperative_groups.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_select.cuh>
@@ -14,6 +15,8 @@
 
 namespace coreset::kernels {
 namespace {
+
+namespace cg = cooperative_groups;
 
 using Counting = thrust::counting_iterator<index_t>;
 
@@ -41,7 +44,9 @@ __global__ void init_state_kernel(State<T>* state, index_t k) {
 }
 
 // Per-block histograms in shared memory, added to the global one (exact integer counts, so the
-// order of the atomic additions does not matter).
+// order of the atomic additions does not matter). The first passes send nearly every key to a
+// few bins (the exponent's), so the lanes of a warp that share a digit add once, together
+// (a labelled partition of the lanes still active), instead of queueing on one shared counter.
 template <class T>
 __global__ void histogram_kernel(index_t n, KeyOf<T> key_of, const State<T>* state,
                                  unsigned long long* histogram) {
@@ -54,7 +59,12 @@ __global__ void histogram_kernel(index_t n, KeyOf<T> key_of, const State<T>* sta
   for (index_t i = global_thread(); i < n; i += grid_stride()) {
     const auto key = key_of(i);
     if (st.counts(key)) {
-      atomicAdd(&local[st.digit(key)], 1u);
+      const int digit = st.digit(key);
+      const cg::coalesced_group active = cg::coalesced_threads();
+      const cg::coalesced_group same_digit = cg::labeled_partition(active, digit);
+      if (same_digit.thread_rank() == 0) {
+        atomicAdd(&local[digit], static_cast<unsigned int>(same_digit.size()));
+      }
     }
   }
   __syncthreads();
