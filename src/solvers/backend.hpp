@@ -108,7 +108,7 @@
 //      GigaScore with (e, c, sigma) and FrankWolfeScore with (c, sigma). Reduce with
 //      solvers::better, which is associative and commutative, so any order gives one answer.
 //
-// ===== Small sparse steps: O(k) on the host, or O(n) elementwise on a device =====
+// ===== Small sparse steps: O(k) =====
 //
 //  projected_step(const SparseDatapointVector& z, const SparseDatapointVector& g_on_z,
 //                 const SparseDatapointVector& g_outside_z, Scalar step, index_t k,
@@ -181,7 +181,7 @@
 //      The columns `indices` of Phi, in double, column-major S x |indices|: the refit's small
 //      NNLS problem (refit.hpp), solved on the host.
 //  from_host(const std::vector<index_t>& index, const std::vector<double>& value,
-//            SparseDatapointVector& out)                   O(|index|) (O(n) on a device)
+//            SparseDatapointVector& out)                   O(|index|)
 //      out has support `index` (strictly ascending) and values T(value) (keeps the support).
 //  Coreset to_coreset(const SparseDatapointVector& w)      O(|supp|)
 //      The entries with w_i > 0, ascending, weights double(w_i).
