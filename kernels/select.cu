@@ -5,6 +5,7 @@
 // search.
 #include <cooperative_groups.h>
 #include <thrust/iterator/counting_iterator.h>
+#include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_select.cuh>
 
@@ -36,11 +37,15 @@ struct KeyOf {
 template <class T>
 using State = kernels::radix::SelectState<kernels::radix::key_t<T>>;
 
+// The fresh state, and the histogram zeroed for the first pass (kBins threads).
 template <class T>
-__global__ void init_state_kernel(State<T>* state, index_t k) {
-  State<T> fresh;
-  fresh.remaining = k;
-  *state = fresh;
+__global__ void init_state_kernel(State<T>* state, index_t k, unsigned long long* histogram) {
+  if (threadIdx.x == 0) {
+    State<T> fresh;
+    fresh.remaining = k;
+    *state = fresh;
+  }
+  histogram[threadIdx.x] = 0;
 }
 
 // Per-block histograms in shared memory, added to the global one (exact integer counts, so the
@@ -75,11 +80,17 @@ __global__ void histogram_kernel(index_t n, KeyOf<T> key_of, const State<T>* sta
   }
 }
 
+// Folds a pass's histogram into the state, then zeroes it for the next pass (kBins threads):
+// no separate memset per pass.
 template <class T>
-__global__ void advance_kernel(State<T>* state, const unsigned long long* histogram) {
-  State<T> st = *state;
-  st.advance(histogram);
-  *state = st;
+__global__ void advance_kernel(State<T>* state, unsigned long long* histogram) {
+  if (threadIdx.x == 0) {
+    State<T> st = *state;
+    st.advance(histogram);
+    *state = st;
+  }
+  __syncthreads();
+  histogram[threadIdx.x] = 0;
 }
 
 template <class T>
@@ -113,6 +124,45 @@ __global__ void take_selection_kernel(index_t bound, const index_t* above, const
   }
 }
 
+// Up to this many slots, a sparse step's kept entries are compacted by one block, one launch
+// (a support of up to 3k entries, k <= 1e4); beyond, by CUB's device-wide selection.
+constexpr index_t kOneBlockCompaction = index_t{1} << 16;
+constexpr int kCompactThreads = 256;
+constexpr int kCompactItems = 8;  // per thread and tile: 2048 slots a tile
+
+// The kept slots in order: each tile's flags scanned (blocked arrangement: thread t holds slots
+// 8t ... 8t + 7 of the tile), the kept ones written after those of the earlier tiles.
+template <class T>
+__global__ void compact_entries_kernel(index_t m, const index_t* index, const T* value,
+                                       const Mask* keep, index_t* out_index, T* out_value,
+                                       index_t* out_count) {
+  using Scan = cub::BlockScan<index_t, kCompactThreads>;
+  __shared__ typename Scan::TempStorage scan;
+  constexpr index_t kTile = index_t{kCompactThreads} * kCompactItems;
+  index_t written = 0;  // the same in every thread
+  for (index_t tile = 0; tile < m; tile += kTile) {
+    const index_t first = tile + static_cast<index_t>(threadIdx.x) * kCompactItems;
+    index_t flags[kCompactItems];
+    for (int j = 0; j < kCompactItems; ++j) {
+      flags[j] = first + j < m && keep[first + j] != 0 ? 1 : 0;
+    }
+    index_t offsets[kCompactItems];
+    index_t kept = 0;
+    Scan(scan).ExclusiveSum(flags, offsets, kept);
+    for (int j = 0; j < kCompactItems; ++j) {
+      if (flags[j] != 0) {
+        out_index[written + offsets[j]] = index[first + j];
+        out_value[written + offsets[j]] = value[first + j];
+      }
+    }
+    written += kept;
+    __syncthreads();  // the scan's storage serves the next tile
+  }
+  if (threadIdx.x == 0) {
+    *out_count = written;
+  }
+}
+
 __global__ void iota_kernel(index_t n, index_t* values) {
   for (index_t i = global_thread(); i < n; i += grid_stride()) {
     values[i] = i;
@@ -137,15 +187,13 @@ void top_k(cudaStream_t s, Scratch& scratch, index_t n, const T* v, bool by_magn
   static_assert(sizeof(State<T>) <= kTopKStateBytes, "top-k state does not fit its buffer");
   auto* state = reinterpret_cast<State<T>*>(work.state);
   const KeyOf<T> key_of{v, exclude, by_magnitude};
-  init_state_kernel<T><<<1, 1, 0, s>>>(state, k);
+  init_state_kernel<T><<<1, kernels::radix::kBins, 0, s>>>(state, k, work.histogram);
   CORESET_CUDA_CHECK_LAUNCH();
   const unsigned int blocks = blocks_for(n, 4096);
   for (int pass = 0; pass < kernels::radix::pass_count<kernels::radix::key_t<T>>(); ++pass) {
-    CORESET_CUDA_TRY(
-        cudaMemsetAsync(work.histogram, 0, kernels::radix::kBins * sizeof(unsigned long long), s));
     histogram_kernel<T><<<blocks, kBlock, 0, s>>>(n, key_of, state, work.histogram);
     CORESET_CUDA_CHECK_LAUNCH();
-    advance_kernel<T><<<1, 1, 0, s>>>(state, work.histogram);
+    advance_kernel<T><<<1, kernels::radix::kBins, 0, s>>>(state, work.histogram);
     CORESET_CUDA_CHECK_LAUNCH();
   }
   // Fewer than k keys beat the k-th largest, so `above` needs k places; ties may be all n.
@@ -171,6 +219,12 @@ template <class T>
 void compact_entries(cudaStream_t s, Scratch& scratch, index_t m, const index_t* index,
                      const T* value, const Mask* keep, index_t* out_index, T* out_value,
                      index_t* out_count) {
+  if (m <= kOneBlockCompaction) {
+    compact_entries_kernel<T>
+        <<<1, kCompactThreads, 0, s>>>(m, index, value, keep, out_index, out_value, out_count);
+    CORESET_CUDA_CHECK_LAUNCH();
+    return;
+  }
   // Two selections with the same flags: the same slots, so the same count, written twice.
   std::size_t bytes = 0;
   CORESET_CUDA_TRY(

@@ -32,7 +32,8 @@ void for_each(cudaStream_t s, index_t m, Op op) {
 }
 
 // Stage 1: per-block sums of term(i) over i < limit (limit = *count when count is set, capped
-// at m); stage 2: one block adds the partials in block order. The block count depends only on m.
+// at m); stage 2: one block adds the partials in block order. The block count depends only on m
+// (one block, and no stage 2, for small m).
 template <class Term>
 __global__ void reduce_partials_kernel(index_t m, const index_t* count, Term term,
                                        double* partials) {
@@ -58,9 +59,19 @@ __global__ void reduce_final_kernel(const double* partials, int blocks, double* 
   }
 }
 
+// Up to this many terms one block sums them all, in one launch instead of two: an iteration's
+// dozen small reductions (over S entries, or a support) are then a dozen nodes of its graph.
+constexpr index_t kOneBlockReduction = index_t{1} << 16;
+
 template <class Term>
 void reduce(cudaStream_t s, index_t m, const index_t* count, Term term, double* partials,
             double* out) {
+  if (m <= kOneBlockReduction) {
+    // The one block's partial is the sum.
+    reduce_partials_kernel<<<1, kBlock, 0, s>>>(m, count, term, out);
+    CORESET_CUDA_CHECK_LAUNCH();
+    return;
+  }
   const unsigned int blocks = blocks_for(m, kReducePartials);
   reduce_partials_kernel<<<blocks, kBlock, 0, s>>>(m, count, term, partials);
   CORESET_CUDA_CHECK_LAUNCH();
