@@ -163,6 +163,83 @@ __global__ void compact_entries_kernel(index_t m, const index_t* index, const T*
   }
 }
 
+// Up to this many entries the whole top-k runs in one block, in one launch (the projected step
+// selects among at most 2k candidates): the passes' histograms in shared memory, then the
+// positions above the threshold and the first `remaining` ties, in ascending order, by two
+// block-wide scans per tile. The state machine is the multi-block path's.
+constexpr index_t kOneBlockSelection = index_t{1} << 15;
+
+template <class T>
+__global__ void top_k_one_block_kernel(index_t n, KeyOf<T> key_of, index_t k,
+                                       index_t* out_positions, index_t* out_count) {
+  using Key = kernels::radix::key_t<T>;
+  using Scan = cub::BlockScan<index_t, kernels::radix::kBins>;
+  constexpr int kItems = 8;
+  constexpr index_t kTile = index_t{kernels::radix::kBins} * kItems;
+  __shared__ unsigned long long histogram[kernels::radix::kBins];
+  __shared__ typename Scan::TempStorage scan;
+  // Raw storage: a __shared__ variable may not have a constructor.
+  __shared__ alignas(State<T>) unsigned char state_bytes[sizeof(State<T>)];
+  auto& state = *reinterpret_cast<State<T>*>(state_bytes);
+  if (threadIdx.x == 0) {
+    State<T> fresh;
+    fresh.remaining = k;
+    state = fresh;
+  }
+  for (int pass = 0; pass < kernels::radix::pass_count<Key>(); ++pass) {
+    histogram[threadIdx.x] = 0;  // one bin per thread
+    __syncthreads();
+    const State<T> st = state;
+    for (index_t i = threadIdx.x; i < n; i += blockDim.x) {
+      const Key key = key_of(i);
+      if (st.counts(key)) {
+        atomicAdd(&histogram[st.digit(key)], 1ull);
+      }
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      state.advance(histogram);
+    }
+    __syncthreads();
+  }
+  const State<T> st = state;
+  index_t written = 0;    // positions taken so far (the same in every thread)
+  index_t ties_seen = 0;  // ties met so far
+  for (index_t tile = 0; tile < n; tile += kTile) {
+    const index_t first = tile + static_cast<index_t>(threadIdx.x) * kItems;
+    index_t tie[kItems];
+    index_t take[kItems];
+    for (int j = 0; j < kItems; ++j) {
+      const Key key = first + j < n ? key_of(first + j) : Key(0);
+      tie[j] = st.tie(key) ? 1 : 0;
+      take[j] = st.above(key) ? 1 : 0;
+    }
+    index_t tie_rank[kItems];
+    index_t tile_ties = 0;
+    Scan(scan).ExclusiveSum(tie, tie_rank, tile_ties);
+    __syncthreads();  // the scan's storage serves the next scan
+    for (int j = 0; j < kItems; ++j) {
+      if (tie[j] != 0 && ties_seen + tie_rank[j] < st.remaining) {
+        take[j] = 1;  // the lowest-index ties fill the places left
+      }
+    }
+    index_t offset[kItems];
+    index_t tile_taken = 0;
+    Scan(scan).ExclusiveSum(take, offset, tile_taken);
+    for (int j = 0; j < kItems; ++j) {
+      if (take[j] != 0) {
+        out_positions[written + offset[j]] = first + j;
+      }
+    }
+    written += tile_taken;
+    ties_seen += tile_ties;
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    *out_count = written;
+  }
+}
+
 __global__ void iota_kernel(index_t n, index_t* values) {
   for (index_t i = global_thread(); i < n; i += grid_stride()) {
     values[i] = i;
@@ -185,8 +262,14 @@ void top_k(cudaStream_t s, Scratch& scratch, index_t n, const T* v, bool by_magn
            const Mask* exclude, index_t k, const TopKWork& work, index_t* out_positions,
            index_t* out_count) {
   static_assert(sizeof(State<T>) <= kTopKStateBytes, "top-k state does not fit its buffer");
-  auto* state = reinterpret_cast<State<T>*>(work.state);
   const KeyOf<T> key_of{v, exclude, by_magnitude};
+  if (n <= kOneBlockSelection) {
+    top_k_one_block_kernel<T>
+        <<<1, kernels::radix::kBins, 0, s>>>(n, key_of, k, out_positions, out_count);
+    CORESET_CUDA_CHECK_LAUNCH();
+    return;
+  }
+  auto* state = reinterpret_cast<State<T>*>(work.state);
   init_state_kernel<T><<<1, kernels::radix::kBins, 0, s>>>(state, k, work.histogram);
   CORESET_CUDA_CHECK_LAUNCH();
   const unsigned int blocks = blocks_for(n, 4096);
