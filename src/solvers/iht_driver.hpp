@@ -123,10 +123,7 @@ class IhtDriver {
     if (iht) {
       result.lipschitz = iht_step_ > 0.0 ? 2.0 / iht_step_ : 0.0;
     }
-    result.objective = objective;
-    result.relative_error =
-        result.target_norm > 0.0 ? std::sqrt(objective) / result.target_norm : 0.0;
-    result.coreset = be_.to_coreset(w_);
+    finish(result, objective, w_);
     return result;
   }
 
@@ -162,8 +159,7 @@ class IhtDriver {
       result.iterations = t;
       ++result.host_looks;
       support::advanced(options_.progress, t);
-      std::swap(w_, w_next_);
-      std::swap(phi_w_, phi_w_next_);
+      advance_iterates();
       if (iht) {
         be_.copy(w_, z_);  // IHT has no momentum: its next gradient is taken at w itself
         be_.copy(phi_w_, phi_z_);
@@ -221,10 +217,9 @@ class IhtDriver {
     auto iteration = [&] {
       take_gradient_at_z(0, true);
       step_from_gradient();
-      be_.track(tracker, be_.dot(residual_, residual_), be_.squared_distance(w_next_, w_),
-                be_.squared_norm(w_next_), w_next_);
-      std::swap(w_, w_next_);
-      std::swap(phi_w_, phi_w_next_);
+      const std::array<Scalar, 3> progress = progress_scalars();
+      be_.track(tracker, progress[0], progress[1], progress[2], w_next_);
+      advance_iterates();
       ++swaps;
     };
     typename Backend::Recording pair;
@@ -235,8 +230,7 @@ class IhtDriver {
       });
     } catch (const DeviceError&) {
       if (swaps % 2 != 0) {  // the recording stopped between the two iterations
-        std::swap(w_, w_next_);
-        std::swap(phi_w_, phi_w_next_);
+        advance_iterates();
       }
       return false;
     }
@@ -261,17 +255,37 @@ class IhtDriver {
     }
     result.stop_reason = static_cast<StopReason>(state.reason);
     result.converged = result.stop_reason != StopReason::max_iterations;
-    result.objective = state.objective;
-    result.relative_error =
-        result.target_norm > 0.0 ? std::sqrt(state.objective) / result.target_norm : 0.0;
-    result.coreset = be_.to_coreset(be_.stopped_iterate(tracker));
+    finish(result, state.objective, be_.stopped_iterate(tracker));
     return true;
   }
 
+  // The solve's end: f(w), the relative error and the coreset of w.
+  void finish(SolveResult& result, double objective, const SparseDatapointVector& w) {
+    result.objective = objective;
+    result.relative_error =
+        result.target_norm > 0.0 ? std::sqrt(objective) / result.target_norm : 0.0;
+    result.coreset = be_.to_coreset(w);
+  }
+
+  // w_{t+1} becomes w_t (and Phi w with it): the iterates swap roles after every iteration.
+  void advance_iterates() {
+    std::swap(w_, w_next_);
+    std::swap(phi_w_, phi_w_next_);
+  }
+
+  // The numbers the stopping rule reads after an iteration, the same for both loops:
   // f(w_{t+1}), ||w_{t+1} - w_t||^2 and ||w_{t+1}||^2.
+  std::array<Scalar, 3> progress_scalars() {
+    const Scalar objective = be_.dot(residual_, residual_);
+    const Scalar change = be_.squared_distance(w_next_, w_);
+    const Scalar size = be_.squared_norm(w_next_);
+    return {objective, change, size};
+  }
+
+  // progress_scalars() on the host, in one synchronisation.
   std::array<double, 3> read_progress() {
-    return be_.read_all(be_.dot(residual_, residual_), be_.squared_distance(w_next_, w_),
-                        be_.squared_norm(w_next_));
+    const std::array<Scalar, 3> progress = progress_scalars();
+    return be_.read_all(progress[0], progress[1], progress[2]);
   }
 
   // The dense pass: gradient_ = Phi^T (y - Phi z) = -grad f(z) / 2; in batch mode, unless `full`,
