@@ -92,11 +92,17 @@ double copy_bandwidth(coreset::cuda::Resources& res, int repeats) {
   return 2.0 * static_cast<double>(bytes) / (ms * 1e-3);
 }
 
-// Seconds of a whole solve of `iterations` iterations (tolerance 0: it never stops early), with
-// the host looking every `sync_every` iterations (0: the backend's default).
+// A whole solve of `iterations` iterations (tolerance 0: it never stops early), with the host
+// looking every `sync_every` iterations (0: the backend's default): its seconds and the host's
+// synchronisations with it (SolveResult::host_looks).
+struct TimedSolve {
+  double seconds = 0.0;
+  int host_looks = 0;
+};
+
 template <class Backend>
-double solve_seconds(Backend& backend, const typename Backend::SampleVector& y,
-                     coreset::Algorithm a, index_t k, int iterations, int sync_every) {
+TimedSolve timed_solve(Backend& backend, const typename Backend::SampleVector& y,
+                       coreset::Algorithm a, index_t k, int iterations, int sync_every) {
   coreset::SolverOptions options;
   options.algorithm = a;
   options.k = k;
@@ -104,25 +110,40 @@ double solve_seconds(Backend& backend, const typename Backend::SampleVector& y,
   options.tolerance = 0.0;
   options.sync_every = sync_every;
   const auto start = Clock::now();
-  coreset::solvers::IhtDriver<Backend>(backend, y, options).run();  // ends with a device read
-  return std::chrono::duration<double>(Clock::now() - start).count();
+  // Ends with a device read.
+  const coreset::SolveResult result =
+      coreset::solvers::IhtDriver<Backend>(backend, y, options).run();
+  return {std::chrono::duration<double>(Clock::now() - start).count(), result.host_looks};
 }
+
+// The steady loop's cost per iteration: milliseconds, and the host's synchronisations as counted
+// by the solves themselves.
+struct PerIteration {
+  double ms = 0.0;
+  double host_looks = 0.0;
+};
 
 // (T(b + m) - T(b)) / m in milliseconds, medians over repeats, with b = 21: both solves pay the
 // once-per-solve work (the duplicate search, the four host-loop iterations, the recording of the
 // CUDA graph), so the difference is m iterations of the steady loop.
 template <class Backend>
-double per_iteration_ms(Backend& backend, const typename Backend::SampleVector& y,
-                        coreset::Algorithm a, index_t k, int m, int repeats, int sync_every = 0) {
+PerIteration per_iteration(Backend& backend, const typename Backend::SampleVector& y,
+                           coreset::Algorithm a, index_t k, int m, int repeats,
+                           int sync_every = 0) {
   const int base = 21;
-  solve_seconds(backend, y, a, k, base + m, sync_every);  // warm-up
+  timed_solve(backend, y, a, k, base + m, sync_every);  // warm-up
   std::vector<double> before;
   std::vector<double> after;
+  int looks = 0;
   for (int r = 0; r < repeats; ++r) {
-    before.push_back(solve_seconds(backend, y, a, k, base, sync_every));
-    after.push_back(solve_seconds(backend, y, a, k, base + m, sync_every));
+    const TimedSolve short_solve = timed_solve(backend, y, a, k, base, sync_every);
+    const TimedSolve long_solve = timed_solve(backend, y, a, k, base + m, sync_every);
+    before.push_back(short_solve.seconds);
+    after.push_back(long_solve.seconds);
+    looks = long_solve.host_looks - short_solve.host_looks;
   }
-  return 1e3 * (coreset::bench::median(after) - coreset::bench::median(before)) / m;
+  return {1e3 * (coreset::bench::median(after) - coreset::bench::median(before)) / m,
+          static_cast<double>(looks) / m};
 }
 
 Json device_json() {
@@ -180,23 +201,23 @@ Json run_case(coreset::cuda::Resources& res, const Config& config, index_t n, in
                            out);
     });
     for (const auto algorithm : {coreset::Algorithm::aiht, coreset::Algorithm::aiht2}) {
-      const double ms =
-          per_iteration_ms(backend, y, algorithm, k, config.iterations, config.repeats);
+      const PerIteration steady =
+          per_iteration(backend, y, algorithm, k, config.iterations, config.repeats);
       const std::string name = coreset::to_string(algorithm);
-      entry[name + "_ms_per_iteration"] = ms;
-      entry[name + "_ratio_to_floor"] = ms / floor_ms;
-      // The default loop records two iterations as one CUDA graph and looks every 16.
+      entry[name + "_ms_per_iteration"] = steady.ms;
+      entry[name + "_ratio_to_floor"] = steady.ms / floor_ms;
+      entry[name + "_host_synchronisations_per_iteration"] = steady.host_looks;
+      // The default loop records two iterations as one CUDA graph (0 nodes: it fell back to the
+      // host loop).
       entry[name + "_graph_nodes_per_iteration"] =
           0.5 * static_cast<double>(backend.recorded_nodes());
     }
-    entry["host_synchronisations_per_iteration"] = 1.0 / 16.0;
-    entry["host_graph_launches_per_iteration"] = 0.5;
     if (k == config.budgets[std::min<std::size_t>(1, config.budgets.size() - 1)]) {
       // The per-iteration host loop (sync_every 1) on the same Phi: the launches the graph saves.
-      const double ms = per_iteration_ms(backend, y, coreset::Algorithm::aiht2, k,
-                                         config.iterations, config.repeats, 1);
-      entry["a-iht-2_host_loop_ms_per_iteration"] = ms;
-      entry["a-iht-2_host_loop_ratio_to_floor"] = ms / floor_ms;
+      const PerIteration host_loop = per_iteration(backend, y, coreset::Algorithm::aiht2, k,
+                                                   config.iterations, config.repeats, 1);
+      entry["a-iht-2_host_loop_ms_per_iteration"] = host_loop.ms;
+      entry["a-iht-2_host_loop_ratio_to_floor"] = host_loop.ms / floor_ms;
     }
     per_k.push_back(entry);
   }
@@ -224,9 +245,9 @@ Json cpu_comparison(coreset::cuda::Resources& res, const Config& config) {
   auto y_gpu = gpu.make_sample_vector();
   gpu.column_sums(y_gpu);
   const int m = std::max(3, config.iterations / 4);
-  const double cpu_ms = per_iteration_ms(cpu, y_cpu, coreset::Algorithm::aiht2, k, m, 3);
+  const double cpu_ms = per_iteration(cpu, y_cpu, coreset::Algorithm::aiht2, k, m, 3).ms;
   const double gpu_ms =
-      per_iteration_ms(gpu, y_gpu, coreset::Algorithm::aiht2, k, config.iterations, config.repeats);
+      per_iteration(gpu, y_gpu, coreset::Algorithm::aiht2, k, config.iterations, config.repeats).ms;
   return {{"n", n},
           {"S", s},
           {"k", k},
