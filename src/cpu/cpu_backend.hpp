@@ -479,7 +479,7 @@ class CpuBackend {
       tracker.stopped = w;
     }
   }
-  solvers::LoopState read(const LoopTracker& tracker) const {
+  solvers::LoopState read(LoopTracker& tracker) const {
     return tracker.state;
   }
   std::vector<double> history(const LoopTracker& tracker, int from, int to) const {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <string>
 
@@ -701,17 +702,26 @@ void CudaBackend<T>::track(LoopTracker& tracker, Scalar f, Scalar change_squared
 }
 
 template <class T>
-solvers::LoopState CudaBackend<T>::read(const LoopTracker& tracker) const {
+solvers::LoopState CudaBackend<T>::read(LoopTracker& tracker) const {
+  // The state and the history through the pinned staging buffer: two copies, one wait.
+  constexpr std::size_t state_slots =
+      (sizeof(solvers::LoopState) + sizeof(double) - 1) / sizeof(double);
+  const auto ring = static_cast<std::size_t>(tracker.history.size());
+  double* staging = res_.pinned(state_slots + ring);
+  kernels::copy_to_host_async(res_.stream(), staging, tracker.state.data(),
+                              sizeof(solvers::LoopState));
+  kernels::copy_to_host_async(res_.stream(), staging + state_slots, tracker.history.data(),
+                              ring * sizeof(double));
+  res_.synchronize();
   solvers::LoopState state;
-  copy_to_host(res_.stream(), &state, tracker.state.data(), 1);
+  std::memcpy(&state, staging, sizeof(solvers::LoopState));
+  tracker.history_on_host.assign(staging + state_slots, staging + state_slots + ring);
   return state;
 }
 
 template <class T>
 std::vector<double> CudaBackend<T>::history(const LoopTracker& tracker, int from, int to) const {
-  std::vector<double> ring(static_cast<std::size_t>(tracker.history.size()));
-  copy_to_host(res_.stream(), ring.data(), tracker.history.data(), tracker.history.size());
-  return solvers::tracked_history(ring, from, to);
+  return solvers::tracked_history(tracker.history_on_host, from, to);
 }
 
 // ---- private ----
