@@ -75,7 +75,9 @@ void zero(cudaStream_t s, U* data, index_t count) {
 
 // The solver's n-sized state: the gradient and the other dense vectors, the top-k's tie list and
 // exclusion mask, the duplicate search's hash sort, and the sparse vectors and merge slots, which
-// are O(k) each but may reach n entries when k does (the plan does not know k): an upper bound.
+// are O(k) each. The plan does not know k: this covers k up to about n / 4. Near k = n the lists
+// and slots can need more (about 15 T + 150 bytes a datapoint for a-iht-2), and an allocation
+// that then fails mid-solve is a DeviceError like any other.
 std::size_t solver_state_bytes(index_t n, std::size_t element_bytes) {
   return static_cast<std::size_t>(n) * (16 * (element_bytes + 1) + 48);
 }
