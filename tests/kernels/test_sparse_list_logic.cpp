@@ -44,6 +44,12 @@ Indices random_support(index_t n, index_t size, std::mt19937_64& generator, inde
   return all;
 }
 
+/// A support of a size drawn uniformly from 0 ... n, out of [offset, offset + n).
+Indices random_support(index_t n, std::mt19937_64& generator, index_t offset = 0) {
+  const index_t size = std::uniform_int_distribution<index_t>(0, n)(generator);
+  return random_support(n, size, generator, offset);
+}
+
 /// A value that often ties or is exactly 0 (multiples of 1/4 in [-2, 2]), else a Gaussian one.
 template <class T>
 T random_value(std::mt19937_64& generator) {
@@ -66,10 +72,8 @@ SparseVector<T> random_sparse(const Indices& support, std::mt19937_64& generator
 /// half of the shared indices (so that differences there are exactly 0).
 template <class T>
 std::array<SparseVector<T>, 2> random_pair(index_t n, std::mt19937_64& generator) {
-  std::uniform_int_distribution<index_t> size(0, n);
-  const SparseVector<T> a =
-      random_sparse<T>(random_support(n, size(generator), generator), generator);
-  SparseVector<T> b = random_sparse<T>(random_support(n, size(generator), generator), generator);
+  const SparseVector<T> a = random_sparse<T>(random_support(n, generator), generator);
+  SparseVector<T> b = random_sparse<T>(random_support(n, generator), generator);
   std::size_t p = 0;
   for (std::size_t q = 0; q < b.index.size(); ++q) {
     while (p < a.index.size() && a.index[p] < b.index[q]) {
@@ -291,8 +295,8 @@ TEST(SparseMerge, RandomListsMatchStdMergeAndSetUnion) {
     for (int trial = 0; trial < 40; ++trial) {
       std::uniform_int_distribution<index_t> size(0, std::min<index_t>(n, 120));
       const index_t offset = trial % 4 == 3 ? (index_t{3} << 33) : 0;
-      const Indices a = random_support(n, size(generator), generator, offset);
-      const Indices b = random_support(n, size(generator), generator, offset);
+      const Indices a = random_support(n, generator, offset);
+      const Indices b = random_support(n, generator, offset);
       for (const index_t stale : {index_t{-1}, std::numeric_limits<index_t>::max()}) {
         check_union(a, b, stale, "n " + std::to_string(n) + " trial " + std::to_string(trial));
       }
@@ -348,9 +352,8 @@ TYPED_TEST(SparseSteps, ConvexStepMatchesTheCpu) {
   using T = TypeParam;
   for (const index_t n : kSizes) {
     for (int trial = 0; trial < 6; ++trial) {
-      std::uniform_int_distribution<index_t> size(0, n);
-      const SparseVector<T> w = random_sparse<T>(
-          random_support(n, size(this->generator_), this->generator_), this->generator_);
+      const SparseVector<T> w =
+          random_sparse<T>(random_support(n, this->generator_), this->generator_);
       // j on supp(w) (when it has one) and j off it (when there is room).
       Indices vertices;
       if (!w.index.empty()) {
@@ -405,8 +408,7 @@ TYPED_TEST(SparseSteps, ClampedStepMatchesTheCpu) {
   using T = TypeParam;
   for (const index_t n : kSizes) {
     for (int trial = 0; trial < 6; ++trial) {
-      std::uniform_int_distribution<index_t> size(0, n);
-      const Indices support = random_support(n, size(this->generator_), this->generator_);
+      const Indices support = random_support(n, this->generator_);
       const SparseVector<T> x = random_sparse<T>(support, this->generator_);
       const SparseVector<T> g = random_sparse<T>(support, this->generator_);
       const PaddedList<T> g_device(g);
@@ -427,9 +429,8 @@ TYPED_TEST(SparseSteps, ScaleMatchesTheCpu) {
   using T = TypeParam;
   for (const index_t n : kSizes) {
     for (int trial = 0; trial < 6; ++trial) {
-      std::uniform_int_distribution<index_t> size(0, n);
-      const SparseVector<T> in = random_sparse<T>(
-          random_support(n, size(this->generator_), this->generator_), this->generator_);
+      const SparseVector<T> in =
+          random_sparse<T>(random_support(n, this->generator_), this->generator_);
       // 1e-300 rounds every float entry (and some double ones) to zero.
       for (const double c : {1.0, -2.5, 0.1, 1e-300, 0.0}) {
         SparseVector<T> want;
@@ -521,8 +522,7 @@ TYPED_TEST(SparseSteps, ProjectedStepMatchesTheCpu) {
   for (const index_t n : kSizes) {
     for (int trial = 0; trial < 8; ++trial) {
       // supp(z) and supp(g outside z) split a random support at random.
-      std::uniform_int_distribution<index_t> size(0, n);
-      const Indices support = random_support(n, size(this->generator_), this->generator_);
+      const Indices support = random_support(n, this->generator_);
       Indices on_z;
       Indices outside;
       for (const index_t i : support) {
@@ -599,8 +599,7 @@ TEST(SparseSelectedPosition, MergesTheAboveAndTheTiesTaken) {
   for (const index_t n : {1, 2, 10, 300}) {
     for (int trial = 0; trial < 50; ++trial) {
       const index_t offset = trial % 5 == 4 ? (index_t{1} << 35) : 0;
-      std::uniform_int_distribution<index_t> size(0, n);
-      const Indices positions = random_support(n, size(generator), generator, offset);
+      const Indices positions = random_support(n, generator, offset);
       Indices above;
       Indices ties;
       for (const index_t i : positions) {
