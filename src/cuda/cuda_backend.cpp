@@ -16,6 +16,7 @@
 #include "cuda/nvtx.hpp"
 #include "kernels/check.hpp"
 #include "kernels/launch.hpp"
+#include "kernels/sparse_list_logic.hpp"
 #include "kernels/transfer.hpp"
 #include "solvers/baselines/frank_wolfe.hpp"
 #include "solvers/baselines/giga.hpp"

@@ -43,7 +43,6 @@
 #include "cuda/resources.hpp"
 #include "kernels/device_buffer.hpp"
 #include "kernels/launch.hpp"
-#include "kernels/sparse_list_logic.hpp"
 #include "solvers/argmax.hpp"
 #include "solvers/backend.hpp"
 #include "solvers/selection_rule.hpp"
