@@ -18,11 +18,19 @@ struct StopTest {
   CORESET_HOST_DEVICE bool stops() const { return stationary || small_change; }
 };
 
+/// A tolerance below zero: no test stops the solve, only the cap. The library's callers
+/// validate tolerance >= 0 (pipeline/solve.cpp); benchmarks use this to time a steady loop on a
+/// problem that would reach a fixed point early (from there every iteration returns the same w).
+constexpr double kRunToTheCap = -1.0;
+
 /// Iteration t's test from ||w_{t+1} - w_t|| (`change`), ||w_{t+1}|| (`size`) and whether z_t
 /// equalled w_t. The first step always moves by all of w_1, so it never counts as small.
 CORESET_HOST_DEVICE inline StopTest stop_test(int t, double change, double size, bool z_equals_w,
                                               double tolerance) {
   StopTest test;
+  if (tolerance < 0.0) {
+    return test;  // kRunToTheCap
+  }
   test.stationary = change == 0.0 && z_equals_w;
   test.small_change = t >= 2 && change <= tolerance * size;
   return test;

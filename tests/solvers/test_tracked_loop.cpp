@@ -269,5 +269,31 @@ TEST(StopTest, FirstStepNeverSmallAndTheBoundIsInclusive) {
   EXPECT_TRUE(solvers::stop_test(1, 0.0, 1.0, true, 0.0).stationary);
 }
 
+// kRunToTheCap (benchmarks): neither a fixed point nor a zero change stops the solve; both loops
+// run every iteration up to the cap, on a problem that reaches a fixed point well before it.
+TEST(StopTest, RunToTheCapStopsOnlyAtTheCap) {
+  EXPECT_FALSE(solvers::stop_test(7, 0.0, 1.0, true, solvers::kRunToTheCap).stops());
+  EXPECT_FALSE(solvers::stop_test(7, 0.0, 0.0, false, solvers::kRunToTheCap).stops());
+  const Matrix<double> phi = test::shared_direction_matrix<double>(40, 120, 7, 0.5);
+  SolverOptions options = test::solver_options(Algorithm::aiht2, 6);
+  options.threads = 1;
+  options.tolerance = 0.0;
+  options.max_iterations = 2000;
+  const SolveResult converged = run<double>(phi, options);
+  ASSERT_LT(converged.iterations, 300);  // a fixed point (or a zero change), long before the cap
+  options.tolerance = solvers::kRunToTheCap;
+  options.max_iterations = converged.iterations + 40;
+  for (const int interval : {1, 16}) {
+    SCOPED_TRACE("sync_every " + std::to_string(interval));
+    options.sync_every = interval;
+    const SolveResult capped = run<double>(phi, options);
+    EXPECT_EQ(capped.iterations, options.max_iterations);
+    EXPECT_EQ(capped.stop_reason, StopReason::max_iterations);
+    EXPECT_EQ(capped.objective_history.size(), static_cast<std::size_t>(options.max_iterations));
+    // Past the fixed point nothing moves: the same coreset as the converged solve.
+    EXPECT_EQ(capped.coreset.indices, converged.coreset.indices);
+  }
+}
+
 }  // namespace
 }  // namespace coreset
