@@ -124,9 +124,12 @@ __global__ void take_selection_kernel(index_t bound, const index_t* above, const
   }
 }
 
-// Up to this many slots, a sparse step's kept entries are compacted by one block, one launch
-// (a support of up to 3k entries, k <= 1e4); beyond, by CUB's device-wide selection.
-constexpr index_t kOneBlockCompaction = index_t{1} << 16;
+// Up to this many slots (four tiles), a sparse step's kept entries are compacted by one block,
+// one launch; beyond, by CUB's device-wide selection. One block walks its tiles in turn, so its
+// time grows with the slots: at k = 10^4 (supports of up to 3 x 10^4 slots) an A-IHT II
+// iteration on an H100 took 0.6-0.7 ms more than at k = 100 (bench_gpu at f516e67, when this was
+// 2^16), against a few microseconds for each of CUB's launches.
+constexpr index_t kOneBlockCompaction = index_t{1} << 13;
 constexpr int kCompactThreads = 256;
 constexpr int kCompactItems = 8;  // per thread and tile: 2048 slots a tile
 
@@ -166,8 +169,10 @@ __global__ void compact_entries_kernel(index_t m, const index_t* index, const T*
 // Up to this many entries the whole top-k runs in one block, in one launch (the projected step
 // selects among at most 2k candidates): the passes' histograms in shared memory, then the
 // positions above the threshold and the first `remaining` ties, in ascending order, by two
-// block-wide scans per tile. The state machine is the multi-block path's.
-constexpr index_t kOneBlockSelection = index_t{1} << 15;
+// block-wide scans per tile. The state machine is the multi-block path's. Each pass is a chain
+// of n / 256 loads per thread, so the bound is low (16 per pass; k up to 2048): see
+// kOneBlockCompaction for what a larger one cost.
+constexpr index_t kOneBlockSelection = index_t{1} << 12;
 
 template <class T>
 __global__ void top_k_one_block_kernel(index_t n, KeyOf<T> key_of, index_t k,

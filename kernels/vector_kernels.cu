@@ -60,8 +60,10 @@ __global__ void reduce_final_kernel(const double* partials, int blocks, double* 
 }
 
 // Up to this many terms one block sums them all, in one launch instead of two: an iteration's
-// dozen small reductions (over S entries, or a support) are then a dozen nodes of its graph.
-constexpr index_t kOneBlockReduction = index_t{1} << 16;
+// dozen small reductions (over S entries, or a support of k up to ~2700) are then a dozen nodes
+// of its graph. Beyond, a block's threads would each add a long chain of loads in turn (see
+// kernels/select.cu, kOneBlockCompaction, for what that cost at 2^16).
+constexpr index_t kOneBlockReduction = index_t{1} << 13;
 
 template <class Term>
 void reduce(cudaStream_t s, index_t m, const index_t* count, Term term, double* partials,
