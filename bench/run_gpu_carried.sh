@@ -6,18 +6,18 @@
 # Steps:
 #   1. ctest -L gpu: the GPU tests, with the pytest ones left out (their extension is built for
 #      the build machine's Python).
-#   2. The Python extension, compiled there with g++ against that machine's Python and pybind11,
+#   2. bench_gpu: the per-iteration cases (issue 16's targets).
+#   3. bench_gpu --end-to-end at N = 1e6 and 1e7 (issue 15's targets).
+#   4. compute-sanitizer memcheck on the newest device code (the compact sparse lists' steps,
+#      arrays, blocks, ranks, Laplace), then racecheck, initcheck and synccheck on the primitives.
+#   5. The Python extension, compiled there with g++ against that machine's Python and pybind11,
 #      then python/tests/test_gpu_arrays.py: arrays made with libcudart, CuPy and PyTorch.
-#   3. bench_gpu: the per-iteration cases (issue 16's targets).
-#   4. bench_gpu --end-to-end at N = 1e6 and 1e7 (issue 15's targets).
-#   5. compute-sanitizer memcheck on the newest device code (the compact sparse lists' steps,
-#      arrays, blocks, ranks, Laplace), then racecheck and initcheck on the primitives.
 #
 # Output, in $OUT (at most 8 files come back):
 #   summary.json, nvidia-smi.log, ctest_gpu.log, python_gpu.log, bench_iterations.json,
 #   bench_end_to_end.json, bench.log, sanitizer.log.
 # GPU_RUN_SECONDS (default 540) bounds the whole run: a step that would not fit in what is left is
-# recorded as skipped. PYTHON (default python3: there, the one with PyTorch and CuPy) runs step 2.
+# recorded as skipped. PYTHON (default python3: there, the one with PyTorch and CuPy) runs step 5.
 set -uo pipefail
 
 root="$(pwd)"
@@ -107,7 +107,6 @@ python_gpu() {
 export -f build_python_extension python_gpu
 PYTHON="${PYTHON:-python3}"
 export root stage build PYTHON
-step python_gpu 90 "$out/python_gpu.log" bash -c python_gpu
 
 step bench_iterations 150 "$out/bench.log" "$build/bench/bench_gpu" \
   --json "$out/bench_iterations.json" --sizes 1e5,1e6,1e7 --rows 100,500 \
@@ -122,10 +121,16 @@ sanitizer="$(command -v compute-sanitizer || echo "$cuda_root/bin/compute-saniti
 step memcheck 90 "$out/sanitizer.log" "$sanitizer" --tool memcheck --leak-check full \
   --error-exitcode 1 "$build/tests/test_cuda" \
   --gtest_filter='GpuPrimitives*:GpuDeviceArrays*:DeviceColumnBlock*:*Laplace*'
-step racecheck 60 "$out/sanitizer.log" "$sanitizer" --tool racecheck --error-exitcode 1 \
+# racecheck took 91 s on an H100 (2026-11-26), most of it the top-k test's many selections.
+step racecheck 130 "$out/sanitizer.log" "$sanitizer" --tool racecheck --error-exitcode 1 \
   "$build/tests/test_cuda" --gtest_filter='GpuPrimitives*'
 step initcheck 60 "$out/sanitizer.log" "$sanitizer" --tool initcheck --error-exitcode 1 \
   "$build/tests/test_cuda" --gtest_filter='GpuPrimitives*'
+step synccheck 130 "$out/sanitizer.log" "$sanitizer" --tool synccheck --error-exitcode 1 \
+  "$build/tests/test_cuda" --gtest_filter='GpuPrimitives*'
+# Last: the extension is compiled there (about a minute) and checks the Python boundary, which
+# changes less often than the kernels.
+step python_gpu 90 "$out/python_gpu.log" bash -c python_gpu
 
 {
   printf '{\n  "commit": "%s",\n  "date": "%s",\n  "seconds": %d' \
