@@ -5,6 +5,7 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -141,6 +142,36 @@ Eigen::MatrixXd inverse(const Eigen::LLT<Eigen::MatrixXd>& factor) {
   return 0.5 * (result + result.transpose());
 }
 
+// f(first, last) for blocks of rows, on every thread: the model's O(n d) passes over a dataset,
+// which at 10^7 x 20 are 1.6 GB each. Each block is f's own rows.
+template <class F>
+void for_each_row_block(index_t n, F&& f) {
+  constexpr index_t kRowsPerBlock = index_t{1} << 16;
+  const index_t blocks = (n + kRowsPerBlock - 1) / kRowsPerBlock;
+#pragma omp parallel for schedule(static) if (blocks > 1)
+  for (index_t block = 0; block < blocks; ++block) {
+    const index_t first = block * kRowsPerBlock;
+    f(first, std::min(n, first + kRowsPerBlock));
+  }
+}
+
+bool all_covariates_finite(const Dataset& data) {
+  std::atomic<bool> finite{true};
+  for_each_row_block(data.rows(), [&](index_t first, index_t last) {
+    bool block_finite = true;
+    for (index_t c = 0; c < data.dims(); ++c) {
+      const double* column = data.covariates.column(c);
+      for (index_t i = first; i < last; ++i) {
+        block_finite &= std::isfinite(column[i]);
+      }
+    }
+    if (!block_finite) {
+      finite.store(false, std::memory_order_relaxed);
+    }
+  });
+  return finite.load(std::memory_order_relaxed);
+}
+
 void validate_dataset(const Dataset& data) {
   const index_t n = data.rows();
   if (n < 1 && !data.is_share()) {
@@ -162,6 +193,11 @@ void validate_dataset(const Dataset& data) {
                           " covariate names for " + std::to_string(data.dims()) + " covariates");
   }
   // The CSV reader already rejects NaN and Inf; a dataset built in code may not have been read.
+  // Checked on every thread (a pass over 1.6 GB at 10^7 x 20); only a dataset that has one is
+  // scanned again, in order, for the first.
+  if (all_covariates_finite(data)) {
+    return;
+  }
   for (index_t c = 0; c < data.dims(); ++c) {
     const double* column = data.covariates.column(c);
     for (index_t i = 0; i < n; ++i) {
@@ -210,21 +246,16 @@ void set_covariate_design(Model& model, const Dataset& data, bool intercept) {
   const index_t dims = data.dims();
   model.design.resize(n, dims + (intercept ? 1 : 0));
   // Copied by row blocks on every thread: at 10^7 rows the copy's cost is mostly the first touch
-  // of fresh pages, which one thread takes about a second over. Each block is its own writes.
-  constexpr index_t kRowsPerBlock = index_t{1} << 16;
-  const index_t blocks = (n + kRowsPerBlock - 1) / kRowsPerBlock;
-#pragma omp parallel for schedule(static) if (blocks > 1)
-  for (index_t block = 0; block < blocks; ++block) {
-    const index_t first = block * kRowsPerBlock;
-    const index_t count = std::min(kRowsPerBlock, n - first);
+  // of fresh pages, which one thread takes about a second over.
+  for_each_row_block(n, [&](index_t first, index_t last) {
     for (index_t c = 0; c < dims; ++c) {
-      const double* from = data.covariates.column(c) + first;
-      std::copy(from, from + count, model.design.col(c).data() + first);
+      const double* from = data.covariates.column(c);
+      std::copy(from + first, from + last, model.design.col(c).data() + first);
     }
     if (intercept) {
-      std::fill_n(model.design.col(dims).data() + first, count, 1.0);
+      std::fill(model.design.col(dims).data() + first, model.design.col(dims).data() + last, 1.0);
     }
-  }
+  });
   model.parameter_names = covariate_names(data);
   if (intercept) {
     model.parameter_names.push_back("intercept");

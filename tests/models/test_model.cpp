@@ -567,6 +567,33 @@ TEST(ModelValidation, NonFiniteCovariateNamesItsLine) {
       << error.what();
 }
 
+// Past one block of rows the check runs on every thread; the message still names the first
+// non-finite covariate in the serial order (column by column, then row), and a finite dataset
+// of many blocks builds the model with its design copied block by block.
+TEST(ModelValidation, ManyRowBlocksFindTheFirstNonFiniteCovariateInOrder) {
+  const index_t n = 200003;  // three full blocks of 2^16 rows and a partial one
+  std::vector<double> response(static_cast<std::size_t>(n));
+  for (index_t i = 0; i < n; ++i) {
+    response[static_cast<std::size_t>(i)] = i % 3 == 0 ? 1.0 : -1.0;
+  }
+  Dataset data = two_covariates(response);
+  const Model model = make_model(data, options_for(ModelKind::logistic), 0);
+  ASSERT_EQ(model.design.rows(), n);
+  for (const index_t i : {index_t{0}, index_t{65535}, index_t{65536}, n - 1}) {
+    EXPECT_EQ(model.design(i, 0), data.covariates(i, 0)) << i;
+    EXPECT_EQ(model.design(i, 1), data.covariates(i, 1)) << i;
+    EXPECT_EQ(model.design(i, 2), 1.0) << i;  // the intercept
+    EXPECT_EQ(model.response(i), response[static_cast<std::size_t>(i)]) << i;
+  }
+  data.covariates(199999, 1) = HUGE_VAL;  // in the last block, second column
+  data.covariates(150000, 0) = std::nan("");
+  data.covariates(70000, 1) = -HUGE_VAL;
+  const InputError error = input_error(data, options_for(ModelKind::logistic));
+  EXPECT_EQ(error.line(), 150000 + 2);  // column c1 comes first, whatever the rows
+  EXPECT_NE(std::string(error.what()).find("covariate 'c1' is nan"), std::string::npos)
+      << error.what();
+}
+
 TEST(ModelValidation, ModelWithoutParametersIsRejected) {
   Dataset data = two_covariates({1, -1});
   data.covariates = Matrix<double>(2, 0);
