@@ -103,11 +103,19 @@ struct CORESET_API Quality {
 
 /// Wall time of each stage, in seconds.
 struct CORESET_API StageSeconds {
+  /// Before the first stage: the dataset checked and the model built from it (its design
+  /// copied), the job's device resolved and its memory checked.
+  double setup = 0.0;
   double pihat = 0.0;       ///< fitting the weighting distribution
   double sampling = 0.0;    ///< drawing the S samples
   double projection = 0.0;  ///< the log-likelihood matrix, centred and scaled: Phi
   double solve = 0.0;
   double evaluation = 0.0;  ///< the quality report
+
+  /// Every stage added up: the job's wall time but for freeing its memory at the end.
+  double total() const noexcept {
+    return setup + pihat + sampling + projection + solve + evaluation;
+  }
 };
 
 struct CORESET_API BuildResult {
@@ -158,7 +166,8 @@ class CORESET_API PreparedProblem {
   Pihat pihat() const noexcept;         ///< the method actually used (never automatic)
   const std::vector<std::string>& parameter_names() const noexcept;
   const std::vector<double>& full_posterior_mean() const noexcept;
-  /// pi-hat, sampling, projection, and (as `evaluation`) the full-data posterior; solve is 0.
+  /// setup, pi-hat, sampling, projection, and (as `evaluation`) the full-data posterior; solve
+  /// is 0.
   const StageSeconds& seconds() const noexcept;
   Precision precision() const noexcept;  ///< what Phi is held in (BuildOptions::precision)
   std::uint64_t seed() const noexcept;   ///< the job's seed (BuildOptions::seed)

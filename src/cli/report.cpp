@@ -146,10 +146,9 @@ std::string render_build_summary(const BuildInputs& inputs, const BuildResult& r
   text += fewer_points_line(inputs.options.solver, solve);
   text += quality_lines(result.quality);
   text += format(
-      "  time:           %.3f s (pi-hat %.3f, sampling %.3f, projection %.3f, solve %.3f, "
-      "evaluation %.3f)\n",
-      s.pihat + s.sampling + s.projection + s.solve + s.evaluation, s.pihat, s.sampling,
-      s.projection, s.solve, s.evaluation);
+      "  time:           %.3f s (setup %.3f, pi-hat %.3f, sampling %.3f, projection %.3f, "
+      "solve %.3f, evaluation %.3f)\n",
+      s.total(), s.setup, s.pihat, s.sampling, s.projection, s.solve, s.evaluation);
   return list_coreset ? text + coreset_listing(solve.coreset) : text;
 }
 

@@ -111,8 +111,7 @@ std::string render_sweep_summary(const BuildInputs& inputs, const PreparedProble
   }
   const StageSeconds& s = problem.seconds();
   text += format("  time:           %.3f s (preparation %.3f, sweep %.3f)\n",
-                 s.pihat + s.sampling + s.projection + s.evaluation + sweep.seconds,
-                 s.pihat + s.sampling + s.projection + s.evaluation, sweep.seconds);
+                 s.total() + sweep.seconds, s.total(), sweep.seconds);
   text += "  written:        " + folder + "/sweep.csv, sweep.svg, report.json, coreset_k<K>.csv\n";
   return text;
 }

@@ -93,6 +93,7 @@ struct Prepared {
   std::optional<posterior::Gaussian> fitted;  // pi-hat when it is a Gaussian we fitted
   Eigen::MatrixXd samples;                    // S x d
   StageSeconds seconds;
+  Clock::time_point started;  // when the job began: StageSeconds::setup runs from it
 };
 
 Prepared prepare(const Dataset& data, const BuildOptions& options,
@@ -503,6 +504,7 @@ models::WholeDataset whole_dataset(const Dataset& share, const ModelOptions& mod
 // same model, or its share and the model of its rows); a bad input or option stops all of them
 // alike (coreset::on_every_rank).
 Prepared prepare_everywhere(const Dataset& data, const BuildOptions& options) {
+  const auto started = Clock::now();
   Prepared prepared;
   const Communicator* comm = options.solver.communicator.get();
   on_every_rank(comm, [&] {
@@ -520,6 +522,7 @@ Prepared prepare_everywhere(const Dataset& data, const BuildOptions& options) {
     whole = whole_dataset(data, options.model, options.seed, *comm);
   }
   on_every_rank(comm, [&] { prepared = prepare(data, options, whole); });
+  prepared.started = started;
   return prepared;
 }
 
@@ -536,7 +539,6 @@ PreparedProblem::PreparedProblem(const Dataset& data, const BuildOptions& option
   const pipeline::RankRows held = pipeline::rank_rows(prepared.model, comm);
   on_every_rank(comm,
                 [&] { check_host_memory(impl.prepared, options, context, held.global.count); });
-  double upload_seconds = 0.0;
   if (context.on_gpu()) {
     // The whole job's device memory, before its first allocation there: a job that cannot fit
     // says so, every part named, instead of failing after Laplace (cuda/memory_plan.hpp).
@@ -546,6 +548,10 @@ PreparedProblem::PreparedProblem(const Dataset& data, const BuildOptions& option
                                    sample_count(prepared, options), phi_entry_bytes(context));
       }
     });
+  }
+  seconds.setup = seconds_since(prepared.started);
+  double upload_seconds = 0.0;
+  if (context.on_gpu()) {
     // Uploaded once (a GPU rank: its own rows); the Laplace fit and the projection both read it
     // in place. Its time is the projection's, as when the projection uploaded the design itself.
     const auto upload_start = Clock::now();

@@ -42,9 +42,15 @@ TEST_F(Cli, BuildOnTheBuiltInExampleThenEvaluateTheSameCoreset) {
     ASSERT_TRUE(report["quality"].contains(key)) << key;
     EXPECT_GE(report["quality"][key].get<double>(), 0.0) << key;
   }
-  for (const char* stage : {"pihat", "sampling", "projection", "solve", "evaluation"}) {
+  // Every stage, the set-up before the first included, and a total that adds them all.
+  double stages = 0.0;
+  for (const char* stage : {"setup", "pihat", "sampling", "projection", "solve", "evaluation"}) {
+    ASSERT_TRUE(report["seconds"].contains(stage)) << stage;
     EXPECT_GE(report["seconds"][stage].get<double>(), 0.0) << stage;
+    stages += report["seconds"][stage].get<double>();
   }
+  EXPECT_GT(report["seconds"]["setup"].get<double>(), 0.0);  // a 10000-row model takes time
+  EXPECT_DOUBLE_EQ(report["seconds"]["total"].get<double>(), stages);
 
   const CommandResult evaluated =
       run("evaluate" + common + " --coreset " + path("c.csv") + " --report " + path("eval.json"));
