@@ -11,7 +11,9 @@
 // on the same Phi at n = 1e6 for the speed-up, and optionally (--end-to-end) build_coreset on
 // the GPU on synthetic logistic data, d = 20, k = 1000, at each N of --end-to-end-sizes (S = 500;
 // S = 100 from N = 1e8), every stage beside its floor (bench_gpu_end_to_end.cpp). The JSON's
-// end_to_end is the N = 1e7 case (else the last one run), end_to_end_cases all of them.
+// end_to_end is the N = 1e7 case (else the last one run), end_to_end_cases all of them. With
+// --primitives, each k's record also has every primitive of an A-IHT II iteration timed alone in a
+// CUDA graph, and an empty kernel node (bench_gpu_primitives.cpp).
 //
 // Writes one JSON document (--json) with the device, driver and runtime versions.
 #include <cuda_runtime_api.h>
@@ -30,6 +32,7 @@
 
 #include "bench_gpu_end_to_end.hpp"
 #include "bench_gpu_fill.hpp"
+#include "bench_gpu_primitives.hpp"
 #include "bench_machine.hpp"
 #include "coreset/build.hpp"
 #include "coreset/solver.hpp"
@@ -56,6 +59,7 @@ struct Config {
   bool end_to_end = false;
   std::vector<double> end_to_end_sizes{1e6, 1e7};
   bool cpu_comparison = true;
+  bool primitives = false;
   std::string json_path;
 };
 
@@ -220,6 +224,9 @@ Json run_case(coreset::cuda::Resources& res, const Config& config, index_t n, in
       entry[name + "_graph_nodes_per_iteration"] =
           0.5 * static_cast<double>(backend.recorded_nodes());
     }
+    if (config.primitives) {
+      entry["primitives"] = coreset::bench::primitive_costs(backend, y, k, config.repeats);
+    }
     if (k == config.budgets[std::min<std::size_t>(1, config.budgets.size() - 1)]) {
       // The per-iteration host loop (sync_every 1) on the same Phi: the launches the graph saves.
       const PerIteration host_loop = per_iteration(backend, y, coreset::Algorithm::aiht2, k,
@@ -281,6 +288,8 @@ int main(int argc, char** argv) {
                  "N values of --end-to-end (S = 500, or 100 from N = 1e8)")
       ->delimiter(',');
   app.add_flag("!--no-cpu", config.cpu_comparison, "skip the CPU comparison at n = 1e6");
+  app.add_flag("--primitives", config.primitives,
+               "per k, each primitive of an A-IHT II iteration timed alone in a CUDA graph");
   app.add_option("--json", config.json_path, "write the results here");
   CLI11_PARSE(app, argc, argv);
   try {

@@ -1,5 +1,6 @@
 // Device-side fills for bench_gpu: Phi of 1e8 x 100 floats (40 GB) is generated where it is
-// used, in milliseconds, instead of on the host and copied.
+// used, in milliseconds, instead of on the host and copied. And an empty kernel, for the cost of
+// a graph node as such (bench_gpu_primitives.cpp).
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -24,7 +25,14 @@ __global__ void fill_kernel(T* out, std::int64_t count, std::uint64_t seed, doub
   }
 }
 
+__global__ void empty_kernel() {}
+
 }  // namespace
+
+void launch_empty_kernel(cudaStream_t stream) {
+  empty_kernel<<<1, 32, 0, stream>>>();
+  CORESET_CUDA_CHECK_LAUNCH();
+}
 
 template <class T>
 void fill_uniform(T* device, std::int64_t count, std::uint64_t seed, double scale) {

@@ -7,15 +7,16 @@
 #   1. ctest -L gpu: the GPU tests, with the pytest ones left out (their extension is built for
 #      the build machine's Python).
 #   2. bench_gpu: the per-iteration cases (issue 16's targets).
-#   3. bench_gpu --end-to-end at N = 1e6 and 1e7 (issue 15's targets).
+#   3. bench_gpu --end-to-end at N = 1e6 and 1e7 (issue 15's targets), then bench_gpu
+#      --primitives: each primitive of an A-IHT II iteration timed alone in a CUDA graph.
 #   4. compute-sanitizer memcheck on the newest device code (the compact sparse lists' steps,
 #      arrays, blocks, ranks, Laplace), then racecheck, initcheck and synccheck on the primitives.
 #   5. The Python extension, compiled there with g++ against that machine's Python and pybind11,
 #      then python/tests/test_gpu_arrays.py: arrays made with libcudart, CuPy and PyTorch.
 #
 # Output, in $OUT (at most 8 files come back):
-#   summary.json, nvidia-smi.log, ctest_gpu.log, python_gpu.log, bench_iterations.json,
-#   bench_end_to_end.json, bench.log, sanitizer.log.
+#   summary.json, ctest_gpu.log, python_gpu.log, bench_iterations.json, bench_end_to_end.json,
+#   bench_primitives.json, bench.log (nvidia-smi first), sanitizer.log.
 # GPU_RUN_SECONDS (default 540) bounds the whole run: a step that would not fit in what is left is
 # recorded as skipped. PYTHON (default python3: there, the one with PyTorch and CuPy) runs step 5.
 set -uo pipefail
@@ -50,7 +51,10 @@ build="$root/$build_dir"
 cuda_root="$(dirname "$(dirname "$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)")")"
 export LD_LIBRARY_PATH="$build/src:$cuda_root/lib64:$cuda_root/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
-nvidia-smi > "$out/nvidia-smi.log" 2>&1 || echo "nvidia-smi failed" >> "$out/nvidia-smi.log"
+{
+  echo "=== nvidia-smi"
+  nvidia-smi 2>&1 || echo "nvidia-smi failed"
+} > "$out/bench.log"
 
 declare -A result
 order=()
@@ -114,6 +118,12 @@ step bench_iterations 150 "$out/bench.log" "$build/bench/bench_gpu" \
 step bench_end_to_end 120 "$out/bench.log" "$build/bench/bench_gpu" \
   --json "$out/bench_end_to_end.json" --sizes 1e5 --rows 100 --budgets 100 --repeats 1 --no-cpu \
   --end-to-end --end-to-end-sizes 1e6,1e7
+
+# Each primitive of an A-IHT II iteration alone in a CUDA graph: where the iteration's time goes.
+# A step of its own, so that a failure here leaves the results above whole.
+step bench_primitives 120 "$out/bench.log" "$build/bench/bench_gpu" \
+  --json "$out/bench_primitives.json" --sizes 1e5,1e6,1e7 --rows 100,500 \
+  --budgets 100,1000,10000 --repeats 3 --no-cpu --primitives
 
 sanitizer="$(command -v compute-sanitizer || echo "$cuda_root/bin/compute-sanitizer")"
 # GpuPrimitives holds every sparse step of the compact lists against the CPU; then the device

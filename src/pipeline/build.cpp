@@ -99,8 +99,8 @@ struct Prepared {
 Prepared prepare(const Dataset& data, const BuildOptions& options,
                  const models::WholeDataset& whole = {}) {
   validate(options);
-  Prepared prepared{
-      models::make_model(data, options.model, options.seed, whole), Pihat::automatic, {}, {}, {}};
+  Prepared prepared;
+  prepared.model = models::make_model(data, options.model, options.seed, whole);
   const models::Model& model = prepared.model;
   prepared.pihat = resolve_pihat(options.pihat, model.kind);
 

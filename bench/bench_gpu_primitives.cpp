@@ -1,0 +1,187 @@
+// Where an A-IHT II iteration's time goes, primitive by primitive. The per-iteration benchmark
+// gives the total against one read of Phi; this gives its parts, each as the graph loop runs it:
+// a primitive called `kCalls` times in a row is recorded as one CUDA graph (after two warm-up
+// calls, so that every buffer has its size and every kernel is loaded), the graph replayed
+// `kReplays` times between two events. Per call: microseconds, and graph nodes (what one call
+// launches). An empty kernel recorded the same way gives the cost of a node as such.
+//
+// The inputs are an iteration's, built on the device from random supports: w and w_next of k
+// entries sharing about 90%, z = w_next + tau (w_next - w), the expansion and the candidates
+// selected from the gradient at y, and what follows from them, so that every list has the size
+// it has in a solve (up to 3k entries).
+#include "bench_gpu_primitives.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <functional>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bench_gpu_fill.hpp"
+#include "bench_machine.hpp"
+#include "kernels/check.hpp"
+#include "solvers/selection_rule.hpp"
+
+namespace coreset::bench {
+namespace {
+
+using Json = nlohmann::json;
+using Backend = cuda::CudaBackend<float>;
+using Sparse = Backend::SparseDatapointVector;
+using solvers::SelectionRule;
+
+constexpr int kCalls = 10;
+constexpr int kReplays = 5;
+
+// m distinct indices below n, ascending.
+std::vector<index_t> random_support(index_t n, index_t m, std::mt19937_64& generator) {
+  std::vector<index_t> all;
+  std::uniform_int_distribution<index_t> pick(0, n - 1);
+  std::vector<char> taken(static_cast<std::size_t>(n), 0);
+  while (static_cast<index_t>(all.size()) < m) {
+    const index_t i = pick(generator);
+    if (taken[static_cast<std::size_t>(i)] == 0) {
+      taken[static_cast<std::size_t>(i)] = 1;
+      all.push_back(i);
+    }
+  }
+  std::sort(all.begin(), all.end());
+  return all;
+}
+
+struct Cost {
+  double us_per_call = 0.0;
+  double nodes_per_call = 0.0;
+};
+
+// `call` recorded kCalls times as one graph and replayed: medians of `repeats`.
+Cost graph_cost(const Backend& backend, int repeats, const std::function<void()>& call) {
+  const cudaStream_t stream = backend.resources().stream();
+  call();
+  call();
+  const Backend::Recording recording = backend.record([&] {
+    for (int c = 0; c < kCalls; ++c) {
+      call();
+    }
+  });
+  const double nodes = static_cast<double>(backend.recorded_nodes()) / kCalls;
+  backend.replay(recording, 1);
+  cudaEvent_t start = nullptr;
+  cudaEvent_t stop = nullptr;
+  CORESET_CUDA_TRY(cudaEventCreate(&start));
+  CORESET_CUDA_TRY(cudaEventCreate(&stop));
+  std::vector<double> us;
+  for (int r = 0; r < repeats; ++r) {
+    CORESET_CUDA_TRY(cudaEventRecord(start, stream));
+    backend.replay(recording, kReplays);
+    CORESET_CUDA_TRY(cudaEventRecord(stop, stream));
+    CORESET_CUDA_TRY(cudaEventSynchronize(stop));
+    float ms = 0.0f;
+    CORESET_CUDA_TRY(cudaEventElapsedTime(&ms, start, stop));
+    us.push_back(1e3 * static_cast<double>(ms) / (kReplays * kCalls));
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  return {median(us), nodes};
+}
+
+}  // namespace
+
+Json primitive_costs(const Backend& backend, const kernels::DeviceBuffer<float>& y, index_t k,
+                     int repeats) {
+  const index_t n = backend.cols();
+  const index_t shared = std::max<index_t>(1, k * 9 / 10);
+  std::mt19937_64 generator(29);
+  // w and w_next: k entries each, `shared` of them at the same indices.
+  const std::vector<index_t> pool = random_support(n, 2 * k - shared, generator);
+  std::vector<index_t> w_index(pool.begin(), pool.begin() + k);
+  std::vector<index_t> next_index(pool.begin(), pool.begin() + shared);
+  next_index.insert(next_index.end(), pool.begin() + k, pool.end());
+  std::sort(next_index.begin(), next_index.end());
+  std::uniform_real_distribution<double> weight(0.5, 2.0);
+  std::vector<double> w_value(w_index.size());
+  std::vector<double> next_value(next_index.size());
+  for (double& v : w_value) {
+    v = weight(generator);
+  }
+  for (double& v : next_value) {
+    v = weight(generator);
+  }
+
+  Sparse w, w_next, z, move, expansion, candidates, g_on_s, g_on_z, x, g_on_x, out;
+  backend.from_host(w_index, w_value, w);
+  backend.from_host(next_index, next_value, w_next);
+  auto residual = backend.make_sample_vector();
+  auto phi_step = backend.make_sample_vector();
+  auto phi_w = backend.make_sample_vector();
+  auto gradient = backend.make_datapoint_vector();
+  backend.phi_times(w, phi_w);
+  backend.subtract(y, phi_w, residual);
+  backend.phi_t_times(residual, gradient);
+  const Backend::Scalar tau = backend.constant(0.5);
+  const Backend::Scalar step = backend.constant(1e-3);
+  backend.extrapolate(w_next, w, tau, z);
+  backend.subtract(w_next, w, move);
+  backend.select_top_k(gradient, k, SelectionRule::largest_magnitude, z, expansion);
+  backend.restrict_to_union(gradient, z, expansion, g_on_s);
+  backend.select_top_k(gradient, k, SelectionRule::largest_positive, z, candidates);
+  backend.gather(gradient, z, g_on_z);
+  backend.projected_step(z, g_on_z, candidates, step, k, x);
+  backend.phi_t_times_on(x, residual, g_on_x);
+  backend.resources().synchronize();
+
+  const std::vector<std::pair<std::string, std::function<void()>>> primitives = {
+      {"phi_t_times (dense pass)", [&] { backend.phi_t_times(residual, gradient); }},
+      {"select_top_k (n entries)",
+       [&] { backend.select_top_k(gradient, k, SelectionRule::largest_positive, z, out); }},
+      {"restrict_to_union (z, expansion)",
+       [&] { backend.restrict_to_union(gradient, z, expansion, out); }},
+      {"gather (z)", [&] { backend.gather(gradient, z, out); }},
+      {"projected_step", [&] { backend.projected_step(z, g_on_z, candidates, step, k, out); }},
+      {"phi_times (3k: gradient on S)", [&] { backend.phi_times(g_on_s, phi_step); }},
+      {"phi_times (k: w)", [&] { backend.phi_times(w, phi_step); }},
+      {"phi_t_times_on (k columns)", [&] { backend.phi_t_times_on(x, residual, out); }},
+      {"line_search (two reductions and the step)",
+       [&] {
+         backend.line_search(backend.squared_norm(g_on_s), backend.dot(phi_step, phi_step), 0.5);
+       }},
+      {"clamped_step", [&] { backend.clamped_step(x, step, g_on_x, out); }},
+      {"subtract (lists)", [&] { backend.subtract(w_next, w, out); }},
+      {"extrapolate", [&] { backend.extrapolate(w_next, w, tau, out); }},
+      {"subtract (S entries)", [&] { backend.subtract(y, phi_w, residual); }},
+      {"progress scalars (dot, squared distance, squared norm)",
+       [&] {
+         backend.dot(residual, residual);
+         backend.squared_distance(w_next, w);
+         backend.squared_norm(w_next);
+       }},
+      {"empty kernel node", [&] { launch_empty_kernel(backend.resources().stream()); }},
+  };
+  Json costs = Json::object();
+  for (const auto& [name, call] : primitives) {
+    const Cost cost = graph_cost(backend, repeats, call);
+    costs[name] = {{"us_per_call", cost.us_per_call}, {"nodes_per_call", cost.nodes_per_call}};
+  }
+  Json sizes = Json::object();
+  for (const auto& [name, list] : {std::pair<const char*, const Sparse*>{"w", &w},
+                                   {"w_next", &w_next},
+                                   {"z", &z},
+                                   {"expansion", &expansion},
+                                   {"gradient on S", &g_on_s},
+                                   {"candidates", &candidates},
+                                   {"x", &x}}) {
+    std::vector<index_t> index;
+    std::vector<float> value;
+    backend.download(*list, index, value);
+    sizes[name] = index.size();
+  }
+  return {{"calls_per_graph", kCalls},
+          {"replays", kReplays},
+          {"list_sizes", sizes},
+          {"primitives", costs}};
+}
+
+}  // namespace coreset::bench
