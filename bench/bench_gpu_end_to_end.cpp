@@ -1,6 +1,7 @@
 // The floors, per stage (bytes / bandwidth, both from this run):
 //   upload      the dataset (design n x d, responses, offsets: 8 n (d + 2) bytes) once, over the
-//               measured host-to-device bandwidth;
+//               measured host-to-device bandwidth from pinned memory (the bus's; until 947d87d
+//               from pageable memory, 8.0 GB/s on the H100 machine);
 //   laplace     every evaluation of the log joint reads the design, responses and offsets once
 //               (8 n (d + 2) bytes) at the device copy bandwidth; the evaluations (Newton steps
 //               and line-search points) are counted on a second, standalone fit of the same model;
@@ -41,25 +42,38 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// Host-to-device bytes per second from pageable memory: the median of 3 copies of 1 GiB.
-double upload_bandwidth() {
+// Host-to-device bytes per second: the median of 3 copies of 1 GiB (after a warm-up), from
+// pinned memory (the bus's rate: the upload's floor) or from pageable memory (what a plain
+// cudaMemcpy of a std::vector gets; the library stages large uploads through pinned buffers,
+// kernels/transfer.cpp).
+double upload_bandwidth(bool pinned) {
   const std::size_t bytes = std::size_t{1} << 30;
-  std::vector<unsigned char> host(bytes, 1);
+  std::vector<unsigned char> pageable;
+  unsigned char* host = nullptr;
+  if (pinned) {
+    CORESET_CUDA_TRY(cudaHostAlloc(reinterpret_cast<void**>(&host), bytes, cudaHostAllocDefault));
+    std::fill(host, host + bytes, 1);
+  } else {
+    pageable.assign(bytes, 1);
+    host = pageable.data();
+  }
   void* device = nullptr;
-  CORESET_CUDA_TRY(cudaMalloc(&device, bytes));
+  cudaError_t status = cudaMalloc(&device, bytes);
   std::vector<double> seconds;
-  for (int r = 0; r < 4; ++r) {
+  for (int r = 0; r < 4 && status == cudaSuccess; ++r) {
     const auto start = Clock::now();
-    const cudaError_t status = cudaMemcpy(device, host.data(), bytes, cudaMemcpyHostToDevice);
-    if (status != cudaSuccess) {
-      cudaFree(device);
-      CORESET_CUDA_TRY(status);
-    }
+    status = cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice);
     if (r > 0) {  // the first is a warm-up
       seconds.push_back(seconds_since(start));
     }
   }
-  CORESET_CUDA_TRY(cudaFree(device));
+  if (device != nullptr) {
+    cudaFree(device);
+  }
+  if (pinned) {
+    cudaFreeHost(host);
+  }
+  CORESET_CUDA_TRY(status);
   std::sort(seconds.begin(), seconds.end());
   return static_cast<double>(bytes) / seconds[seconds.size() / 2];
 }
@@ -147,7 +161,8 @@ Json end_to_end(index_t rows, index_t dims, index_t samples, index_t budget,
   const double d = static_cast<double>(model.dim());
   const double s = static_cast<double>(samples);
   const double dataset_bytes = 8.0 * n * (d + 2.0);
-  const double h2d = upload_bandwidth();
+  const double h2d = upload_bandwidth(true);
+  const double h2d_pageable = upload_bandwidth(false);
   const int evaluations = counted.with_derivatives + counted.value_only;
   const double laplace_bytes = evaluations * dataset_bytes;
   const double phi_bytes = 4.0 * s * n;
@@ -187,6 +202,7 @@ Json end_to_end(index_t rows, index_t dims, index_t samples, index_t budget,
           {"floor_seconds", floor_total},
           {"fraction_of_floor", floor_total / total},
           {"host_to_device_bandwidth_bytes_per_second", h2d},
+          {"host_to_device_pageable_bandwidth_bytes_per_second", h2d_pageable},
           {"copy_bandwidth_bytes_per_second", copy_bandwidth},
           {"laplace_evaluations_with_derivatives", counted.with_derivatives},
           {"laplace_evaluations_value_only", counted.value_only},

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <type_traits>
 
 #include "cuda/memory_plan.hpp"
 #include "cuda/nvtx.hpp"
@@ -717,7 +718,10 @@ solvers::LoopState CudaBackend<T>::read(LoopTracker& tracker) const {
                               ring * sizeof(double));
   res_.synchronize();
   solvers::LoopState state;
-  std::memcpy(&state, staging, sizeof(solvers::LoopState));
+  // Plain data (ints and a double; only its default member values make it non-trivial to
+  // construct), so its bytes may be copied in.
+  static_assert(std::is_trivially_copyable_v<solvers::LoopState>);
+  std::memcpy(static_cast<void*>(&state), staging, sizeof(solvers::LoopState));
   tracker.history_on_host.assign(staging + state_slots, staging + state_slots + ring);
   return state;
 }

@@ -4,6 +4,7 @@
 // on the host, far below the S x n of Phi.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <thread>
@@ -14,6 +15,8 @@
 #include "cuda/gpu_session.hpp"
 #include "cuda/gpu_test_support.hpp"
 #include "helpers/error_message.hpp"
+#include "kernels/device_buffer.hpp"
+#include "kernels/transfer.hpp"
 
 namespace coreset {
 namespace {
@@ -138,6 +141,39 @@ TEST(GpuTransfers, AJobTooLargeForTheDeviceIsRefusedBeforeItsFirstUpload) {
   const cuda::TransferBytes after = cuda::transferred_bytes();
   EXPECT_EQ(after.to_device, before.to_device);
   EXPECT_EQ(after.to_host, before.to_host);
+}
+
+// A pageable upload of kStagedCopyBytes or more goes through two pinned buffers
+// (kernels/transfer.cpp). Its bytes must arrive intact whatever the chunking: a size that is no
+// multiple of a stage, from an odd host address. The call returns with the data on the device,
+// so the host buffer may be overwritten at once. Counted once, as a plain copy is.
+TEST(GpuTransfers, ALargePageableUploadArrivesIntactThroughThePinnedStages) {
+  CORESET_REQUIRE_GPU();
+  const std::size_t bytes = kernels::kStagedCopyBytes + kernels::kStageBytes / 2 + 7;
+  const auto pattern = [](std::size_t i) {
+    return static_cast<unsigned char>((i * 2654435761u) >> 13);
+  };
+  std::vector<unsigned char> host(bytes + 1);
+  for (std::size_t i = 0; i < bytes; ++i) {
+    host[i + 1] = pattern(i);
+  }
+  kernels::DeviceBuffer<unsigned char> device(static_cast<index_t>(bytes));
+  const kernels::TransferTotals before = kernels::transfer_totals();
+  kernels::copy_to_device_async(nullptr, device.data(), host.data() + 1, bytes);
+  std::fill(host.begin(), host.end(), 0);  // the copy has returned: the source is free
+  EXPECT_EQ(kernels::transfer_totals().to_device - before.to_device, bytes);
+  std::vector<unsigned char> back(bytes);
+  kernels::copy_to_host_async(nullptr, back.data(), device.data(), bytes);
+  ASSERT_EQ(cudaStreamSynchronize(nullptr), cudaSuccess);
+  std::size_t wrong = 0;
+  std::size_t first_wrong = bytes;
+  for (std::size_t i = 0; i < bytes; ++i) {
+    if (back[i] != pattern(i)) {
+      first_wrong = std::min(first_wrong, i);
+      ++wrong;
+    }
+  }
+  EXPECT_EQ(wrong, 0u) << "first wrong byte at " << first_wrong << " of " << bytes;
 }
 
 }  // namespace
