@@ -8,15 +8,17 @@
 #      the build machine's Python).
 #   2. bench_gpu: the per-iteration cases (issue 16's targets).
 #   3. bench_gpu --end-to-end at N = 1e6 and 1e7 (issue 15's targets), then bench_gpu
-#      --primitives: each primitive of an A-IHT II iteration timed alone in a CUDA graph.
+#      --primitives: each primitive of an A-IHT II iteration timed alone in a CUDA graph, then
+#      the end-to-end build at N = 1e8 (S = 100).
 #   4. compute-sanitizer memcheck on the newest device code (the compact sparse lists' steps,
 #      arrays, blocks, ranks, Laplace), then racecheck, initcheck and synccheck on the primitives.
 #   5. The Python extension, compiled there with g++ against that machine's Python and pybind11,
 #      then python/tests/test_gpu_arrays.py: arrays made with libcudart, CuPy and PyTorch.
 #
 # Output, in $OUT (at most 8 files come back):
-#   summary.json, ctest_gpu.log, python_gpu.log, bench_iterations.json, bench_end_to_end.json,
-#   bench_primitives.json, bench.log (nvidia-smi first), sanitizer.log.
+#   summary.json, ctest_gpu.log (the Python tests' output appended), bench_iterations.json,
+#   bench_end_to_end.json, bench_primitives.json, bench_end_to_end_1e8.json, bench.log
+#   (nvidia-smi first), sanitizer.log.
 # GPU_RUN_SECONDS (default 540) bounds the whole run: a step that would not fit in what is left is
 # recorded as skipped. PYTHON (default python3: there, the one with PyTorch and CuPy) runs step 5.
 set -uo pipefail
@@ -125,6 +127,12 @@ step bench_primitives 120 "$out/bench.log" "$build/bench/bench_gpu" \
   --json "$out/bench_primitives.json" --sizes 1e5,1e6,1e7 --rows 100,500 \
   --budgets 100,1000,10000 --repeats 3 --no-cpu --primitives
 
+# The N = 1e8 build (S = 100: Phi is 40 GB of floats), a step of its own: it needs about 60 GB
+# of host memory and 60 GB of device memory, and should it fail, the cases above stay whole.
+step bench_end_to_end_1e8 240 "$out/bench.log" "$build/bench/bench_gpu" \
+  --json "$out/bench_end_to_end_1e8.json" --sizes 1e5 --rows 100 --budgets 100 --repeats 1 \
+  --no-cpu --end-to-end --end-to-end-sizes 1e8
+
 sanitizer="$(command -v compute-sanitizer || echo "$cuda_root/bin/compute-sanitizer")"
 # GpuPrimitives holds every sparse step of the compact lists against the CPU; then the device
 # arrays, blocks and ranks, and Laplace.
@@ -140,7 +148,7 @@ step synccheck 130 "$out/sanitizer.log" "$sanitizer" --tool synccheck --error-ex
   "$build/tests/test_cuda" --gtest_filter='GpuPrimitives*'
 # Last: the extension is compiled there (about a minute) and checks the Python boundary, which
 # changes less often than the kernels.
-step python_gpu 90 "$out/python_gpu.log" bash -c python_gpu
+step python_gpu 90 "$out/ctest_gpu.log" bash -c python_gpu
 
 {
   printf '{\n  "commit": "%s",\n  "date": "%s",\n  "seconds": %d' \
