@@ -12,8 +12,9 @@
 // the GPU on synthetic logistic data, d = 20, k = 1000, at each N of --end-to-end-sizes (S = 500;
 // S = 100 from N = 1e8), every stage beside its floor (bench_gpu_end_to_end.cpp). The JSON's
 // end_to_end is the N = 1e7 case (else the last one run), end_to_end_cases all of them. With
-// --primitives, each k's record also has every primitive of an A-IHT II iteration timed alone in a
-// CUDA graph, and an empty kernel node (bench_gpu_primitives.cpp).
+// --primitives, each k's record has every primitive of an A-IHT II iteration timed alone in a
+// CUDA graph, and an empty kernel node (bench_gpu_primitives.cpp), instead of the per-iteration
+// solves.
 //
 // Writes one JSON document (--json) with the device, driver and runtime versions.
 #include <cuda_runtime_api.h>
@@ -212,6 +213,12 @@ Json run_case(coreset::cuda::Resources& res, const Config& config, index_t n, in
       backend.select_top_k(gradient, k, coreset::solvers::SelectionRule::largest_magnitude, exclude,
                            out);
     });
+    if (config.primitives) {
+      // The parts alone: the per-iteration totals are another run's (without --primitives).
+      entry["primitives"] = coreset::bench::primitive_costs(backend, y, k, config.repeats);
+      per_k.push_back(entry);
+      continue;
+    }
     for (const auto algorithm : {coreset::Algorithm::aiht, coreset::Algorithm::aiht2}) {
       const PerIteration steady =
           per_iteration(backend, y, algorithm, k, config.iterations, config.repeats);
@@ -223,9 +230,6 @@ Json run_case(coreset::cuda::Resources& res, const Config& config, index_t n, in
       // host loop).
       entry[name + "_graph_nodes_per_iteration"] =
           0.5 * static_cast<double>(backend.recorded_nodes());
-    }
-    if (config.primitives) {
-      entry["primitives"] = coreset::bench::primitive_costs(backend, y, k, config.repeats);
     }
     if (k == config.budgets[std::min<std::size_t>(1, config.budgets.size() - 1)]) {
       // The per-iteration host loop (sync_every 1) on the same Phi: the launches the graph saves.
@@ -289,7 +293,8 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   app.add_flag("!--no-cpu", config.cpu_comparison, "skip the CPU comparison at n = 1e6");
   app.add_flag("--primitives", config.primitives,
-               "per k, each primitive of an A-IHT II iteration timed alone in a CUDA graph");
+               "per k, each primitive of an A-IHT II iteration timed alone in a CUDA graph "
+               "(instead of the per-iteration solves)");
   app.add_option("--json", config.json_path, "write the results here");
   CLI11_PARSE(app, argc, argv);
   try {

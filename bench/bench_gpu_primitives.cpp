@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <functional>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -57,6 +58,23 @@ struct Cost {
   double nodes_per_call = 0.0;
 };
 
+// Two CUDA events, destroyed however the timing ends.
+class EventPair {
+ public:
+  EventPair() {
+    CORESET_CUDA_TRY(cudaEventCreate(&start));
+    CORESET_CUDA_TRY(cudaEventCreate(&stop));
+  }
+  EventPair(const EventPair&) = delete;
+  EventPair& operator=(const EventPair&) = delete;
+  ~EventPair() {
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+  }
+  cudaEvent_t start = nullptr;
+  cudaEvent_t stop = nullptr;
+};
+
 // `call` recorded kCalls times as one graph and replayed: medians of `repeats`.
 Cost graph_cost(const Backend& backend, int repeats, const std::function<void()>& call) {
   const cudaStream_t stream = backend.resources().stream();
@@ -69,22 +87,17 @@ Cost graph_cost(const Backend& backend, int repeats, const std::function<void()>
   });
   const double nodes = static_cast<double>(backend.recorded_nodes()) / kCalls;
   backend.replay(recording, 1);
-  cudaEvent_t start = nullptr;
-  cudaEvent_t stop = nullptr;
-  CORESET_CUDA_TRY(cudaEventCreate(&start));
-  CORESET_CUDA_TRY(cudaEventCreate(&stop));
+  const EventPair events;
   std::vector<double> us;
   for (int r = 0; r < repeats; ++r) {
-    CORESET_CUDA_TRY(cudaEventRecord(start, stream));
+    CORESET_CUDA_TRY(cudaEventRecord(events.start, stream));
     backend.replay(recording, kReplays);
-    CORESET_CUDA_TRY(cudaEventRecord(stop, stream));
-    CORESET_CUDA_TRY(cudaEventSynchronize(stop));
+    CORESET_CUDA_TRY(cudaEventRecord(events.stop, stream));
+    CORESET_CUDA_TRY(cudaEventSynchronize(events.stop));
     float ms = 0.0f;
-    CORESET_CUDA_TRY(cudaEventElapsedTime(&ms, start, stop));
+    CORESET_CUDA_TRY(cudaEventElapsedTime(&ms, events.start, events.stop));
     us.push_back(1e3 * static_cast<double>(ms) / (kReplays * kCalls));
   }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
   return {median(us), nodes};
 }
 
@@ -94,6 +107,9 @@ Json primitive_costs(const Backend& backend, const kernels::DeviceBuffer<float>&
                      int repeats) {
   const index_t n = backend.cols();
   const index_t shared = std::max<index_t>(1, k * 9 / 10);
+  if (2 * k - shared > n) {
+    return {{"skipped", "w and w_next need 2k - 0.9k distinct columns, more than n"}};
+  }
   std::mt19937_64 generator(29);
   // w and w_next: k entries each, `shared` of them at the same indices.
   const std::vector<index_t> pool = random_support(n, 2 * k - shared, generator);
@@ -162,8 +178,14 @@ Json primitive_costs(const Backend& backend, const kernels::DeviceBuffer<float>&
   };
   Json costs = Json::object();
   for (const auto& [name, call] : primitives) {
-    const Cost cost = graph_cost(backend, repeats, call);
-    costs[name] = {{"us_per_call", cost.us_per_call}, {"nodes_per_call", cost.nodes_per_call}};
+    // One primitive that cannot be recorded or run is reported as such; the others still are.
+    try {
+      const Cost cost = graph_cost(backend, repeats, call);
+      costs[name] = {{"us_per_call", cost.us_per_call}, {"nodes_per_call", cost.nodes_per_call}};
+    } catch (const std::exception& error) {
+      costs[name] = {{"error", error.what()}};
+      backend.resources().synchronize();
+    }
   }
   Json sizes = Json::object();
   for (const auto& [name, list] : {std::pair<const char*, const Sparse*>{"w", &w},

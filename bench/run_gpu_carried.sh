@@ -8,12 +8,12 @@
 #      the build machine's Python).
 #   2. bench_gpu: the per-iteration cases (issue 16's targets).
 #   3. bench_gpu --end-to-end at N = 1e6 and 1e7 (issue 15's targets), then bench_gpu
-#      --primitives: each primitive of an A-IHT II iteration timed alone in a CUDA graph, then
-#      the end-to-end build at N = 1e8 (S = 100).
+#      --primitives: each primitive of an A-IHT II iteration timed alone in a CUDA graph.
 #   4. compute-sanitizer memcheck on the newest device code (the compact sparse lists' steps,
 #      arrays, blocks, ranks, Laplace), then racecheck, initcheck and synccheck on the primitives.
 #   5. The Python extension, compiled there with g++ against that machine's Python and pybind11,
 #      then python/tests/test_gpu_arrays.py: arrays made with libcudart, CuPy and PyTorch.
+#   6. bench_gpu --end-to-end at N = 1e8 (S = 100).
 #
 # Output, in $OUT (at most 8 files come back):
 #   summary.json, ctest_gpu.log (the Python tests' output appended), bench_iterations.json,
@@ -127,12 +127,6 @@ step bench_primitives 120 "$out/bench.log" "$build/bench/bench_gpu" \
   --json "$out/bench_primitives.json" --sizes 1e5,1e6,1e7 --rows 100,500 \
   --budgets 100,1000,10000 --repeats 3 --no-cpu --primitives
 
-# The N = 1e8 build (S = 100: Phi is 40 GB of floats), a step of its own: it needs about 60 GB
-# of host memory and 60 GB of device memory, and should it fail, the cases above stay whole.
-step bench_end_to_end_1e8 240 "$out/bench.log" "$build/bench/bench_gpu" \
-  --json "$out/bench_end_to_end_1e8.json" --sizes 1e5 --rows 100 --budgets 100 --repeats 1 \
-  --no-cpu --end-to-end --end-to-end-sizes 1e8
-
 sanitizer="$(command -v compute-sanitizer || echo "$cuda_root/bin/compute-sanitizer")"
 # GpuPrimitives holds every sparse step of the compact lists against the CPU; then the device
 # arrays, blocks and ranks, and Laplace.
@@ -142,13 +136,20 @@ step memcheck 90 "$out/sanitizer.log" "$sanitizer" --tool memcheck --leak-check 
 # racecheck took 91 s on an H100 (2026-11-26), most of it the top-k test's many selections.
 step racecheck 130 "$out/sanitizer.log" "$sanitizer" --tool racecheck --error-exitcode 1 \
   "$build/tests/test_cuda" --gtest_filter='GpuPrimitives*'
-step initcheck 60 "$out/sanitizer.log" "$sanitizer" --tool initcheck --error-exitcode 1 \
+step initcheck 30 "$out/sanitizer.log" "$sanitizer" --tool initcheck --error-exitcode 1 \
   "$build/tests/test_cuda" --gtest_filter='GpuPrimitives*'
-step synccheck 130 "$out/sanitizer.log" "$sanitizer" --tool synccheck --error-exitcode 1 \
+step synccheck 60 "$out/sanitizer.log" "$sanitizer" --tool synccheck --error-exitcode 1 \
   "$build/tests/test_cuda" --gtest_filter='GpuPrimitives*'
 # Last: the extension is compiled there (about a minute) and checks the Python boundary, which
 # changes less often than the kernels.
 step python_gpu 90 "$out/ctest_gpu.log" bash -c python_gpu
+
+# Last: the N = 1e8 build (S = 100: Phi is 40 GB of floats), a step of its own. It needs about
+# 60 GB of host memory and 60 GB of device memory, and should it fail or run long, every result
+# above is whole.
+step bench_end_to_end_1e8 180 "$out/bench.log" "$build/bench/bench_gpu" \
+  --json "$out/bench_end_to_end_1e8.json" --sizes 1e5 --rows 100 --budgets 100 --repeats 1 \
+  --no-cpu --end-to-end --end-to-end-sizes 1e8
 
 {
   printf '{\n  "commit": "%s",\n  "date": "%s",\n  "seconds": %d' \

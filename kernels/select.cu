@@ -167,11 +167,11 @@ __global__ void compact_entries_kernel(index_t m, const index_t* index, const T*
 }
 
 // Up to this many entries the whole top-k runs in one block, in one launch (the projected step
-// selects among at most 2k candidates): the passes' histograms in shared memory, then the
-// positions above the threshold and the first `remaining` ties, in ascending order, by two
-// block-wide scans per tile. The state machine is the multi-block path's. Each pass is a chain
-// of n / 256 loads per thread, so the bound is low (16 per pass; k up to 2048): see
-// kOneBlockCompaction for what a larger one cost.
+// selects among at most 3k candidates: supp(z), up to 2k, and k outside it): the passes' histograms
+// in shared memory, then the positions above the threshold and the first `remaining` ties, in
+// ascending order, by two block-wide scans per tile. The state machine is the multi-block path's.
+// Each pass is a chain of n / 256 loads per thread, so the bound is low (16 per pass; k up to
+// 1365): see kOneBlockCompaction for what a larger one cost.
 constexpr index_t kOneBlockSelection = index_t{1} << 12;
 
 template <class T>

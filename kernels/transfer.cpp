@@ -13,13 +13,17 @@ namespace {
 std::atomic<std::size_t> to_device_bytes{0};
 std::atomic<std::size_t> to_host_bytes{0};
 
-// Memory the driver copies from at the bus's speed: pinned or managed host memory, or device
-// memory. Pageable memory (the usual std::vector, Eigen, NumPy array) it must stage itself.
+std::atomic<std::size_t> staged_bytes{0};
+
+// Memory the driver copies from at the bus's speed is pinned or managed host memory, or device
+// memory; pageable memory (a std::vector, an Eigen matrix, a NumPy array) it stages itself. A
+// pointer the runtime cannot place (a bad one) takes the plain copy, which reports it.
 bool pageable(const void* host) {
   cudaPointerAttributes attributes{};
   if (cudaPointerGetAttributes(&attributes, host) != cudaSuccess) {
-    cudaGetLastError();  // clears the error this query may leave behind
-    return true;
+    // Cleared, or the next launch check (CORESET_CUDA_CHECK_LAUNCH) would report it as its own.
+    cudaGetLastError();
+    return false;
   }
   return attributes.type == cudaMemoryTypeUnregistered;
 }
@@ -30,15 +34,45 @@ bool capturing(cudaStream_t stream) {
   return status != cudaStreamCaptureStatusNone;
 }
 
-// Two pinned buffers of kStageBytes and an event each, for one staged copy; released (after the
-// stream has drained them) however the copy ends.
+bool capture_error(cudaError_t status) {
+  return status == cudaErrorStreamCaptureUnsupported ||
+         status == cudaErrorStreamCaptureInvalidated || status == cudaErrorStreamCaptureImplicit ||
+         status == cudaErrorStreamCaptureWrongThread;
+}
+
+// Two pinned buffers of kStageBytes and an event each, for one staged copy on `stream`. However
+// the copy ends, the stream is drained before the buffers are freed: the bus may still be
+// reading them.
 class PinnedStage {
  public:
-  // False when the pinned memory could not be had (a container's limit, say).
+  explicit PinnedStage(cudaStream_t stream) : stream_(stream) {}
+  PinnedStage(const PinnedStage&) = delete;
+  PinnedStage& operator=(const PinnedStage&) = delete;
+  ~PinnedStage() {
+    if (queued_any_) {
+      cudaStreamSynchronize(stream_);
+    }
+    for (cudaEvent_t event : done_) {
+      if (event != nullptr) {
+        cudaEventDestroy(event);
+      }
+    }
+    if (memory_ != nullptr) {
+      cudaFreeHost(memory_);
+    }
+  }
+
+  // False when pinned memory cannot be had (a container's limit, say): the plain copy runs.
+  // A stream capture elsewhere in the process (another library's, in global mode) that forbids
+  // the allocation is an error, not a reason to fall back: the allocation broke that capture.
   bool acquire() {
-    if (cudaHostAlloc(&memory_, 2 * kStageBytes, cudaHostAllocDefault) != cudaSuccess) {
-      cudaGetLastError();
+    const cudaError_t status = cudaHostAlloc(&memory_, 2 * kStageBytes, cudaHostAllocDefault);
+    if (status != cudaSuccess) {
       memory_ = nullptr;
+      if (capture_error(status)) {
+        CORESET_CUDA_TRY(status);
+      }
+      cudaGetLastError();
       return false;
     }
     for (cudaEvent_t& event : done_) {
@@ -46,50 +80,40 @@ class PinnedStage {
     }
     return true;
   }
-  PinnedStage() = default;
-  PinnedStage(const PinnedStage&) = delete;
-  PinnedStage& operator=(const PinnedStage&) = delete;
-  ~PinnedStage() {
-    for (int b = 0; b < 2; ++b) {
-      if (used_[b]) {
-        cudaEventSynchronize(done_[b]);  // the bus may still be reading it
-      }
-      if (done_[b] != nullptr) {
-        cudaEventDestroy(done_[b]);
-      }
-    }
-    if (memory_ != nullptr) {
-      cudaFreeHost(memory_);
-    }
-  }
   // Buffer b, once the copy that last read it has finished.
   char* buffer(int b) {
-    if (used_[b]) {
+    if (recorded_[b]) {
       CORESET_CUDA_TRY(cudaEventSynchronize(done_[b]));
     }
     return static_cast<char*>(memory_) + static_cast<std::size_t>(b) * kStageBytes;
   }
-  // Marks buffer b as read by the work queued on `stream` so far.
-  void queued(int b, cudaStream_t stream) {
-    CORESET_CUDA_TRY(cudaEventRecord(done_[b], stream));
-    used_[b] = true;
+  // Queues the copy of buffer b's first `bytes` to `device`, and marks the buffer as read by it.
+  void send(int b, char* device, std::size_t bytes) {
+    queued_any_ = true;
+    CORESET_CUDA_TRY(
+        cudaMemcpyAsync(device, buffer_address(b), bytes, cudaMemcpyHostToDevice, stream_));
+    CORESET_CUDA_TRY(cudaEventRecord(done_[b], stream_));
+    recorded_[b] = true;
   }
+  // Returns once every queued copy has finished.
   void finish() {
-    for (int b = 0; b < 2; ++b) {
-      if (used_[b]) {
-        CORESET_CUDA_TRY(cudaEventSynchronize(done_[b]));
-        used_[b] = false;
-      }
-    }
+    CORESET_CUDA_TRY(cudaStreamSynchronize(stream_));
+    queued_any_ = false;
   }
 
  private:
+  char* buffer_address(int b) const {
+    return static_cast<char*>(memory_) + static_cast<std::size_t>(b) * kStageBytes;
+  }
+
+  cudaStream_t stream_;
   void* memory_ = nullptr;
   cudaEvent_t done_[2] = {nullptr, nullptr};
-  bool used_[2] = {false, false};
+  bool recorded_[2] = {false, false};
+  bool queued_any_ = false;
 };
 
-// `bytes` from pageable `host` into pinned `to`, split over the host's threads: one thread's
+// `bytes` from pageable `from` into pinned `to`, split over the host's threads: one thread's
 // memcpy does not keep up with the bus.
 void copy_on_threads(char* to, const char* from, std::size_t bytes) {
   constexpr std::size_t kPart = std::size_t{1} << 20;
@@ -102,22 +126,20 @@ void copy_on_threads(char* to, const char* from, std::size_t bytes) {
 }
 
 // Chunks of kStageBytes alternate between the two buffers: while one is on the bus the threads
-// fill the other.
+// fill the other. False, with nothing copied, when no pinned memory could be had.
 bool staged_copy_to_device(cudaStream_t stream, char* device, const char* host, std::size_t bytes) {
-  PinnedStage stage;
+  PinnedStage stage(stream);
   if (!stage.acquire()) {
     return false;
   }
   int b = 0;
   for (std::size_t offset = 0; offset < bytes; offset += kStageBytes, b = 1 - b) {
     const std::size_t size = std::min(kStageBytes, bytes - offset);
-    char* buffer = stage.buffer(b);
-    copy_on_threads(buffer, host + offset, size);
-    CORESET_CUDA_TRY(
-        cudaMemcpyAsync(device + offset, buffer, size, cudaMemcpyHostToDevice, stream));
-    stage.queued(b, stream);
+    copy_on_threads(stage.buffer(b), host + offset, size);
+    stage.send(b, device + offset, size);
   }
   stage.finish();
+  staged_bytes.fetch_add(bytes, std::memory_order_relaxed);
   return true;
 }
 
@@ -125,7 +147,8 @@ bool staged_copy_to_device(cudaStream_t stream, char* device, const char* host, 
 
 TransferTotals transfer_totals() noexcept {
   return {to_device_bytes.load(std::memory_order_relaxed),
-          to_host_bytes.load(std::memory_order_relaxed)};
+          to_host_bytes.load(std::memory_order_relaxed),
+          staged_bytes.load(std::memory_order_relaxed)};
 }
 
 void copy_to_device_async(cudaStream_t stream, void* device, const void* host, std::size_t bytes) {

@@ -18,6 +18,7 @@ namespace coreset::kernels {
 struct TransferTotals {
   std::size_t to_device = 0;
   std::size_t to_host = 0;
+  std::size_t staged_to_device = 0;  ///< the part of to_device sent through pinned stages
 };
 TransferTotals transfer_totals() noexcept;
 

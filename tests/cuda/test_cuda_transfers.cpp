@@ -161,7 +161,10 @@ TEST(GpuTransfers, ALargePageableUploadArrivesIntactThroughThePinnedStages) {
   const kernels::TransferTotals before = kernels::transfer_totals();
   kernels::copy_to_device_async(nullptr, device.data(), host.data() + 1, bytes);
   std::fill(host.begin(), host.end(), 0);  // the copy has returned: the source is free
-  EXPECT_EQ(kernels::transfer_totals().to_device - before.to_device, bytes);
+  const kernels::TransferTotals after = kernels::transfer_totals();
+  EXPECT_EQ(after.to_device - before.to_device, bytes);
+  // It did go through the stages (a machine without pinned memory to give would fail here).
+  EXPECT_EQ(after.staged_to_device - before.staged_to_device, bytes);
   std::vector<unsigned char> back(bytes);
   kernels::copy_to_host_async(nullptr, back.data(), device.data(), bytes);
   ASSERT_EQ(cudaStreamSynchronize(nullptr), cudaSuccess);
@@ -174,6 +177,17 @@ TEST(GpuTransfers, ALargePageableUploadArrivesIntactThroughThePinnedStages) {
     }
   }
   EXPECT_EQ(wrong, 0u) << "first wrong byte at " << first_wrong << " of " << bytes;
+
+  // Below the bound, and from pinned memory at any size, the plain copy runs.
+  const kernels::TransferTotals plain = kernels::transfer_totals();
+  kernels::copy_to_device_async(nullptr, device.data(), back.data(), kernels::kStagedCopyBytes - 1);
+  unsigned char* pinned = nullptr;
+  ASSERT_EQ(cudaHostAlloc(reinterpret_cast<void**>(&pinned), bytes, cudaHostAllocDefault),
+            cudaSuccess);
+  kernels::copy_to_device_async(nullptr, device.data(), pinned, bytes);
+  ASSERT_EQ(cudaStreamSynchronize(nullptr), cudaSuccess);
+  cudaFreeHost(pinned);
+  EXPECT_EQ(kernels::transfer_totals().staged_to_device, plain.staged_to_device);
 }
 
 }  // namespace
