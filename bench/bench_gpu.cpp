@@ -2,7 +2,8 @@
 //
 // Per (n, S): the device-to-device copy bandwidth (cudaMemcpy of a 2 GiB buffer, events; the
 // traffic counted as bytes read + bytes written), the dense pass Phi^T r (cuBLAS gemv_64) and
-// its achieved bandwidth as a fraction of that copy bandwidth, and the floor of an iteration,
+// its achieved bandwidth as a fraction of that copy bandwidth (for S <= 128 also the
+// short-column kernel's, kernels::phi_t_times_short), and the floor of an iteration,
 // one read of Phi at the copy bandwidth. Per k: top-k of the n gradient entries, and the time of
 // one A-IHT and one A-IHT II iteration, (T(21 + m) - T(21)) / m, both solves run to their caps
 // (solvers::kRunToTheCap: no early stop at a fixed point) so every per-solve cost (upload-free
@@ -42,6 +43,7 @@
 #include "cuda/cuda_backend.hpp"
 #include "cuda/resources.hpp"
 #include "kernels/check.hpp"
+#include "kernels/launch.hpp"
 #include "solvers/iht_driver.hpp"
 #include "solvers/stopping_rule.hpp"
 
@@ -201,6 +203,15 @@ Json run_case(coreset::cuda::Resources& res, const Config& config, index_t n, in
   result["floor_ms"] = floor_ms;
   result["phi_t_r_ms"] = gemv_ms;
   result["phi_t_r_fraction_of_copy_bandwidth"] = floor_ms / gemv_ms;
+  if (coreset::kernels::short_columns_fit(s, sizeof(float))) {
+    // The short-column kernel beside cuBLAS, on the same Phi and r (not the backend's yet).
+    const double short_ms = event_ms(res.stream(), config.repeats, [&] {
+      coreset::kernels::phi_t_times_short(res.stream(), backend.phi_data(), s, n, y.data(),
+                                          gradient.data());
+    });
+    result["phi_t_r_short_kernel_ms"] = short_ms;
+    result["phi_t_r_short_kernel_fraction_of_copy_bandwidth"] = floor_ms / short_ms;
+  }
   Json per_k = Json::array();
   for (const index_t k : config.budgets) {
     if (k >= n) {

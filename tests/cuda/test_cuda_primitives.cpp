@@ -8,11 +8,16 @@
 #include <random>
 #include <vector>
 
+#include "coreset/error.hpp"
 #include "cpu/cpu_backend.hpp"
 #include "cuda/cuda_backend.hpp"
 #include "cuda/gpu_test_support.hpp"
 #include "helpers/random_problem.hpp"
 #include "helpers/top_k_oracle.hpp"
+#include "kernels/device_buffer.hpp"
+#include "kernels/launch.hpp"
+#include "kernels/short_columns_logic.hpp"
+#include "kernels/transfer.hpp"
 #include "solvers/baselines/frank_wolfe.hpp"
 #include "solvers/baselines/giga.hpp"
 
@@ -379,6 +384,44 @@ TYPED_TEST(GpuPrimitives, DuplicateColumnsAndZeroEntriesMatchTheCpu) {
   gpu.zero_entries(duplicates, v_gpu);  // the cached upload path
   cpu.zero_entries(duplicates, v);
   EXPECT_EQ(gpu.download(v_gpu), v);
+}
+
+// Phi^T r for short columns (kernels/columns.cu: phi_t_times_short, measured beside cuBLAS by
+// bench_gpu): every entry exactly the host replay of its arithmetic
+// (kernels/short_columns_logic.hpp), through the 16-byte staging of an aligned Phi and the
+// entry-by-entry staging of a Phi one entry off; columns too long for a tile are refused.
+TYPED_TEST(GpuPrimitives, ShortColumnProductsMatchTheirHostReplayExactly) {
+  using T = TypeParam;
+  for (const index_t rows : {1, 3, 4, 37, 100, 128}) {
+    if (!kernels::short_columns_fit(rows, sizeof(T))) {
+      EXPECT_THROW(kernels::phi_t_times_short<T>(nullptr, nullptr, rows, 1, nullptr, nullptr),
+                   InvalidArgument)
+          << rows;
+      continue;
+    }
+    const std::vector<T> r = random_vector<T>(rows, 42);
+    kernels::DeviceBuffer<T> r_device;
+    kernels::upload_async(nullptr, r_device, r.data(), rows);
+    for (const index_t cols : {1, 63, 64, 65, 1000, 4099}) {
+      for (const index_t offset : {0, 1}) {
+        const std::vector<T> phi = random_vector<T>(rows * cols + offset, 41 + rows + cols);
+        kernels::DeviceBuffer<T> phi_device;
+        kernels::upload_async(nullptr, phi_device, phi.data(), rows * cols + offset);
+        kernels::DeviceBuffer<T> out_device(cols);
+        kernels::phi_t_times_short(nullptr, phi_device.data() + offset, rows, cols, r_device.data(),
+                                   out_device.data());
+        std::vector<T> out(static_cast<std::size_t>(cols));
+        kernels::copy_to_host_async(nullptr, out.data(), out_device.data(), cols * sizeof(T));
+        ASSERT_EQ(cudaStreamSynchronize(nullptr), cudaSuccess);
+        for (index_t j = 0; j < cols; ++j) {
+          const T expected =
+              kernels::short_columns::dot(phi.data() + offset + j * rows, r.data(), rows);
+          ASSERT_EQ(out[static_cast<std::size_t>(j)], expected)
+              << "S " << rows << ", n " << cols << ", offset " << offset << ", column " << j;
+        }
+      }
+    }
+  }
 }
 
 TYPED_TEST(GpuPrimitives, ArgmaxMatchesTheCpuAndBreaksTiesToTheLowerIndex) {
