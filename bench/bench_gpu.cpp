@@ -3,7 +3,8 @@
 // Per (n, S): the device-to-device copy bandwidth (cudaMemcpy of a 2 GiB buffer, events; the
 // traffic counted as bytes read + bytes written), the dense pass Phi^T r (cuBLAS gemv_64) and
 // its achieved bandwidth as a fraction of that copy bandwidth (for S <= 128 also the
-// short-column kernel's, kernels::phi_t_times_short), and the floor of an iteration,
+// short-column kernel's, kernels::phi_t_times_short, and its largest difference from cuBLAS'
+// result relative to the largest entry), and the floor of an iteration,
 // one read of Phi at the copy bandwidth. Per k: top-k of the n gradient entries, and the time of
 // one A-IHT and one A-IHT II iteration, (T(21 + m) - T(21)) / m, both solves run to their caps
 // (solvers::kRunToTheCap: no early stop at a fixed point) so every per-solve cost (upload-free
@@ -204,13 +205,26 @@ Json run_case(coreset::cuda::Resources& res, const Config& config, index_t n, in
   result["phi_t_r_ms"] = gemv_ms;
   result["phi_t_r_fraction_of_copy_bandwidth"] = floor_ms / gemv_ms;
   if (coreset::kernels::short_columns_fit(s, sizeof(float))) {
-    // The short-column kernel beside cuBLAS, on the same Phi and r (not the backend's yet).
+    // The short-column kernel beside cuBLAS, on the same Phi and r (not the backend's yet), and
+    // how far its result is from cuBLAS' (both sum in another order; the kernel in double).
+    auto short_gradient = backend.make_datapoint_vector();
     const double short_ms = event_ms(res.stream(), config.repeats, [&] {
       coreset::kernels::phi_t_times_short(res.stream(), backend.phi_data(), s, n, y.data(),
-                                          gradient.data());
+                                          short_gradient.data());
     });
+    const std::vector<float> by_cublas = backend.download(gradient);
+    const std::vector<float> by_kernel = backend.download(short_gradient);
+    double largest = 0.0;
+    double difference = 0.0;
+    for (std::size_t j = 0; j < by_cublas.size(); ++j) {
+      largest = std::max(largest, std::abs(static_cast<double>(by_cublas[j])));
+      difference = std::max(difference, std::abs(static_cast<double>(by_kernel[j]) -
+                                                 static_cast<double>(by_cublas[j])));
+    }
     result["phi_t_r_short_kernel_ms"] = short_ms;
     result["phi_t_r_short_kernel_fraction_of_copy_bandwidth"] = floor_ms / short_ms;
+    result["phi_t_r_short_kernel_max_difference_over_largest_entry"] =
+        largest > 0.0 ? difference / largest : difference;
   }
   Json per_k = Json::array();
   for (const index_t k : config.budgets) {

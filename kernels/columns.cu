@@ -120,7 +120,9 @@ __global__ void phi_times_final_kernel(const double* partials, index_t rows, ind
 // Phi^T r for short columns (short_columns_fit): a block stages a tile of kShortTileColumns
 // whole columns, contiguous in Phi, in shared memory with 16-byte loads when Phi allows, and
 // kParts threads share each column (short_columns_logic.hpp), so that every load of Phi is
-// coalesced whatever S is. cuBLAS' gemv reached 0.81-0.85 of the copy bandwidth at S = 100 on
+// coalesced whatever S is. (A warp's reads of the tile meet in one bank 8 ways when S is a
+// multiple of 8, and not at all at S = 100: a pad per column would even that out, if the
+// measurements say it matters.) cuBLAS' gemv reached 0.81-0.85 of the copy bandwidth at S = 100 on
 // an H100 (0.49 at n = 1e5), against 0.90-0.96 at S = 500.
 constexpr int kShortTileColumns = kBlock / short_columns::kParts;
 
@@ -272,8 +274,8 @@ bool short_columns_fit(index_t rows, std::size_t element_bytes) {
 }
 
 template <class T>
-void phi_t_times_short(cudaStream_t s, const T* phi, index_t rows, index_t cols, const T* r,
-                       T* out) {
+void phi_t_times_short(cudaStream_t s, const T* phi, index_t rows, index_t cols, const T* r, T* out,
+                       index_t max_blocks) {
   if (cols <= 0) {
     return;
   }
@@ -282,7 +284,8 @@ void phi_t_times_short(cudaStream_t s, const T* phi, index_t rows, index_t cols,
                           " rows are not short (short_columns_fit)");
   }
   const index_t tiles = (cols + kShortTileColumns - 1) / kShortTileColumns;
-  const auto blocks = static_cast<unsigned int>(std::min<index_t>(tiles, index_t{1} << 16));
+  const auto blocks = static_cast<unsigned int>(
+      std::min({tiles, std::max<index_t>(max_blocks, 1), index_t{1} << 16}));
   phi_t_times_short_kernel<<<blocks, kBlock, short_columns_shared_bytes(rows, sizeof(T)), s>>>(
       phi, rows, cols, r, out);
   CORESET_CUDA_CHECK_LAUNCH();
@@ -341,7 +344,8 @@ void mark_duplicates(cudaStream_t s, const T* phi, index_t rows, index_t n,
   template void phi_times_list<T>(cudaStream_t, const T*, index_t, const index_t*, const index_t*, \
                                   index_t, const T*, double*, T*);                                 \
   template void column_norms<T>(cudaStream_t, const T*, index_t, index_t, T*);                     \
-  template void phi_t_times_short<T>(cudaStream_t, const T*, index_t, index_t, const T*, T*);      \
+  template void phi_t_times_short<T>(cudaStream_t, const T*, index_t, index_t, const T*, T*,       \
+                                     index_t);                                                     \
   template void gather_columns<T>(cudaStream_t, const T*, index_t, const index_t*, index_t,        \
                                   double*);                                                        \
   template void column_hashes<T>(cudaStream_t, const T*, index_t, index_t, std::uint64_t*);        \
