@@ -7,8 +7,9 @@
 #   1. ctest -L gpu: the GPU tests, with the pytest ones left out (their extension is built for
 #      the build machine's Python).
 #   2. bench_gpu: the per-iteration cases (issue 16's targets).
-#   3. bench_gpu --end-to-end at N = 1e6 and 1e7 (issue 15's targets), then bench_gpu
-#      --primitives: each primitive of an A-IHT II iteration timed alone in a CUDA graph.
+#   3. bench_gpu --end-to-end at N = 1e6 and 1e7 (issue 15's targets), README's example on the
+#      GPU, then bench_gpu --primitives: each primitive of an A-IHT II iteration timed alone in a
+#      CUDA graph.
 #   4. compute-sanitizer memcheck on the newest device code (the compact sparse lists' steps,
 #      arrays, blocks, ranks, Laplace), then racecheck, initcheck and synccheck on the primitives.
 #   5. The Python extension, compiled there with g++ against that machine's Python and pybind11,
@@ -120,6 +121,17 @@ step bench_iterations 150 "$out/bench.log" "$build/bench/bench_gpu" \
 step bench_end_to_end 120 "$out/bench.log" "$build/bench/bench_gpu" \
   --json "$out/bench_end_to_end.json" --sizes 1e5 --rows 100 --budgets 100 --repeats 1 --no-cpu \
   --end-to-end --end-to-end-sizes 1e6,1e7
+
+# README's example (scripts/example.sh) on the GPU, its summary into bench.log: the figures
+# README quotes for the GPU backend.
+example_gpu() {
+  local folder
+  folder="$(mktemp -d)"
+  "$build/coreset" build --model logistic -k 100 --max-iter 1000 --device gpu \
+    --out "$folder/coreset.csv" --report "$folder/report.json"
+}
+export -f example_gpu
+step example_gpu 60 "$out/bench.log" bash -c example_gpu
 
 # Each primitive of an A-IHT II iteration alone in a CUDA graph: where the iteration's time goes.
 # A step of its own, so that a failure here leaves the results above whole.

@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Markdown tables from one run of bench/run_gpu_carried.sh, for the README of its folder under
+bench/results/: the per-iteration cases, the short-column kernel beside cuBLAS, the primitives of
+an iteration and the end-to-end builds. Reads whichever of the run's JSON files are there.
+
+    python3 bench/gpu_results_tables.py bench/results/gpu_h100_<date>_<commit>/
+"""
+import json
+import sys
+from pathlib import Path
+
+
+def load(folder, name):
+    path = folder / name
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def iterations_table(run):
+    lines = [
+        "| n | S | k | Phi^T r vs copy | A-IHT II | A-IHT | A-IHT II host loop | graph nodes"
+        " (II / I) | top-k |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for case in run["cases"]:
+        if "budgets" not in case:
+            continue
+        for b in case["budgets"]:
+            if "a-iht-2_ms_per_iteration" not in b:
+                continue
+            host = b.get("a-iht-2_host_loop_ms_per_iteration")
+            lines.append(
+                f"| {case['n']:.0e} | {case['S']} | {b['k']} "
+                f"| {case['phi_t_r_fraction_of_copy_bandwidth']:.2f} "
+                f"| {b['a-iht-2_ratio_to_floor']:.3f}x ({b['a-iht-2_ms_per_iteration']:.3f} ms) "
+                f"| {b['a-iht_ratio_to_floor']:.3f}x ({b['a-iht_ms_per_iteration']:.3f} ms) "
+                f"| {f'{host:.3f} ms' if host else '-'} "
+                f"| {b['a-iht-2_graph_nodes_per_iteration']:.0f} / "
+                f"{b['a-iht_graph_nodes_per_iteration']:.0f} "
+                f"| {b['top_k_ms']:.3f} ms |")
+    return lines
+
+
+def short_kernel_table(runs):
+    lines = [
+        "| n | S | cuBLAS gemv vs copy | short-column kernel vs copy | largest difference /"
+        " largest entry |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    seen = set()
+    for run in runs:
+        for case in run["cases"]:
+            key = (case.get("n"), case.get("S"))
+            if "phi_t_r_short_kernel_ms" not in case or key in seen:
+                continue
+            seen.add(key)
+            lines.append(
+                f"| {case['n']:.0e} | {case['S']} "
+                f"| {case['phi_t_r_fraction_of_copy_bandwidth']:.3f} "
+                f"({case['phi_t_r_ms']:.4f} ms) "
+                f"| {case['phi_t_r_short_kernel_fraction_of_copy_bandwidth']:.3f} "
+                f"({case['phi_t_r_short_kernel_ms']:.4f} ms) "
+                f"| {case['phi_t_r_short_kernel_max_difference_over_largest_entry']:.2e} |")
+    return lines if len(lines) > 2 else []
+
+
+def primitives_table(run):
+    lines = []
+    for case in run["cases"]:
+        for b in case.get("budgets", []):
+            costs = b.get("primitives", {})
+            if "primitives" not in costs:
+                continue
+            lines.append(f"n = {case['n']:.0e}, S = {case['S']}, k = {b['k']} "
+                         f"(lists: {costs.get('list_sizes')})")
+            lines.append("")
+            lines.append("| primitive | us per call | graph nodes per call |")
+            lines.append("| --- | --- | --- |")
+            for name, cost in costs["primitives"].items():
+                if "error" in cost:
+                    lines.append(f"| {name} | error: {cost['error']} | |")
+                else:
+                    lines.append(f"| {name} | {cost['us_per_call']:.2f} "
+                                 f"| {cost['nodes_per_call']:.1f} |")
+            lines.append("")
+    return lines
+
+
+def end_to_end_table(runs):
+    order = ["setup", "laplace", "sampling", "upload_and_projection", "solve", "evaluation"]
+    lines = [
+        "| N | S | total | floor | ratio | " + " | ".join(order) + " | outside stages |",
+        "| --- | --- | --- | --- | --- | " + " | ".join("---" for _ in order) + " | --- |",
+    ]
+    for run in runs:
+        for case in run.get("end_to_end_cases", []):
+            stages = case["stages"]
+            cells = []
+            for name in order:
+                stage = stages.get(name)
+                if stage is None:
+                    cells.append("-")
+                elif stage["floor_seconds"] > 0:
+                    cells.append(f"{stage['seconds']:.3f} s (floor {stage['floor_seconds']:.3f})")
+                else:
+                    cells.append(f"{stage['seconds']:.3f} s")
+            lines.append(
+                f"| {case['N']:.0e} | {case['S']} | {case['seconds_total']:.3f} s "
+                f"| {case['floor_seconds']:.3f} s "
+                f"| {case['seconds_total'] / case['floor_seconds']:.2f}x | " + " | ".join(cells) +
+                f" | {case.get('seconds_outside_stages', float('nan')):.3f} s |")
+    return lines
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    folder = Path(sys.argv[1])
+    iterations = load(folder, "bench_iterations.json")
+    primitives = load(folder, "bench_primitives.json")
+    ends = [run for run in (load(folder, "bench_end_to_end.json"),
+                            load(folder, "bench_end_to_end_1e8.json")) if run]
+    sections = []
+    if iterations:
+        sections.append(("Per iteration (ratio to one read of Phi at the copy bandwidth)",
+                         iterations_table(iterations)))
+        comparison = iterations.get("cpu_comparison")
+        if comparison:
+            sections.append(("GPU against the CPU backend", [
+                f"n = {comparison['n']:.0e}, S = {comparison['S']}, k = {comparison['k']}: "
+                f"{comparison['gpu_ms_per_iteration']:.3f} ms against "
+                f"{comparison['cpu_ms_per_iteration']:.1f} ms "
+                f"({comparison['cpu_threads']} threads), {comparison['speedup']:.1f}x"
+            ]))
+    short = short_kernel_table([run for run in (iterations, primitives) if run])
+    if short:
+        sections.append(("Phi^T r: the short-column kernel beside cuBLAS", short))
+    if primitives:
+        sections.append(("Each primitive of an A-IHT II iteration, alone in a CUDA graph",
+                         primitives_table(primitives)))
+    if ends:
+        sections.append(("End to end", end_to_end_table(ends)))
+    for title, lines in sections:
+        print(f"## {title}\n")
+        print("\n".join(lines))
+        print()
+
+
+if __name__ == "__main__":
+    main()
