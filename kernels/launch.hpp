@@ -153,10 +153,12 @@ void compact(cudaStream_t s, Scratch& scratch, index_t n, const Mask* mask, inde
              index_t* out_count);
 /// Bytes of state top_k needs.
 constexpr index_t kTopKStateBytes = 64;
-/// Where top_k works: 256 histogram counters, its state, the positions above the threshold (k
+/// Where top_k works: 256 histogram counters and a count of finished blocks (both zero between
+/// selections: zero them once, when allocated), its state, the positions above the threshold (k
 /// entries), the tied positions (n entries) and their two counts.
 struct TopKWork {
   unsigned long long* histogram = nullptr;
+  unsigned int* blocks_done = nullptr;
   unsigned char* state = nullptr;
   index_t* above = nullptr;
   index_t* ties = nullptr;

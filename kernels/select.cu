@@ -37,30 +37,32 @@ struct KeyOf {
 template <class T>
 using State = kernels::radix::SelectState<kernels::radix::key_t<T>>;
 
-// The fresh state, and the histogram zeroed for the first pass (kBins threads).
+// One pass of the radix selection, in one launch. Each block adds its histogram (in shared
+// memory) to the global one; the first passes send nearly every key to a few bins (the
+// exponent's), so the lanes of a warp that share a digit add once, together (a labelled partition
+// of the lanes still active), instead of queueing on one shared counter. The block that finishes
+// last (a count of finished blocks) folds the global histogram into the state, zeroes it and the
+// count for the next pass: no second launch per pass to advance the state, and no memset. The
+// first pass (`fresh`) starts from the fresh state, SelectState{remaining = k}, instead of
+// reading one. Between selections the histogram and the count are zero (the backend zeroes them
+// once, when it allocates them).
 template <class T>
-__global__ void init_state_kernel(State<T>* state, index_t k, unsigned long long* histogram) {
-  if (threadIdx.x == 0) {
-    State<T> fresh;
-    fresh.remaining = k;
-    *state = fresh;
-  }
-  histogram[threadIdx.x] = 0;
-}
-
-// Per-block histograms in shared memory, added to the global one (exact integer counts, so the
-// order of the atomic additions does not matter). The first passes send nearly every key to a
-// few bins (the exponent's), so the lanes of a warp that share a digit add once, together
-// (a labelled partition of the lanes still active), instead of queueing on one shared counter.
-template <class T>
-__global__ void histogram_kernel(index_t n, KeyOf<T> key_of, const State<T>* state,
-                                 unsigned long long* histogram) {
+__global__ void histogram_pass_kernel(index_t n, KeyOf<T> key_of, State<T>* state, bool fresh,
+                                      index_t k, unsigned long long* histogram,
+                                      unsigned int* blocks_done) {
   __shared__ unsigned int local[kernels::radix::kBins];
+  __shared__ unsigned long long totals[kernels::radix::kBins];
+  __shared__ bool last;
   for (int b = threadIdx.x; b < kernels::radix::kBins; b += blockDim.x) {
     local[b] = 0;
   }
   __syncthreads();
-  const State<T> st = *state;
+  State<T> st;
+  if (fresh) {
+    st.remaining = k;
+  } else {
+    st = *state;
+  }
   for (index_t i = global_thread(); i < n; i += grid_stride()) {
     const auto key = key_of(i);
     if (st.counts(key)) {
@@ -78,19 +80,28 @@ __global__ void histogram_kernel(index_t n, KeyOf<T> key_of, const State<T>* sta
       atomicAdd(&histogram[b], static_cast<unsigned long long>(local[b]));
     }
   }
-}
-
-// Folds a pass's histogram into the state, then zeroes it for the next pass (kBins threads):
-// no separate memset per pass.
-template <class T>
-__global__ void advance_kernel(State<T>* state, unsigned long long* histogram) {
+  // This block's additions are made before it counts itself finished, so the block that counts
+  // last sees every block's.
+  __threadfence();
+  __syncthreads();
   if (threadIdx.x == 0) {
-    State<T> st = *state;
-    st.advance(histogram);
-    *state = st;
+    last = atomicAdd(blocks_done, 1u) == gridDim.x - 1;
   }
   __syncthreads();
-  histogram[threadIdx.x] = 0;
+  if (!last) {
+    return;
+  }
+  __threadfence();
+  for (int b = threadIdx.x; b < kernels::radix::kBins; b += blockDim.x) {
+    totals[b] = __ldcg(&histogram[b]);  // from L2, where the atomics are
+    histogram[b] = 0;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    st.advance(totals);
+    *state = st;
+    *blocks_done = 0;
+  }
 }
 
 template <class T>
@@ -275,13 +286,10 @@ void top_k(cudaStream_t s, Scratch& scratch, index_t n, const T* v, bool by_magn
     return;
   }
   auto* state = reinterpret_cast<State<T>*>(work.state);
-  init_state_kernel<T><<<1, kernels::radix::kBins, 0, s>>>(state, k, work.histogram);
-  CORESET_CUDA_CHECK_LAUNCH();
   const unsigned int blocks = blocks_for(n, 4096);
   for (int pass = 0; pass < kernels::radix::pass_count<kernels::radix::key_t<T>>(); ++pass) {
-    histogram_kernel<T><<<blocks, kBlock, 0, s>>>(n, key_of, state, work.histogram);
-    CORESET_CUDA_CHECK_LAUNCH();
-    advance_kernel<T><<<1, kernels::radix::kBins, 0, s>>>(state, work.histogram);
+    histogram_pass_kernel<T><<<blocks, kBlock, 0, s>>>(n, key_of, state, pass == 0, k,
+                                                       work.histogram, work.blocks_done);
     CORESET_CUDA_CHECK_LAUNCH();
   }
   // Fewer than k keys beat the k-th largest, so `above` needs k places; ties may be all n.

@@ -121,7 +121,11 @@ void CudaBackend<T>::allocate_working_state() {
   prepare(empty_, 0);
   zero(res_.stream(), empty_.count.data(), 1);
   partials_.resize_discard(kernels::kReducePartials);
+  // The top-k's histogram and count of finished blocks are zero between selections.
   histogram_.resize_discard(256);
+  zero(res_.stream(), histogram_.data(), histogram_.size());
+  blocks_done_.resize_discard(1);
+  zero(res_.stream(), blocks_done_.data(), 1);
   select_state_.resize_discard(kernels::kTopKStateBytes);
   list_count_.resize_discard(2);
   unit_.resize_discard(2);
@@ -837,8 +841,8 @@ void CudaBackend<T>::top_k(index_t n, const T* v, bool by_magnitude, const kerne
                            index_t k, index_t* positions, index_t* count) const {
   above_.reserve_discard(k);
   list_.reserve_discard(n);
-  const kernels::TopKWork work{histogram_.data(), select_state_.data(), above_.data(), list_.data(),
-                               list_count_.data()};
+  const kernels::TopKWork work{histogram_.data(), blocks_done_.data(), select_state_.data(),
+                               above_.data(),     list_.data(),        list_count_.data()};
   kernels::top_k(res_.stream(), res_.scratch(), n, v, by_magnitude, exclude, k, work, positions,
                  count);
 }

@@ -282,6 +282,7 @@ class CudaBackend {
   mutable kernels::DeviceBuffer<index_t> above_;       // the top-k's positions above its threshold
   mutable kernels::DeviceBuffer<index_t> positions_;   // the projected step's selected candidates
   mutable kernels::DeviceBuffer<unsigned long long> histogram_;
+  mutable kernels::DeviceBuffer<unsigned int> blocks_done_;  // the top-k's finished blocks
   mutable kernels::DeviceBuffer<unsigned char> select_state_;
   mutable kernels::DeviceBuffer<kernels::Mask> excluded_;  // n bytes, all zero between calls
   mutable kernels::DeviceBuffer<index_t> unit_;            // convex_step's vertex: index, count 1
