@@ -81,7 +81,9 @@ __global__ void histogram_pass_kernel(index_t n, KeyOf<T> key_of, State<T>* stat
     }
   }
   // This block's additions are made before it counts itself finished, so the block that counts
-  // last sees every block's.
+  // last sees every block's. Every thread that added fences (and every reader below), not only
+  // thread 0: under the PTX memory model it is the adding threads' own fences that order their
+  // atomics before the count; do not trim them to one thread.
   __threadfence();
   __syncthreads();
   if (threadIdx.x == 0) {
