@@ -36,6 +36,7 @@
 #include "bench_gpu_end_to_end.hpp"
 #include "bench_gpu_fill.hpp"
 #include "bench_gpu_primitives.hpp"
+#include "bench_gpu_timing.hpp"
 #include "bench_machine.hpp"
 #include "coreset/build.hpp"
 #include "coreset/solver.hpp"
@@ -67,36 +68,13 @@ struct Config {
   std::string json_path;
 };
 
-// Milliseconds of `work` on the stream, by CUDA events: median of `repeats` after a warm-up.
-template <class Work>
-double event_ms(cudaStream_t stream, int repeats, Work&& work) {
-  cudaEvent_t start = nullptr;
-  cudaEvent_t stop = nullptr;
-  CORESET_CUDA_TRY(cudaEventCreate(&start));
-  CORESET_CUDA_TRY(cudaEventCreate(&stop));
-  work();  // warm-up
-  std::vector<double> times;
-  for (int r = 0; r < repeats; ++r) {
-    CORESET_CUDA_TRY(cudaEventRecord(start, stream));
-    work();
-    CORESET_CUDA_TRY(cudaEventRecord(stop, stream));
-    CORESET_CUDA_TRY(cudaEventSynchronize(stop));
-    float ms = 0.0f;
-    CORESET_CUDA_TRY(cudaEventElapsedTime(&ms, start, stop));
-    times.push_back(ms);
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  return coreset::bench::median(times);
-}
-
 // Device-to-device copy bandwidth in bytes/s, counting the bytes read and the bytes written.
 double copy_bandwidth(coreset::cuda::Resources& res, int repeats) {
   const index_t bytes = index_t{2} << 30;
   coreset::kernels::DeviceBuffer<unsigned char> from(bytes);
   coreset::kernels::DeviceBuffer<unsigned char> to(bytes);
   CORESET_CUDA_TRY(cudaMemsetAsync(from.data(), 1, static_cast<std::size_t>(bytes), res.stream()));
-  const double ms = event_ms(res.stream(), repeats, [&] {
+  const double ms = coreset::bench::event_ms(res.stream(), repeats, [&] {
     CORESET_CUDA_TRY(cudaMemcpyAsync(to.data(), from.data(), static_cast<std::size_t>(bytes),
                                      cudaMemcpyDeviceToDevice, res.stream()));
   });
@@ -198,8 +176,8 @@ Json run_case(coreset::cuda::Resources& res, const Config& config, index_t n, in
   backend.column_sums(y);
   auto gradient = backend.make_datapoint_vector();
   const double floor_ms = 1e3 * phi_bytes / bandwidth;
-  const double gemv_ms =
-      event_ms(res.stream(), config.repeats, [&] { backend.phi_t_times(y, gradient); });
+  const double gemv_ms = coreset::bench::event_ms(res.stream(), config.repeats,
+                                                  [&] { backend.phi_t_times(y, gradient); });
   result["phi_bytes"] = phi_bytes;
   result["floor_ms"] = floor_ms;
   result["phi_t_r_ms"] = gemv_ms;
@@ -208,7 +186,7 @@ Json run_case(coreset::cuda::Resources& res, const Config& config, index_t n, in
     // The short-column kernel beside cuBLAS, on the same Phi and r (not the backend's yet), and
     // how far its result is from cuBLAS' (both sum in another order; the kernel in double).
     auto short_gradient = backend.make_datapoint_vector();
-    const double short_ms = event_ms(res.stream(), config.repeats, [&] {
+    const double short_ms = coreset::bench::event_ms(res.stream(), config.repeats, [&] {
       coreset::kernels::phi_t_times_short(res.stream(), backend.phi_data(), s, n, y.data(),
                                           short_gradient.data());
     });
@@ -234,7 +212,7 @@ Json run_case(coreset::cuda::Resources& res, const Config& config, index_t n, in
     Json entry = {{"k", k}};
     Backend::SparseDatapointVector exclude;
     Backend::SparseDatapointVector out;
-    entry["top_k_ms"] = event_ms(res.stream(), config.repeats, [&] {
+    entry["top_k_ms"] = coreset::bench::event_ms(res.stream(), config.repeats, [&] {
       backend.select_top_k(gradient, k, coreset::solvers::SelectionRule::largest_magnitude, exclude,
                            out);
     });

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "bench_gpu_fill.hpp"
-#include "bench_machine.hpp"
+#include "bench_gpu_timing.hpp"
 #include "kernels/check.hpp"
 #include "solvers/selection_rule.hpp"
 
@@ -58,26 +58,8 @@ struct Cost {
   double nodes_per_call = 0.0;
 };
 
-// Two CUDA events, destroyed however the timing ends.
-class EventPair {
- public:
-  EventPair() {
-    CORESET_CUDA_TRY(cudaEventCreate(&start));
-    CORESET_CUDA_TRY(cudaEventCreate(&stop));
-  }
-  EventPair(const EventPair&) = delete;
-  EventPair& operator=(const EventPair&) = delete;
-  ~EventPair() {
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-  }
-  cudaEvent_t start = nullptr;
-  cudaEvent_t stop = nullptr;
-};
-
 // `call` recorded kCalls times as one graph and replayed: medians of `repeats`.
 Cost graph_cost(const Backend& backend, int repeats, const std::function<void()>& call) {
-  const cudaStream_t stream = backend.resources().stream();
   call();
   call();
   const Backend::Recording recording = backend.record([&] {
@@ -86,19 +68,9 @@ Cost graph_cost(const Backend& backend, int repeats, const std::function<void()>
     }
   });
   const double nodes = static_cast<double>(backend.recorded_nodes()) / kCalls;
-  backend.replay(recording, 1);
-  const EventPair events;
-  std::vector<double> us;
-  for (int r = 0; r < repeats; ++r) {
-    CORESET_CUDA_TRY(cudaEventRecord(events.start, stream));
-    backend.replay(recording, kReplays);
-    CORESET_CUDA_TRY(cudaEventRecord(events.stop, stream));
-    CORESET_CUDA_TRY(cudaEventSynchronize(events.stop));
-    float ms = 0.0f;
-    CORESET_CUDA_TRY(cudaEventElapsedTime(&ms, events.start, events.stop));
-    us.push_back(1e3 * static_cast<double>(ms) / (kReplays * kCalls));
-  }
-  return {median(us), nodes};
+  const double ms =
+      event_ms(backend.resources().stream(), repeats, [&] { backend.replay(recording, kReplays); });
+  return {1e3 * ms / (kReplays * kCalls), nodes};
 }
 
 }  // namespace

@@ -85,7 +85,7 @@ class PinnedStage {
     if (recorded_[b]) {
       CORESET_CUDA_TRY(cudaEventSynchronize(done_[b]));
     }
-    return static_cast<char*>(memory_) + static_cast<std::size_t>(b) * kStageBytes;
+    return buffer_address(b);
   }
   // Queues the copy of buffer b's first `bytes` to `device`, and marks the buffer as read by it.
   void send(int b, char* device, std::size_t bytes) {
