@@ -30,6 +30,7 @@
 #include "solvers/backend.hpp"
 #include "solvers/line_search.hpp"
 #include "solvers/power_iteration.hpp"
+#include "solvers/relative_error.hpp"
 #include "solvers/selection_rule.hpp"
 #include "solvers/stopping_rule.hpp"
 #include "support/overflow.hpp"
@@ -262,8 +263,7 @@ class IhtDriver {
   // The solve's end: f(w), the relative error and the coreset of w.
   void finish(SolveResult& result, double objective, const SparseDatapointVector& w) {
     result.objective = objective;
-    result.relative_error =
-        result.target_norm > 0.0 ? std::sqrt(objective) / result.target_norm : 0.0;
+    result.relative_error = relative_error(objective, result.target_norm);
     result.coreset = be_.to_coreset(w);
   }
 

@@ -16,6 +16,7 @@
 
 #include "coreset/solver.hpp"
 #include "solvers/nnls.hpp"
+#include "solvers/relative_error.hpp"
 
 namespace coreset::solvers {
 
@@ -54,8 +55,7 @@ void refit_on_support(Backend& be, const typename Backend::SampleVector& y, Solv
     result.coreset = std::move(refit);
     result.objective = after;
   }
-  result.relative_error =
-      result.target_norm > 0.0 ? std::sqrt(result.objective) / result.target_norm : 0.0;
+  result.relative_error = relative_error(result.objective, result.target_norm);
 }
 
 }  // namespace coreset::solvers

@@ -13,6 +13,7 @@
 
 #include "coreset/error.hpp"
 #include "coreset/solver.hpp"
+#include "solvers/relative_error.hpp"
 #include "support/overflow.hpp"
 #include "support/progress.hpp"
 
@@ -103,8 +104,7 @@ void finish_baseline(Backend& be, const typename Backend::SampleVector& y,
   be.subtract(y, phi_w, residual);
   result.objective = be.read(be.dot(residual, residual));
   support::throw_if_overflowed(result.objective);
-  result.relative_error =
-      result.target_norm > 0.0 ? std::sqrt(result.objective) / result.target_norm : 0.0;
+  result.relative_error = relative_error(result.objective, result.target_norm);
   result.coreset = be.to_coreset(w);
 }
 
