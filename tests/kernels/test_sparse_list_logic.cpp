@@ -295,8 +295,8 @@ TEST(SparseMerge, RandomListsMatchStdMergeAndSetUnion) {
     for (int trial = 0; trial < 40; ++trial) {
       std::uniform_int_distribution<index_t> size(0, std::min<index_t>(n, 120));
       const index_t offset = trial % 4 == 3 ? (index_t{3} << 33) : 0;
-      const Indices a = random_support(n, generator, offset);
-      const Indices b = random_support(n, generator, offset);
+      const Indices a = random_support(n, size(generator), generator, offset);
+      const Indices b = random_support(n, size(generator), generator, offset);
       for (const index_t stale : {index_t{-1}, std::numeric_limits<index_t>::max()}) {
         check_union(a, b, stale, "n " + std::to_string(n) + " trial " + std::to_string(trial));
       }
