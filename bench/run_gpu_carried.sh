@@ -11,7 +11,7 @@
 #      GPU, then bench_gpu --primitives: each primitive of an A-IHT II iteration timed alone in a
 #      CUDA graph.
 #   4. compute-sanitizer memcheck on the newest device code (the compact sparse lists' steps,
-#      arrays, blocks, ranks, Laplace), then racecheck, initcheck and synccheck on the primitives.
+#      arrays, column blocks, Laplace), then racecheck, initcheck and synccheck on the primitives.
 #   5. The Python extension, compiled there with g++ against that machine's Python and pybind11,
 #      then python/tests/test_gpu_arrays.py: arrays made with libcudart, CuPy and PyTorch.
 #   6. bench_gpu --end-to-end at N = 1e8 (S = 100).
@@ -141,7 +141,7 @@ step bench_primitives 120 "$out/bench.log" "$build/bench/bench_gpu" \
 
 sanitizer="$(command -v compute-sanitizer || echo "$cuda_root/bin/compute-sanitizer")"
 # GpuPrimitives holds every sparse step of the compact lists against the CPU; then the device
-# arrays, blocks and ranks, and Laplace.
+# arrays, the device column blocks, and Laplace.
 step memcheck 90 "$out/sanitizer.log" "$sanitizer" --tool memcheck --leak-check full \
   --error-exitcode 1 "$build/tests/test_cuda" \
   --gtest_filter='GpuPrimitives*:GpuDeviceArrays*:DeviceColumnBlock*:*Laplace*'
