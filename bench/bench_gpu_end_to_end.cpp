@@ -1,7 +1,7 @@
 // The floors, per stage (bytes / bandwidth, both from this run):
 //   upload      the dataset (design n x d, responses, offsets: 8 n (d + 2) bytes) once, over the
 //               measured host-to-device bandwidth from pinned memory (the bus's; until 947d87d
-//               from pageable memory, 8.0 GB/s on the H100 machine);
+//               from pageable memory, 7.1-8.0 GB/s on the H100 machine);
 //   laplace     every evaluation of the log joint reads the design, responses and offsets once
 //               (8 n (d + 2) bytes) at the device copy bandwidth; the evaluations (Newton steps
 //               and line-search points) are counted on a second, standalone fit of the same model;

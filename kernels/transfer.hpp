@@ -31,7 +31,7 @@ inline constexpr std::size_t kStagedCopyBytes = 8 * kStageBytes;
 /// cudaMemcpyAsync host -> device on `stream`, counted. From pageable memory it returns once the
 /// data is staged, so `host` may go away; no-op for 0 bytes. A pageable copy of kStagedCopyBytes
 /// or more is staged through pinned memory by this function (the driver's own staging ran at
-/// 8 GB/s on the H100 machine, a third of its bus), and returns once it is on the device; if
+/// 7.1-8.0 GB/s on the H100 machine), and returns once it is on the device; if
 /// pinned memory cannot be had, the plain copy runs instead.
 void copy_to_device_async(cudaStream_t stream, void* device, const void* host, std::size_t bytes);
 /// cudaMemcpyAsync device -> host on `stream`, counted; the caller synchronises before reading.
