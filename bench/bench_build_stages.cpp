@@ -52,12 +52,12 @@
 #include "coreset/version.hpp"
 #include "cpu/projection.hpp"
 #include "cpu/simd/columns.hpp"
-#include "cpu/simd/isa.hpp"
-#include "cpu/simd/log_sigmoid.hpp"
 #include "models/link.hpp"
 #include "models/model.hpp"
 #include "models/row_sums.hpp"
+#include "models/simd/log_sigmoid.hpp"
 #include "posterior/posterior.hpp"
+#include "support/isa.hpp"
 #include "support/random.hpp"
 
 #ifndef CORESET_BENCH_CXX_FLAGS
@@ -305,7 +305,7 @@ enum class Pass {
 // Returns the number of columns whose sum was not finite.
 index_t blocked_pass(const coreset::models::Model& model, const Eigen::MatrixXd& samples,
                      double* phi, int team, Pass pass,
-                     coreset::cpu::simd::Isa isa = coreset::cpu::simd::active_isa()) {
+                     coreset::support::Isa isa = coreset::support::active_isa()) {
   using ColumnMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic>;
   const index_t s = samples.rows();
   const index_t n = model.rows();
@@ -332,7 +332,7 @@ index_t blocked_pass(const coreset::models::Model& model, const Eigen::MatrixXd&
         signed_rows = model.design.middleRows(first, width);
         signed_rows.array().colwise() *= model.response.segment(first, width).array();
         block.noalias() = samples * signed_rows.transpose();
-        coreset::cpu::simd::log_sigmoid(isa, out, out, s * width);
+        coreset::models::simd::log_sigmoid(isa, out, out, s * width);
       }
       if (pass == Pass::product) {
         continue;
@@ -626,12 +626,12 @@ Record run_size(index_t n, const Config& config, int team) {
   });
   r.replica_matches =
       std::memcmp(buffer.get(), phi.data(), static_cast<std::size_t>(count) * sizeof(double)) == 0;
-  using coreset::cpu::simd::Isa;
+  using coreset::support::Isa;
   for (Isa isa : {Isa::baseline, Isa::avx2, Isa::avx512}) {
-    if (!coreset::cpu::simd::supported(isa)) {
+    if (!coreset::support::supported(isa)) {
       continue;
     }
-    const std::string name = coreset::cpu::simd::isa_name(isa);
+    const std::string name = coreset::support::isa_name(isa);
     r.link_by_isa.emplace_back(
         name, measure(("diag: product + link, " + name).c_str(), stage_plan, config, [&] {
           const auto t = Clock::now();
@@ -774,7 +774,7 @@ nlohmann::json to_json(const Record& r, const Config& config) {
         {"replica_without_allocation", to_json(r.replica)},
         {"replica_matches_library_bitwise", r.replica_matches},
         {"anon_huge_page_bytes_with_a_fresh_phi", r.huge_bytes},
-        {"link_isa_active", coreset::cpu::simd::isa_name(coreset::cpu::simd::active_isa())},
+        {"link_isa_active", coreset::support::isa_name(coreset::support::active_isa())},
         {"product_plus_link_by_isa", link_json},
         {"link_seconds_estimate", r.product_link.median - r.item[kProductBlocked].median},
         {"link_evaluations_per_second",
@@ -861,7 +861,7 @@ void print_tables(const std::vector<Record>& records) {
                 r.replica_matches ? "" : "(the +link+ctr replica differs from the library's Phi)");
   }
   std::printf("\nThe link by instruction set, each product + link (median seconds; active: %s)\n",
-              coreset::cpu::simd::isa_name(coreset::cpu::simd::active_isa()));
+              coreset::support::isa_name(coreset::support::active_isa()));
   for (const Record& r : records) {
     std::printf("%9lld", static_cast<long long>(r.n));
     for (const auto& [name, measurement] : r.link_by_isa) {

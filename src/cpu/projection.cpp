@@ -16,9 +16,9 @@
 
 #include "coreset/error.hpp"
 #include "cpu/simd/columns.hpp"
-#include "cpu/simd/log_sigmoid.hpp"
 #include "cpu/solve_cpu.hpp"
 #include "models/link.hpp"
+#include "models/simd/log_sigmoid.hpp"
 #include "support/progress.hpp"
 #include "support/threads.hpp"
 #include "support/transpose.hpp"
@@ -51,7 +51,7 @@ void link_block(const Model& model, const Eigen::MatrixXd& samples, index_t firs
     signed_rows = model.design.middleRows(first, width);
     signed_rows.array().colwise() *= model.response.segment(first, width).array();
     block.noalias() = samples * signed_rows.transpose();
-    cpu::simd::log_sigmoid(out, out, s * width);
+    models::simd::log_sigmoid(out, out, s * width);
   } else {
     block.noalias() = samples * model.design.middleRows(first, width).transpose();
   }

@@ -1,7 +1,7 @@
 #include "coreset/version.hpp"
 
-#include "cpu/simd/isa.hpp"
 #include "pipeline/execution_context.hpp"
+#include "support/isa.hpp"
 
 namespace coreset {
 
@@ -20,7 +20,7 @@ BuildInfo build_info() {
   info.compiler = "unknown";
 #endif
   info.build_type = CORESET_BUILD_TYPE;
-  info.cpu_kernels = cpu::simd::isa_name(cpu::simd::active_isa());
+  info.cpu_kernels = support::isa_name(support::active_isa());
 #if defined(_OPENMP)
   info.openmp = true;
   info.threads = pipeline::resolve_threads(0);

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "coreset/io.hpp"
-#include "cpu/simd/isa.hpp"
 #include "helpers/cli_fixture.hpp"
+#include "support/isa.hpp"
 
 namespace coreset {
 namespace {
@@ -193,8 +193,8 @@ TEST_F(Cli, BadDatasetsFailWithFileLineColumnAndNoOutput) {
 TEST_F(Cli, TheCoresetDoesNotDependOnWhetherTheCpuHasAvx2OrAvx512) {
   // The link kernels give identical bits and the column sums are taken outside them, so the same
   // build on either kind of CPU writes the same coreset.
-  using cpu::simd::Isa;
-  if (!cpu::simd::supported(Isa::avx2) || !cpu::simd::supported(Isa::avx512)) {
+  using support::Isa;
+  if (!support::supported(Isa::avx2) || !support::supported(Isa::avx512)) {
     GTEST_SKIP() << "needs a CPU with both AVX2 and AVX-512";
   }
   std::string written[2];

@@ -11,8 +11,8 @@
 
 #include "coreset/io.hpp"
 #include "coreset/version.hpp"
-#include "cpu/simd/isa.hpp"
 #include "helpers/cli_fixture.hpp"
+#include "support/isa.hpp"
 
 namespace coreset {
 namespace {
@@ -94,7 +94,7 @@ TEST_F(Reproducible, BuildReportRecordsVersionOptionsSeedAndRuntime) {
   EXPECT_TRUE(input["prior_covariance"].is_null());
   const Json& runtime = report["runtime"];
   EXPECT_EQ(runtime["backend"], "cpu");
-  EXPECT_EQ(runtime["cpu_kernels"], cpu::simd::isa_name(cpu::simd::active_isa()));
+  EXPECT_EQ(runtime["cpu_kernels"], support::isa_name(support::active_isa()));
   EXPECT_EQ(runtime["threads"], 1);
   EXPECT_EQ(runtime["threads_requested"], 1);
   EXPECT_FALSE(runtime["compiler"].get<std::string>().empty());
@@ -138,7 +138,7 @@ TEST_F(Reproducible, SolveWithTheSameSeedIsBitIdenticalAndRecordsItsRuntime) {
   EXPECT_EQ(first["version"], version());
   EXPECT_EQ(first["seed"], 3);
   EXPECT_EQ(first["runtime"]["backend"], "cpu");
-  EXPECT_EQ(first["runtime"]["cpu_kernels"], cpu::simd::isa_name(cpu::simd::active_isa()));
+  EXPECT_EQ(first["runtime"]["cpu_kernels"], support::isa_name(support::active_isa()));
   EXPECT_EQ(first["runtime"]["threads"], 2);
   EXPECT_EQ(again["runtime"]["threads"], 1);
 }

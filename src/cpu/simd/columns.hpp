@@ -7,9 +7,13 @@
 #include <cmath>
 
 #include "coreset/types.hpp"
-#include "cpu/simd/isa.hpp"
+#include "support/isa.hpp"
 
 namespace coreset::cpu::simd {
+
+using support::active_isa;
+using support::Isa;
+using support::supported;
 
 /// The centring and scaling of spec 1.3 for one value: the one place this formula lives (the
 /// vector variants write the same two operations lane by lane).

@@ -1,9 +1,9 @@
-#include "cpu/simd/isa.hpp"
+#include "support/isa.hpp"
 
 #include <cstdlib>
 #include <cstring>
 
-namespace coreset::cpu::simd {
+namespace coreset::support {
 
 bool supported(Isa isa) {
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -60,4 +60,4 @@ Isa active_isa() {
   return isa;
 }
 
-}  // namespace coreset::cpu::simd
+}  // namespace coreset::support

@@ -1,7 +1,7 @@
 // The x86 instruction sets the CPU kernels are compiled for, and which one this CPU runs.
 #pragma once
 
-namespace coreset::cpu::simd {
+namespace coreset::support {
 
 enum class Isa {
   baseline,  ///< what the library is compiled for (x86-64: SSE2), scalar formulas
@@ -19,4 +19,4 @@ Isa active_isa();
 
 const char* isa_name(Isa isa);
 
-}  // namespace coreset::cpu::simd
+}  // namespace coreset::support

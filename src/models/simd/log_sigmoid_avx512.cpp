@@ -1,9 +1,9 @@
 // log_sigmoid for AVX-512: eight 8-lane vectors per step. This file alone is compiled with the
 // instruction set's flags (src/CMakeLists.txt) and is only called when supported() says so.
-#include "cpu/simd/log_sigmoid.hpp"
-#include "cpu/simd/log_sigmoid_kernel.hpp"
+#include "models/simd/log_sigmoid.hpp"
+#include "models/simd/log_sigmoid_kernel.hpp"
 
-namespace coreset::cpu::simd::detail {
+namespace coreset::models::simd::detail {
 
 void log_sigmoid_avx512(const double* m, double* out, index_t count) {
   typedef double Vector __attribute__((vector_size(64)));
@@ -11,4 +11,4 @@ void log_sigmoid_avx512(const double* m, double* out, index_t count) {
   log_sigmoid_impl<Vector, IntVector, 8>(m, out, count);
 }
 
-}  // namespace coreset::cpu::simd::detail
+}  // namespace coreset::models::simd::detail

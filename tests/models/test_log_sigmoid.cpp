@@ -1,4 +1,4 @@
-// The vectorised log-sigmoid kernels (src/cpu/simd) against the scalar link formula that the
+// The vectorised log-sigmoid kernels (src/models/simd) against the scalar link formula that the
 // rest of the engine and the GPU share (models::logistic_value, built on glibc's exp/log1p).
 #include <gtest/gtest.h>
 
@@ -7,11 +7,11 @@
 #include <random>
 #include <vector>
 
-#include "cpu/simd/log_sigmoid.hpp"
 #include "helpers/isa_test.hpp"
 #include "models/link.hpp"
+#include "models/simd/log_sigmoid.hpp"
 
-namespace coreset::cpu::simd {
+namespace coreset::models::simd {
 namespace {
 
 std::vector<double> scaled_by(std::vector<double> a, double y) {
@@ -160,4 +160,4 @@ TEST(IsaDispatch, TheActiveSetIsSupportedAndBaselineAlwaysIs) {
 }
 
 }  // namespace
-}  // namespace coreset::cpu::simd
+}  // namespace coreset::models::simd

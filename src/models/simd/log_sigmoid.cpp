@@ -1,8 +1,8 @@
-#include "cpu/simd/log_sigmoid.hpp"
+#include "models/simd/log_sigmoid.hpp"
 
 #include "models/link.hpp"
 
-namespace coreset::cpu::simd {
+namespace coreset::models::simd {
 
 namespace detail {
 
@@ -33,4 +33,4 @@ void log_sigmoid(const double* m, double* out, index_t count) {
   log_sigmoid(active_isa(), m, out, count);
 }
 
-}  // namespace coreset::cpu::simd
+}  // namespace coreset::models::simd

@@ -4,9 +4,13 @@
 #pragma once
 
 #include "coreset/types.hpp"
-#include "cpu/simd/isa.hpp"
+#include "support/isa.hpp"
 
-namespace coreset::cpu::simd {
+namespace coreset::models::simd {
+
+using support::active_isa;
+using support::Isa;
+using support::supported;
 
 /// out[j] = log sigma(m[j]) = -softplus(-m[j]) for j < count (out may equal m). Uses the
 /// best instruction set this CPU supports. The AVX2 and AVX-512 kernels give identical bits;
@@ -23,4 +27,4 @@ void log_sigmoid_avx2(const double* m, double* out, index_t count);
 void log_sigmoid_avx512(const double* m, double* out, index_t count);
 }  // namespace detail
 
-}  // namespace coreset::cpu::simd
+}  // namespace coreset::models::simd
