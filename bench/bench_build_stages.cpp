@@ -56,6 +56,7 @@
 #include "models/model.hpp"
 #include "models/row_sums.hpp"
 #include "models/simd/log_sigmoid.hpp"
+#include "models/simd/row_block.hpp"
 #include "posterior/posterior.hpp"
 #include "support/isa.hpp"
 #include "support/random.hpp"
@@ -574,10 +575,14 @@ Record run_size(index_t n, const Config& config, int team) {
   r.design_pass = measure("one pass over the design", stage_plan, config, [&] {
     const Eigen::VectorXd mode = fit.posterior.mean;
     const auto t = Clock::now();
-    const coreset::models::RowSums sums =
-        coreset::models::sum_over_rows(model.design, false, false,
-                                       [&](index_t, const Eigen::MatrixXd& block, Eigen::VectorXd&,
-                                           Eigen::VectorXd&) { return (block * mode).sum(); });
+    const coreset::models::RowSums sums = coreset::models::sum_over_rows(
+        model.design, false, false,
+        [&](index_t, const coreset::models::simd::RowBlock& block, Eigen::VectorXd& g,
+            Eigen::VectorXd&) {
+          // The predictors into g (the block's own scratch).
+          coreset::models::simd::linear_predictors(block, mode.data(), g.data());
+          return g.sum();
+        });
     const double elapsed = seconds_since(t);
     if (!std::isfinite(sums.value)) {
       throw std::runtime_error("the pass over the design gave a non-finite sum");

@@ -1,8 +1,8 @@
 // The per-datapoint log-likelihood L_n and the weighted log joint lj_w of spec 4.1, with their
 // analytic derivatives. Every model here is "scalar link of z_n . theta plus a shared quadratic",
-// so the sums over datapoints are, per block of rows, one matrix-vector product for the linear
-// predictors, one elementwise pass through the link, and one product block^T (...) for each
-// derivative (models/row_sums.hpp).
+// so the sums over datapoints are, per block of rows, the linear predictors, one elementwise pass
+// through the link (vectorised for the logistic link), and a weighted sum of the rows for each
+// derivative (models/row_sums.hpp, models/simd/row_block.hpp).
 #include <cmath>
 #include <string>
 #include <vector>
@@ -14,6 +14,8 @@
 #include "models/model.hpp"
 #include "models/row_sums.hpp"
 #include "models/row_sums_provider.hpp"
+#include "models/simd/log_sigmoid.hpp"
+#include "models/simd/row_block.hpp"
 
 namespace coreset::models {
 namespace {
@@ -65,52 +67,96 @@ void validate_theta(const Model& model, const Eigen::VectorXd& theta, const char
   }
 }
 
+/// One thread's per-block buffers for exact_link_sums: the predictors and the link's terms.
+struct LinkScratch {
+  std::vector<double> predictor;
+  std::vector<double> value;
+  std::vector<double> first;
+  std::vector<double> second;
+  std::vector<double> ones;  // the unit weights of a block
+};
+
+/// This thread's buffers, of at least `rows` entries each (a block of at most kRowSumBlock
+/// rows): kept across blocks and calls, so that no pass allocates per block.
+LinkScratch& link_scratch(index_t rows) {
+  thread_local LinkScratch scratch;
+  if (static_cast<index_t>(scratch.predictor.size()) < rows) {
+    for (std::vector<double>* buffer :
+         {&scratch.predictor, &scratch.value, &scratch.first, &scratch.second}) {
+      buffer->resize(static_cast<std::size_t>(rows));
+    }
+    scratch.ones.assign(static_cast<std::size_t>(rows), 1.0);
+  }
+  return scratch;
+}
+
 /// The weighted sum over the rows of `design` (the whole design, or the coreset's rows gathered)
 /// of the link part of L_n: sum_n w_n (ell(a_n) + c_n), plus the gradient design^T (w .* ell')
 /// and the negative Hessian design^T diag(w .* -ell'') design when asked for, in the fixed
-/// order of models/row_sums.hpp. The shared quadratic and the prior are added by the caller,
-/// once, scaled by the total weight.
+/// order of models/row_sums.hpp; `weights` null means every w_n = 1. The shared quadratic and
+/// the prior are added by the caller, once, scaled by the total weight.
 ExactRowSums exact_link_sums(const Model& model, const Eigen::Ref<const Eigen::MatrixXd>& design,
                              const Eigen::Ref<const Eigen::VectorXd>& response,
-                             const Eigen::Ref<const Eigen::VectorXd>& offset,
-                             const Eigen::Ref<const Eigen::VectorXd>& weights,
+                             const Eigen::Ref<const Eigen::VectorXd>& offset, const double* weights,
                              const Eigen::VectorXd& theta, bool want_gradient, bool want_hessian) {
-  const auto terms = [&](index_t first, const Eigen::MatrixXd& block, Eigen::VectorXd& g,
+  const bool value_only = !want_gradient && !want_hessian;
+  const auto terms = [&](index_t first, const simd::RowBlock& block, Eigen::VectorXd& g,
                          Eigen::VectorXd& c) {
-    // On the block's own copy: Eigen's matrix-vector kernel picks its blocking by the matrix's
-    // stride (from d = 128 on), which differs between the whole design and a share.
-    const Eigen::VectorXd predictor = block * theta;
-    const index_t count = block.rows();
-    double value = 0.0;
-    if (!want_gradient && !want_hessian) {
-      // A line search's evaluation: the link's value alone (link_value computes it as
-      // evaluate_link does, bit for bit), without the derivatives' exponentials.
-      for (index_t j = 0; j < count; ++j) {
-        const index_t i = first + j;
-        value +=
-            weights[i] *
-            (link_value(model.link, predictor[j], response[i], model.noise_precision) + offset[i]);
+    const index_t count = block.rows;
+    const double* y = response.data() + first;
+    const double* shift = offset.data() + first;
+    // The rows' weights: the coreset's, or (null) ones, from a block of ones rather than an
+    // n-sized vector of them (multiplying by 1 is exact, so both give the same bits).
+    LinkScratch& scratch = link_scratch(count);
+    const double* w = weights != nullptr ? weights + first : scratch.ones.data();
+    double* predictor = scratch.predictor.data();
+    simd::linear_predictors(block, theta.data(), predictor);
+    // values[j] = ell(a_j), then w_j (ell(a_j) + c_j): the terms the value adds up.
+    double* values = scratch.value.data();
+    if (model.link == Link::logistic) {
+      // The vector link (simd/row_block.hpp). A line search's evaluation takes the value alone,
+      // log sigma(y a) by the log-sigmoid kernel: the bits of the full evaluation's value.
+      if (value_only) {
+        for (index_t j = 0; j < count; ++j) {
+          values[j] = y[j] * predictor[j];
+        }
+        simd::log_sigmoid(values, values, count);
+      } else {
+        simd::logistic_link_terms(predictor, y, count, values, scratch.first.data(),
+                                  scratch.second.data());
       }
-      return value;
+    } else if (value_only) {
+      // The link's value alone (link_value computes it as evaluate_link does, bit for bit),
+      // without the derivatives' exponentials.
+      for (index_t j = 0; j < count; ++j) {
+        values[j] = link_value(model.link, predictor[j], y[j], model.noise_precision);
+      }
+    } else {
+      for (index_t j = 0; j < count; ++j) {
+        const LinkTerms link = evaluate_link(model.link, predictor[j], y[j], model.noise_precision);
+        values[j] = link.value;
+        scratch.first[j] = link.first;
+        scratch.second[j] = link.second;
+      }
+    }
+    if (!value_only) {
+      for (index_t j = 0; j < count; ++j) {
+        g[j] = w[j] * scratch.first[j];
+        c[j] = -w[j] * scratch.second[j];  // w_n * -ell''(a_n) >= 0
+      }
     }
     for (index_t j = 0; j < count; ++j) {
-      const index_t i = first + j;
-      const LinkTerms link =
-          evaluate_link(model.link, predictor[j], response[i], model.noise_precision);
-      value += weights[i] * (link.value + offset[i]);
-      g[j] = weights[i] * link.first;
-      c[j] = -weights[i] * link.second;  // w_n * -ell''(a_n) >= 0
+      values[j] = w[j] * (values[j] + shift[j]);
     }
-    return value;
+    return simd::sum_in_lanes(values, count);
   };
   return exact_sums_over_rows(design, want_gradient, want_hessian, terms);
 }
 
 RowSums link_sums(const Model& model, const Eigen::Ref<const Eigen::MatrixXd>& design,
                   const Eigen::Ref<const Eigen::VectorXd>& response,
-                  const Eigen::Ref<const Eigen::VectorXd>& offset,
-                  const Eigen::Ref<const Eigen::VectorXd>& weights, const Eigen::VectorXd& theta,
-                  bool want_gradient, bool want_hessian) {
+                  const Eigen::Ref<const Eigen::VectorXd>& offset, const double* weights,
+                  const Eigen::VectorXd& theta, bool want_gradient, bool want_hessian) {
   return round_row_sums(
       exact_link_sums(model, design, response, offset, weights, theta, want_gradient, want_hessian),
       design.cols(), want_gradient, want_hessian);
@@ -131,7 +177,7 @@ ExactRowSums exact_link_sums(const Model& model, index_t first, index_t count,
   }
   return exact_link_sums(model, model.design.middleRows(first, count),
                          model.response.segment(first, count), model.offset.segment(first, count),
-                         Eigen::VectorXd::Ones(count), theta, want_vector, want_matrix);
+                         nullptr, theta, want_vector, want_matrix);
 }
 
 double log_likelihood(const Model& model, index_t n, const Eigen::VectorXd& theta,
@@ -204,8 +250,7 @@ double log_joint(const Model& model, const Coreset* weights, const Eigen::Vector
       sums = full_data->link_sums(theta, want_gradient, want_hessian);
     } else {
       require_whole(model, "log_joint: the sums over all datapoints");
-      const Eigen::VectorXd ones = Eigen::VectorXd::Ones(model.rows());
-      sums = link_sums(model, model.design, model.response, model.offset, ones, theta,
+      sums = link_sums(model, model.design, model.response, model.offset, nullptr, theta,
                        want_gradient, want_hessian);
     }
   } else {
@@ -236,14 +281,14 @@ double log_joint(const Model& model, const Coreset* weights, const Eigen::Vector
     Eigen::MatrixXd rows(k, d);
     Eigen::VectorXd response(k);
     Eigen::VectorXd offset(k);
-    const Eigen::Map<const Eigen::VectorXd> w(weights->weights.data(), k);
     for (Eigen::Index i = 0; i < k; ++i) {
       const index_t index = weights->indices[static_cast<std::size_t>(i)];
       rows.row(i) = model.design.row(index);
       response[i] = model.response[index];
       offset[i] = model.offset[index];
     }
-    sums = link_sums(model, rows, response, offset, w, theta, want_gradient, want_hessian);
+    sums = link_sums(model, rows, response, offset, weights->weights.data(), theta, want_gradient,
+                     want_hessian);
   }
   // The data's sums, from the host or the provider alike. The Hessian's is symmetric up to the
   // summation order of the products, which the symmetrisation below removes.

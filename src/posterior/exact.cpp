@@ -61,9 +61,9 @@ void add_data_terms(const QuadraticLink& link, const Eigen::Ref<const Eigen::Mat
                     const Eigen::Ref<const Eigen::VectorXd>& w,
                     const Eigen::Ref<const Eigen::VectorXd>& y, Eigen::MatrixXd& precision,
                     Eigen::VectorXd& linear_term) {
-  const auto terms = [&](index_t first, const Eigen::MatrixXd& block, Eigen::VectorXd& g,
+  const auto terms = [&](index_t first, const models::simd::RowBlock& block, Eigen::VectorXd& g,
                          Eigen::VectorXd& c) {
-    const index_t count = block.rows();
+    const index_t count = block.rows;
     g = w.segment(first, count)
             .cwiseProduct(link.slope * y.segment(first, count) +
                           Eigen::VectorXd::Constant(count, link.intercept));

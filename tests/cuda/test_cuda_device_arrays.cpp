@@ -16,6 +16,7 @@
 #include "cuda/gpu_test_support.hpp"
 #include "helpers/error_message.hpp"
 #include "helpers/random_problem.hpp"
+#include "helpers/solver_cases.hpp"
 #include "kernels/device_buffer.hpp"
 
 namespace coreset {
@@ -48,12 +49,11 @@ SolverOptions gpu_options(Algorithm algorithm) {
   return options;
 }
 
+/// One solve reached two ways (test::expect_same_solve), on the GPU.
 void expect_same(const SolveResult& got, const SolveResult& expected, const std::string& where) {
-  EXPECT_EQ(got.coreset.indices, expected.coreset.indices) << where;
-  EXPECT_EQ(got.coreset.weights, expected.coreset.weights) << where;
-  EXPECT_EQ(got.objective, expected.objective) << where;
-  EXPECT_EQ(got.iterations, expected.iterations) << where;
-  EXPECT_EQ(got.device, Device::gpu) << where;
+  SCOPED_TRACE(where);
+  test::expect_same_solve(got, expected);
+  EXPECT_EQ(got.device, Device::gpu);
 }
 
 template <class T>

@@ -417,8 +417,8 @@ TEST(RowSums, MatchTheDirectSumsAcrossBlockBoundaries) {
     const Eigen::VectorXd cw = random_matrix(n, 1, rng).cwiseAbs();
     const RowSums sums = sum_over_rows(
         design, true, true,
-        [&](index_t first, const Eigen::MatrixXd& block, Eigen::VectorXd& g, Eigen::VectorXd& c) {
-          const index_t count = block.rows();
+        [&](index_t first, const simd::RowBlock& block, Eigen::VectorXd& g, Eigen::VectorXd& c) {
+          const index_t count = block.rows;
           g = gw.segment(first, count);
           c = cw.segment(first, count);
           return v.segment(first, count).sum();

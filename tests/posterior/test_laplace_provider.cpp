@@ -19,7 +19,8 @@
 namespace coreset::posterior {
 namespace {
 
-/// The host reference's own sums (log_joint's terms with unit weights), counted.
+/// The host reference's own sums (log_joint's, through the rank interface's exact_link_sums over
+/// all rows), counted.
 class HostSums final : public models::RowSumsProvider {
  public:
   explicit HostSums(const models::Model& model, double matrix_scale = 1.0)
@@ -30,22 +31,9 @@ class HostSums final : public models::RowSumsProvider {
                             bool want_matrix) const override {
     ++calls;
     ++(want_vector || want_matrix ? calls_with_derivatives : value_calls);
-    const auto terms = [&](index_t first, const Eigen::MatrixXd& block, Eigen::VectorXd& g,
-                           Eigen::VectorXd& c) {
-      const Eigen::VectorXd predictor = block * theta;
-      const index_t count = block.rows();
-      double value = 0.0;
-      for (index_t j = 0; j < count; ++j) {
-        const index_t i = first + j;
-        const models::LinkTerms link = models::evaluate_link(
-            model_.link, predictor[j], model_.response[i], model_.noise_precision);
-        value += 1.0 * (link.value + model_.offset[i]);
-        g[j] = 1.0 * link.first;
-        c[j] = -1.0 * link.second;
-      }
-      return value;
-    };
-    models::RowSums sums = models::sum_over_rows(model_.design, want_vector, want_matrix, terms);
+    models::RowSums sums = models::round_row_sums(
+        models::exact_link_sums(model_, 0, model_.rows(), theta, want_vector, want_matrix),
+        model_.dim(), want_vector, want_matrix);
     if (want_matrix) {
       sums.matrix *= matrix_scale_;
     }

@@ -98,20 +98,18 @@ inline __attribute__((always_inline)) V scale_by_power_of_two(V p, V n, V n_bits
   return p * reinterpret_cast<V>((n1 + 1023) << 52) * reinterpret_cast<V>((n2 + 1023) << 52);
 }
 
-/// Evaluates log sigma(m[u]) in place for U independent vectors. Each step runs across all U
-/// vectors before the next, so the two long polynomial chains of one vector overlap with the
-/// others' (with AVX-512, one vector is latency-bound at about 3.7 ns per entry, four run at
-/// 2.1-2.6 ns and eight about 10% faster than four).
+/// e[u] = e^x[u] for x <= 0 (clamped at kExpClamp; 0 below it), for U independent vectors. Each
+/// step runs across all U vectors before the next, so the long polynomial chain of one vector
+/// overlaps with the others' (with AVX-512, one vector is latency-bound at about 3.7 ns per
+/// entry, four run at 2.1-2.6 ns and eight about 10% faster than four).
 template <class V, class VI, int U>
-inline __attribute__((always_inline)) void log_sigmoid_vectors(V (&m)[U]) {
+inline __attribute__((always_inline)) void exp_of_nonpositive_vectors(const V (&x_in)[U],
+                                                                      V (&e)[U]) {
   const V shifter = V{} + kRoundingShifter;
-  const VI sign_bit = VI{} + static_cast<long long>(0x8000000000000000ULL);  // NOLINT(runtime/int)
-  // softplus(-m) = max(-m, 0) + log1p(e^x) with x = -|m|.
   V t[U], n[U], r[U], p[U];
 #pragma GCC unroll 8
   for (int u = 0; u < U; ++u) {
-    V x = reinterpret_cast<V>(reinterpret_cast<VI>(m[u]) | sign_bit);
-    x = x < kExpClamp ? V{} + kExpClamp : x;  // vmaxpd with NaN x kept
+    const V x = x_in[u] < kExpClamp ? V{} + kExpClamp : x_in[u];  // vmaxpd with NaN x kept
     // x = n ln2 + r, |r| <= ln2 / 2; n is also held as an integer in t's low bits.
     t[u] = x * kLog2e + shifter;
     n[u] = t[u] - shifter;
@@ -125,14 +123,22 @@ inline __attribute__((always_inline)) void log_sigmoid_vectors(V (&m)[U]) {
       p[u] = p[u] * r[u] + kExpCoefficients[i];
     }
   }
+#pragma GCC unroll 8
+  for (int u = 0; u < U; ++u) {
+    e[u] = scale_by_power_of_two<V, VI>(p[u], n[u], t[u]);
+  }
+}
+
+/// s[u] = log1p(e[u]) for e in [0, 1] (and NaN for NaN), for U independent vectors.
+template <class V, class VI, int U>
+inline __attribute__((always_inline)) void log1p_of_unit_vectors(const V (&e)[U], V (&s)[U]) {
   V v[U], q[U], head[U], head_low[U];
 #pragma GCC unroll 8
   for (int u = 0; u < U; ++u) {
-    const V e = scale_by_power_of_two<V, VI>(p[u], n[u], t[u]);  // e^x
-    // log1p(e), e in [0, 1]: above 1/2, log1p(e) = ln 2 + log1p(e / 2 - 1 / 2), and e / 2 - 1 / 2
-    // is exact there (one rounding of an exact value).
-    const auto upper = e > 0.5;
-    v[u] = upper ? e * 0.5 - 0.5 : e;
+    // Above 1/2, log1p(e) = ln 2 + log1p(e / 2 - 1 / 2), and e / 2 - 1 / 2 is exact there (one
+    // rounding of an exact value).
+    const auto upper = e[u] > 0.5;
+    v[u] = upper ? e[u] * 0.5 - 0.5 : e[u];
     head[u] = upper ? V{} + kLn2 : V{};
     head_low[u] = upper ? V{} + kLn2Low : V{};
     q[u] = V{} + kLog1pCoefficients[size_of(kLog1pCoefficients) - 1];
@@ -146,11 +152,35 @@ inline __attribute__((always_inline)) void log_sigmoid_vectors(V (&m)[U]) {
   }
 #pragma GCC unroll 8
   for (int u = 0; u < U; ++u) {
-    const V tail = v[u] * q[u] + head_low[u];
+    s[u] = head[u] + (v[u] * q[u] + head_low[u]);
+  }
+}
+
+/// -|m| for U vectors: the sign bit set.
+template <class V, class VI, int U>
+inline __attribute__((always_inline)) void minus_abs_vectors(const V (&m)[U], V (&x)[U]) {
+  const VI sign_bit = VI{} + static_cast<long long>(0x8000000000000000ULL);  // NOLINT(runtime/int)
+#pragma GCC unroll 8
+  for (int u = 0; u < U; ++u) {
+    x[u] = reinterpret_cast<V>(reinterpret_cast<VI>(m[u]) | sign_bit);
+  }
+}
+
+/// Evaluates log sigma(m[u]) = -softplus(-m) = -(max(-m, 0) + log1p(e^-|m|)) in place for U
+/// independent vectors.
+template <class V, class VI, int U>
+inline __attribute__((always_inline)) void log_sigmoid_vectors(V (&m)[U]) {
+  V x[U], e[U], s[U];
+  minus_abs_vectors<V, VI, U>(m, x);
+  exp_of_nonpositive_vectors<V, VI, U>(x, e);
+  log1p_of_unit_vectors<V, VI, U>(e, s);
+  const VI sign_bit = VI{} + static_cast<long long>(0x8000000000000000ULL);  // NOLINT(runtime/int)
+#pragma GCC unroll 8
+  for (int u = 0; u < U; ++u) {
     // -(max(-m, 0) + s) written as min(m, -0) - s: the same bits (negation is exact, rounding
     // symmetric, and -0 - 0 = -0), two operations fewer. A NaN m reaches the result through s.
     const V negative_part = m[u] < 0.0 ? m[u] : reinterpret_cast<V>(sign_bit);  // -0
-    m[u] = negative_part - (head[u] + tail);
+    m[u] = negative_part - s[u];
   }
 }
 
