@@ -33,6 +33,7 @@
 #include "support/collectives.hpp"
 #include "support/memory.hpp"
 #include "support/progress.hpp"
+#include "support/threads.hpp"
 #include "support/wall_clock.hpp"
 
 namespace coreset {
@@ -379,6 +380,11 @@ struct PreparedProblem::Impl {
 
   // A solve names no communicator, or the one this problem was prepared with: its Phi, its
   // shares and SparseVI's posteriors are split over those ranks and no others.
+  /// The problem prepared on `options.solver.threads` threads: the checks, the model, pi-hat,
+  /// the samples and Phi (prepare_stages: everything after the model).
+  static std::unique_ptr<Impl> prepare(const Dataset& data, const BuildOptions& options);
+  static void prepare_stages(Impl& impl, const Dataset& data, const BuildOptions& options);
+
   void check_own_communicator(const BuildSolverOptions& solver) const {
     if (solver.communicator != nullptr && solver.communicator != comm) {
       throw InvalidArgument(
@@ -529,8 +535,19 @@ Prepared prepare_everywhere(const Dataset& data, const BuildOptions& options) {
 }  // namespace
 
 PreparedProblem::PreparedProblem(const Dataset& data, const BuildOptions& options)
-    : impl_(std::make_unique<Impl>(prepare_everywhere(data, options), options)) {
-  Impl& impl = *impl_;
+    : impl_(Impl::prepare(data, options)) {}
+
+std::unique_ptr<PreparedProblem::Impl> PreparedProblem::Impl::prepare(const Dataset& data,
+                                                                      const BuildOptions& options) {
+  // The model's set-up passes and pi-hat's sums run OpenMP's default team: the job's threads.
+  const support::ScopedDefaultTeam team(options.solver.threads);
+  auto made = std::make_unique<Impl>(prepare_everywhere(data, options), options);
+  prepare_stages(*made, data, options);
+  return made;
+}
+
+void PreparedProblem::Impl::prepare_stages(Impl& impl, const Dataset& data,
+                                           const BuildOptions& options) {
   impl.source = dataset_name(data);
   const Prepared& prepared = impl.prepared;
   StageSeconds& seconds = impl.prepared.seconds;
@@ -661,6 +678,7 @@ SolveResult PreparedProblem::solve(const BuildSolverOptions& solver) const {
   // The solve runs where this problem's Phi is (its context's device); solver.device is not
   // asked again. Its threads and progress are the solve's own.
   const pipeline::ExecutionContext context = impl_->context.for_solve(solver);
+  const support::ScopedDefaultTeam team(context.threads());
   if (!runs_on_phi(solver.algorithm)) {
     if (!solver.initial_weights.indices.empty()) {
       throw InvalidArgument(
@@ -680,6 +698,7 @@ SolveResult PreparedProblem::solve(const BuildSolverOptions& solver) const {
 
 Quality PreparedProblem::evaluate(const Coreset& coreset) const {
   check_rows(coreset, rows());
+  const support::ScopedDefaultTeam team(impl_->context.threads());
   Quality quality;
   impl_->with_phi([&](const auto& phi) {
     const double target = objective_on(phi, Coreset{});  // ||y||^2, y = Phi 1
@@ -691,6 +710,7 @@ Quality PreparedProblem::evaluate(const Coreset& coreset) const {
 }
 
 CoresetRun PreparedProblem::solve_and_evaluate(const BuildSolverOptions& solver) const {
+  const support::ScopedDefaultTeam team(impl_->context.for_solve(solver).threads());
   CoresetRun run;
   auto start = Clock::now();
   run.solve = solve(solver);
@@ -741,6 +761,7 @@ std::vector<CoresetRun> PreparedProblem::solve_and_evaluate_budgets(
     }
   });
   const pipeline::ExecutionContext context = impl_->context.for_solve(solver);
+  const support::ScopedDefaultTeam team(context.threads());
   std::vector<SolveResult> results;
   if (solver.algorithm == BuildAlgorithm::sparsevi) {
     impl_->check_own_communicator(solver);

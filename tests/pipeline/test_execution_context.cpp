@@ -7,12 +7,15 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "coreset/build.hpp"
 #include "coreset/error.hpp"
 #include "coreset/solver.hpp"
 #include "helpers/random_problem.hpp"
 #include "pipeline/execution_context.hpp"
+#include "support/threads.hpp"
 
 namespace coreset {
 namespace {
@@ -87,6 +90,56 @@ TEST(ExecutionContext, ThreadsResolveOnceZeroToEveryCoreAndNToN) {
   EXPECT_EQ(every_core.threads(), 3);
   SolverOptions same;  // threads 0, as the job asked: nothing is resolved again
   EXPECT_EQ(every_core.for_solve(same).threads(), 3);
+}
+
+// What OpenMP's default team is when each stage begins: the team of every pass that names none.
+class DefaultTeamAtEachStage final : public ProgressObserver {
+ public:
+  void stage_started(Stage stage, std::int64_t) override {
+    teams.emplace_back(stage, omp_get_max_threads());
+  }
+  std::vector<std::pair<Stage, int>> teams;
+};
+
+TEST(ExecutionContext, AJobsUnnamedTeamsAreItsThreadsAndTheCallersSettingIsKept) {
+  const OmpThreadsScope restore;
+  omp_set_num_threads(3);
+  const Dataset data = synthetic_logistic_dataset(300, 4);
+  BuildOptions options = small_options(5);
+  DefaultTeamAtEachStage observer;
+  options.solver.progress = &observer;
+  for (const int threads : {1, 2}) {
+    observer.teams.clear();
+    options.solver.threads = threads;
+    build_coreset(data, options);
+    ASSERT_FALSE(observer.teams.empty());
+    for (const auto& [stage, team] : observer.teams) {
+      EXPECT_EQ(team, threads) << to_string(stage) << " began under the caller's default team";
+    }
+    EXPECT_EQ(omp_get_max_threads(), 3) << "the job did not put the caller's setting back";
+  }
+}
+
+TEST(ScopedDefaultTeam, SetsTheTeamAndPutsItBackAlsoWhenUnwinding) {
+  const OmpThreadsScope restore;
+  omp_set_num_threads(3);
+  {
+    const support::ScopedDefaultTeam team(1);
+    EXPECT_EQ(omp_get_max_threads(), 1);
+    {
+      const support::ScopedDefaultTeam nothing(0);  // <= 0: unchanged
+      EXPECT_EQ(omp_get_max_threads(), 1);
+    }
+    EXPECT_EQ(omp_get_max_threads(), 1);
+  }
+  EXPECT_EQ(omp_get_max_threads(), 3);
+  EXPECT_THROW(
+      {
+        const support::ScopedDefaultTeam team(2);
+        throw std::runtime_error("unwinding");
+      },
+      std::runtime_error);
+  EXPECT_EQ(omp_get_max_threads(), 3);
 }
 
 TEST(ExecutionContext, ASolveKeepsTheJobsResolutionWithItsOwnThreadsAndProgress) {
