@@ -117,9 +117,22 @@ void logistic_link_terms_of(const double* a, const double* y, long long count,  
 template <class V, class VI, int U>
 void logistic_link_terms_impl(const double* a, const double* y, long long count,  // NOLINT
                               double* value, double* first, double* second) {
+  // A vector of "not +-1" masks or-ed over the labels, then its lanes: a branch per label would
+  // cost about as much as the link.
+  constexpr int kLanes = static_cast<int>(sizeof(V) / sizeof(double));
+  VI other{};
+  long long j = 0;  // NOLINT(runtime/int)
+  for (; j + kLanes <= count; j += kLanes) {
+    V labels;
+    __builtin_memcpy(&labels, y + j, sizeof(labels));
+    other |= ~((labels == 1.0) | (labels == -1.0));
+  }
   bool units = true;
-  for (long long j = 0; j < count; ++j) {  // NOLINT(runtime/int)
-    units &= y[j] == 1.0 || y[j] == -1.0;
+  for (int l = 0; l < kLanes; ++l) {
+    units &= other[l] == 0;
+  }
+  for (; j < count; ++j) {
+    units &= (y[j] == 1.0) | (y[j] == -1.0);
   }
   if (units) {
     logistic_link_terms_of<V, VI, U, false>(a, y, count, value, first, second);
