@@ -69,11 +69,6 @@ constexpr double kRoundingShifter = 0x1.8p52;
 // e^x rounds to 0 below about -745.13; clamping there keeps the exponent arithmetic in range.
 constexpr double kExpClamp = -746.0;
 
-template <int N>
-constexpr int size_of(const double (&)[N]) {
-  return N;
-}
-
 /// p 2^n for an integer-valued n in [-1080, 0], rounded once: a subnormal result is the
 /// correctly rounded one. AVX-512 has this as one instruction (vscalefpd). Elsewhere 2^n is
 /// applied as two factors 2^n1 2^n2 (n1 = round(n / 2)), each a normal number, so the first
@@ -98,6 +93,25 @@ inline __attribute__((always_inline)) V scale_by_power_of_two(V p, V n, V n_bits
   return p * reinterpret_cast<V>((n1 + 1023) << 52) * reinterpret_cast<V>((n2 + 1023) << 52);
 }
 
+/// p[u] = the polynomial with `coefficients` (lowest degree first) at x[u], by Horner's rule,
+/// for U independent vectors: each step runs across all U before the next, so that the chains
+/// overlap.
+template <class V, int U, int N>
+inline __attribute__((always_inline)) void horner_vectors(const double (&coefficients)[N],
+                                                          const V (&x)[U], V (&p)[U]) {
+#pragma GCC unroll 8
+  for (int u = 0; u < U; ++u) {
+    p[u] = V{} + coefficients[N - 1];
+  }
+#pragma GCC unroll 32
+  for (int i = N - 2; i >= 0; --i) {
+#pragma GCC unroll 8
+    for (int u = 0; u < U; ++u) {
+      p[u] = p[u] * x[u] + coefficients[i];
+    }
+  }
+}
+
 /// e[u] = e^x[u] for x <= 0 (clamped at kExpClamp; 0 below it), for U independent vectors. Each
 /// step runs across all U vectors before the next, so the long polynomial chain of one vector
 /// overlaps with the others' (with AVX-512, one vector is latency-bound at about 3.7 ns per
@@ -114,15 +128,8 @@ inline __attribute__((always_inline)) void exp_of_nonpositive_vectors(const V (&
     t[u] = x * kLog2e + shifter;
     n[u] = t[u] - shifter;
     r[u] = (x - n[u] * kLn2) - n[u] * kLn2Low;
-    p[u] = V{} + kExpCoefficients[size_of(kExpCoefficients) - 1];
   }
-#pragma GCC unroll 32
-  for (int i = size_of(kExpCoefficients) - 2; i >= 0; --i) {
-#pragma GCC unroll 8
-    for (int u = 0; u < U; ++u) {
-      p[u] = p[u] * r[u] + kExpCoefficients[i];
-    }
-  }
+  horner_vectors<V, U>(kExpCoefficients, r, p);
 #pragma GCC unroll 8
   for (int u = 0; u < U; ++u) {
     e[u] = scale_by_power_of_two<V, VI>(p[u], n[u], t[u]);
@@ -141,15 +148,8 @@ inline __attribute__((always_inline)) void log1p_of_unit_vectors(const V (&e)[U]
     v[u] = upper ? e[u] * 0.5 - 0.5 : e[u];
     head[u] = upper ? V{} + kLn2 : V{};
     head_low[u] = upper ? V{} + kLn2Low : V{};
-    q[u] = V{} + kLog1pCoefficients[size_of(kLog1pCoefficients) - 1];
   }
-#pragma GCC unroll 32
-  for (int i = size_of(kLog1pCoefficients) - 2; i >= 0; --i) {
-#pragma GCC unroll 8
-    for (int u = 0; u < U; ++u) {
-      q[u] = q[u] * v[u] + kLog1pCoefficients[i];
-    }
-  }
+  horner_vectors<V, U>(kLog1pCoefficients, v, q);
 #pragma GCC unroll 8
   for (int u = 0; u < U; ++u) {
     s[u] = head[u] + (v[u] * q[u] + head_low[u]);

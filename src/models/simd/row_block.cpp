@@ -14,7 +14,7 @@ namespace {
 
 /// Eight lanes of scalars: what the vector variants do, a lane at a time.
 struct ScalarLanes {
-  static constexpr index_t kColumnTile = 4;
+  static constexpr int kColumnTile = 4;
   struct V {
     double lane[kSumLanes];
   };
@@ -101,12 +101,14 @@ void logistic_link_terms_baseline(const double* a, const double* y, index_t coun
 
 void linear_predictors(support::Isa isa, const RowBlock& block, const double* theta, double* out) {
   switch (isa) {
+#if defined(__x86_64__)  // the vector variants are built for x86-64 alone
     case support::Isa::avx512:
       detail::linear_predictors_avx512(block, theta, out);
       return;
     case support::Isa::avx2:
       detail::linear_predictors_avx2(block, theta, out);
       return;
+#endif
     case support::Isa::baseline:
     default:
       detail::linear_predictors_baseline(block, theta, out);
@@ -117,12 +119,14 @@ void linear_predictors(support::Isa isa, const RowBlock& block, const double* th
 void weighted_row_sums(support::Isa isa, const RowBlock& block, const double* g, const double* c,
                        double* vector, double* upper) {
   switch (isa) {
+#if defined(__x86_64__)  // the vector variants are built for x86-64 alone
     case support::Isa::avx512:
       detail::weighted_row_sums_avx512(block, g, c, vector, upper);
       return;
     case support::Isa::avx2:
       detail::weighted_row_sums_avx2(block, g, c, vector, upper);
       return;
+#endif
     case support::Isa::baseline:
     default:
       detail::weighted_row_sums_baseline(block, g, c, vector, upper);
@@ -133,12 +137,14 @@ void weighted_row_sums(support::Isa isa, const RowBlock& block, const double* g,
 void logistic_link_terms(support::Isa isa, const double* a, const double* y, index_t count,
                          double* value, double* first, double* second) {
   switch (isa) {
+#if defined(__x86_64__)  // the vector variants are built for x86-64 alone
     case support::Isa::avx512:
       detail::logistic_link_terms_avx512(a, y, count, value, first, second);
       return;
     case support::Isa::avx2:
       detail::logistic_link_terms_avx2(a, y, count, value, first, second);
       return;
+#endif
     case support::Isa::baseline:
     default:
       logistic_link_terms_baseline(a, y, count, value, first, second);

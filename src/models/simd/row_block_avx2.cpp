@@ -1,10 +1,9 @@
 // The row block kernels for AVX2: each group of eight rows as two 4-lane halves, and the logistic
 // link on eight 4-lane vectors per step. This file alone is compiled with the instruction set's
 // flags (src/CMakeLists.txt) and is only called when supported() says so.
-#include "models/simd/row_block.hpp"
-
-#if defined(__AVX2__)
 #include <immintrin.h>
+
+#include "models/simd/row_block.hpp"
 
 #include "models/simd/logistic_link_kernel.hpp"
 #include "models/simd/row_block_kernel.hpp"
@@ -16,7 +15,7 @@ namespace {
 /// The eight lanes as two __m256d; partial loads and stores are masked, so nothing past the
 /// block is touched.
 struct Avx2Lanes {
-  static constexpr index_t kColumnTile = 4;
+  static constexpr int kColumnTile = 4;
   struct V {
     __m256d low;
     __m256d high;
@@ -70,25 +69,3 @@ void logistic_link_terms_avx2(const double* a, const double* y, index_t count, d
 }
 
 }  // namespace coreset::models::simd::detail
-
-#else  // not built for the set (another architecture): never called, since supported() is false
-
-namespace coreset::models::simd::detail {
-
-void linear_predictors_avx2(const RowBlock& block, const double* theta, double* out) {
-  linear_predictors_baseline(block, theta, out);
-}
-
-void weighted_row_sums_avx2(const RowBlock& block, const double* g, const double* c, double* vector,
-                            double* upper) {
-  weighted_row_sums_baseline(block, g, c, vector, upper);
-}
-
-void logistic_link_terms_avx2(const double* a, const double* y, index_t count, double* value,
-                              double* first, double* second) {
-  logistic_link_terms(support::Isa::baseline, a, y, count, value, first, second);
-}
-
-}  // namespace coreset::models::simd::detail
-
-#endif

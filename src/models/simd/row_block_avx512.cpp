@@ -1,10 +1,9 @@
 // The row block kernels for AVX-512: one 8-lane vector per group of rows, and the logistic link
 // on eight 8-lane vectors per step. This file alone is compiled with the instruction set's flags
 // (src/CMakeLists.txt) and is only called when supported() says so.
-#include "models/simd/row_block.hpp"
-
-#if defined(__AVX512F__)
 #include <immintrin.h>
+
+#include "models/simd/row_block.hpp"
 
 #include "models/simd/logistic_link_kernel.hpp"
 #include "models/simd/row_block_kernel.hpp"
@@ -16,7 +15,7 @@ namespace {
 /// The eight lanes as one __m512d; partial loads and stores are masked, so nothing past the
 /// block is touched.
 struct Avx512Lanes {
-  static constexpr index_t kColumnTile = 8;
+  static constexpr int kColumnTile = 8;
   using V = __m512d;
   static __mmask8 first(int count) { return static_cast<__mmask8>((1u << count) - 1u); }
   static V splat(double x) { return _mm512_set1_pd(x); }
@@ -52,25 +51,3 @@ void logistic_link_terms_avx512(const double* a, const double* y, index_t count,
 }
 
 }  // namespace coreset::models::simd::detail
-
-#else  // not built for the set (another architecture): never called, since supported() is false
-
-namespace coreset::models::simd::detail {
-
-void linear_predictors_avx512(const RowBlock& block, const double* theta, double* out) {
-  linear_predictors_baseline(block, theta, out);
-}
-
-void weighted_row_sums_avx512(const RowBlock& block, const double* g, const double* c,
-                              double* vector, double* upper) {
-  weighted_row_sums_baseline(block, g, c, vector, upper);
-}
-
-void logistic_link_terms_avx512(const double* a, const double* y, index_t count, double* value,
-                                double* first, double* second) {
-  logistic_link_terms(support::Isa::baseline, a, y, count, value, first, second);
-}
-
-}  // namespace coreset::models::simd::detail
-
-#endif

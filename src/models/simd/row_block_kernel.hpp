@@ -119,36 +119,18 @@ inline void accumulate_columns(const RowBlock& block, const double* weight, cons
   }
 }
 
-/// Columns first ... first + width - 1 (width <= Ops::kColumnTile <= 8) of accumulate_columns.
-template <class Ops, bool kScaled>
+/// Columns first ... first + width - 1 (1 <= width <= kMaxWidth) of accumulate_columns: the
+/// instantiation for `width`, found by counting down from kMaxWidth.
+template <class Ops, bool kScaled, int kMaxWidth>
 inline void accumulate_columns(const RowBlock& block, const double* weight, const double* scale,
                                index_t first, index_t width, double* out) {
-  switch (width) {
-    case 8:
-      accumulate_columns<Ops, 8, kScaled>(block, weight, scale, first, out);
+  if constexpr (kMaxWidth > 1) {
+    if (width < kMaxWidth) {
+      accumulate_columns<Ops, kScaled, kMaxWidth - 1>(block, weight, scale, first, width, out);
       return;
-    case 7:
-      accumulate_columns<Ops, 7, kScaled>(block, weight, scale, first, out);
-      return;
-    case 6:
-      accumulate_columns<Ops, 6, kScaled>(block, weight, scale, first, out);
-      return;
-    case 5:
-      accumulate_columns<Ops, 5, kScaled>(block, weight, scale, first, out);
-      return;
-    case 4:
-      accumulate_columns<Ops, 4, kScaled>(block, weight, scale, first, out);
-      return;
-    case 3:
-      accumulate_columns<Ops, 3, kScaled>(block, weight, scale, first, out);
-      return;
-    case 2:
-      accumulate_columns<Ops, 2, kScaled>(block, weight, scale, first, out);
-      return;
-    default:
-      accumulate_columns<Ops, 1, kScaled>(block, weight, scale, first, out);
-      return;
+    }
   }
+  accumulate_columns<Ops, kMaxWidth, kScaled>(block, weight, scale, first, out);
 }
 
 template <class Ops>
@@ -156,19 +138,19 @@ void weighted_row_sums_impl(const RowBlock& block, const double* g, const double
                             double* upper) {
   // Columns summed at once (Ops::kColumnTile): enough accumulators to keep the FMA units busy
   // without spilling the set's registers.
-  constexpr index_t tile = Ops::kColumnTile;
+  constexpr int tile = Ops::kColumnTile;
   if (vector != nullptr) {
     for (index_t i = 0; i < block.cols; i += tile) {
-      accumulate_columns<Ops, false>(block, g, nullptr, i, std::min(tile, block.cols - i),
-                                     vector + i);
+      accumulate_columns<Ops, false, tile>(block, g, nullptr, i,
+                                           std::min<index_t>(tile, block.cols - i), vector + i);
     }
   }
   if (upper != nullptr) {
     for (index_t l = 0; l < block.cols; ++l) {
       double* column_l = upper + l * (l + 1) / 2;  // entries (0, l) ... (l, l)
       for (index_t i = 0; i <= l; i += tile) {
-        accumulate_columns<Ops, true>(block, c, block.column(l), i, std::min(tile, l + 1 - i),
-                                      column_l + i);
+        accumulate_columns<Ops, true, tile>(block, c, block.column(l), i,
+                                            std::min<index_t>(tile, l + 1 - i), column_l + i);
       }
     }
   }
