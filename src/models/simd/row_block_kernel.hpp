@@ -2,10 +2,9 @@
 // operations (Ops::V holds kSumLanes doubles; load, load_partial, store, store_partial, splat,
 // mul, fma, lanes) and instantiated by one translation unit per instruction set: the baseline
 // (std::fma lane by lane), AVX2 (two 4-lane halves) and AVX-512 (one vector); Ops::kColumnTile
-// says how many columns it sums at once. Every variant runs
-// the same lane operations in the same order, so they give the same bits. Everything here has
-// internal linkage, so an instantiation for one set can never be picked by the linker for a
-// caller compiled for another.
+// says how many columns it sums at once. Every variant runs the same lane operations in the same
+// order, so they give the same bits. Everything here has internal linkage, so an instantiation
+// for one set can never be picked by the linker for a caller compiled for another.
 #pragma once
 
 #include <algorithm>
@@ -26,8 +25,8 @@ inline double sum_of_lanes(const typename Ops::V& v) {
   return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
 }
 
-/// Eight rows from `row` on, or the `count` < 8 left with zeros after them: the rows past the
-/// block's end are never read.
+/// The eight values from p on, or the `count` < 8 left with zeros after them: nothing past the
+/// block's end is read.
 template <class Ops>
 inline typename Ops::V rows_at(const double* p, int count) {
   return count == kSumLanes ? Ops::load(p) : Ops::load_partial(p, count);
