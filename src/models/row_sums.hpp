@@ -40,11 +40,17 @@ struct RowSums {
 /// at a multiple of kReductionBlock (coreset/distributed.hpp): so the two are one.
 inline constexpr index_t kRowSumBlock = kReductionBlock;
 
-/// Blocks a thread takes at a time: runs of consecutive blocks, so that each thread reads the
-/// design's columns as long streams, which the hardware prefetchers follow. Handing out single
-/// blocks interleaved the threads' reads, and a pass over the design took about twice as long
-/// (n = 1e6, d = 10, on the 2-vCPU build VM).
-inline constexpr int kBlocksPerRun = 16;
+/// Blocks a thread takes at a time, at most: runs of consecutive blocks, so that each thread
+/// reads the design's columns as long streams, which the hardware prefetchers follow. Handing
+/// out single blocks interleaved the threads' reads, and a pass over the design took about twice
+/// as long (n = 1e6, d = 10, on the 2-vCPU build VM).
+inline constexpr index_t kBlocksPerRun = 16;
+
+/// The run length for `blocks` blocks over `teams` teams: kBlocksPerRun, or shorter when the
+/// blocks are too few for every team to get a run of that length.
+inline int row_sum_run(index_t blocks, int teams) {
+  return static_cast<int>(std::max<index_t>(1, std::min(kBlocksPerRun, blocks / teams)));
+}
 
 /// The exact accumulators sum_over_rows keeps: the value, the vector's d entries when wanted and
 /// the matrix's upper triangle (column by column, d (d + 1) / 2 entries) when wanted.
@@ -105,6 +111,7 @@ ExactRowSums exact_sums_over_rows(const Eigen::Ref<const Eigen::MatrixXd>& desig
   const index_t blocks = (n + kRowSumBlock - 1) / kRowSumBlock;
   const index_t accumulators = row_sum_accumulators(d, want_vector, want_matrix);
   const int teams = row_sum_teams(blocks, accumulators);
+  const int run = row_sum_run(blocks, teams);
   // One thread's share of the blocks, into its accumulators `mine`.
   const auto sum_blocks = [&](ExactRowSums& mine) {
     Eigen::VectorXd g;
@@ -112,7 +119,7 @@ ExactRowSums exact_sums_over_rows(const Eigen::Ref<const Eigen::MatrixXd>& desig
     // One block's sums, rounded (in add_row_sums' layout: the vector, then the upper triangle).
     std::vector<double> block_vector(static_cast<std::size_t>(want_vector ? d : 0));
     std::vector<double> block_upper(static_cast<std::size_t>(want_matrix ? d * (d + 1) / 2 : 0));
-#pragma omp for schedule(dynamic, kBlocksPerRun)
+#pragma omp for schedule(dynamic, run)
     for (index_t b = 0; b < blocks; ++b) {
       const index_t first = b * kRowSumBlock;
       const simd::RowBlock block{design.data() + first, design.outerStride(),

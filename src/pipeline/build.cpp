@@ -378,12 +378,13 @@ struct PreparedProblem::Impl {
   // A GPU rank holding the whole dataset: its block of rows, while device_data needs it.
   std::optional<models::Model> rank_model;
 
-  // A solve names no communicator, or the one this problem was prepared with: its Phi, its
-  // shares and SparseVI's posteriors are split over those ranks and no others.
   /// The problem prepared on `options.solver.threads` threads: the checks, the model, pi-hat,
   /// the samples and Phi (prepare_stages: everything after the model).
   static std::unique_ptr<Impl> prepare(const Dataset& data, const BuildOptions& options);
   static void prepare_stages(Impl& impl, const Dataset& data, const BuildOptions& options);
+
+  // A solve names no communicator, or the one this problem was prepared with: its Phi, its
+  // shares and SparseVI's posteriors are split over those ranks and no others.
 
   void check_own_communicator(const BuildSolverOptions& solver) const {
     if (solver.communicator != nullptr && solver.communicator != comm) {

@@ -122,7 +122,9 @@ TEST_P(RowBlockKernels, WeightedSumsFollowTheLaneOrderBitForBit) {
   }
 }
 
-TEST_P(RowBlockKernels, WeightedSumsAgreeWithEigenAndComputeOnlyWhatIsAsked) {
+// Each sum alone, the other's weights not given: a kernel that read g or c without being asked
+// would dereference null.
+TEST_P(RowBlockKernels, WeightedSumsAgreeWithEigenAndReadOnlyTheWeightsAskedFor) {
   std::mt19937_64 rng(3);
   const index_t rows = 256;
   const index_t cols = 9;
@@ -137,12 +139,9 @@ TEST_P(RowBlockKernels, WeightedSumsAgreeWithEigenAndComputeOnlyWhatIsAsked) {
 
   std::vector<double> vector(cols, -7.0);
   std::vector<double> upper(cols * (cols + 1) / 2, -7.0);
-  weighted_row_sums(GetParam(), design.block, g.data(), c.data(), vector.data(), nullptr);
+  weighted_row_sums(GetParam(), design.block, g.data(), nullptr, vector.data(), nullptr);
   for (index_t i = 0; i < cols; ++i) {
     EXPECT_NEAR(vector[i], vector_want[i], 1e-12 * rows) << i;
-  }
-  for (const double entry : upper) {
-    EXPECT_EQ(entry, -7.0) << "the matrix was not asked for";
   }
   weighted_row_sums(GetParam(), design.block, nullptr, c.data(), nullptr, upper.data());
   index_t slot = 0;
@@ -241,6 +240,7 @@ TEST_P(RowBlockKernels, LogisticTermsAreIndependentOfCountAndPosition) {
       const std::vector<double> part_y(y.begin() + start, y.begin() + start + count);
       const Terms part = link_terms(GetParam(), part_a, part_y);
       for (std::size_t j = 0; j < count; ++j) {
+        ASSERT_EQ(part.value[j], full.value[start + j]) << count << " from " << start;
         ASSERT_EQ(part.first[j], full.first[start + j]) << count << " from " << start;
         ASSERT_EQ(part.second[j], full.second[start + j]) << count << " from " << start;
       }

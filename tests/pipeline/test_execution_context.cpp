@@ -120,6 +120,32 @@ TEST(ExecutionContext, AJobsUnnamedTeamsAreItsThreadsAndTheCallersSettingIsKept)
   }
 }
 
+// A prepared problem's solve takes its own threads: its stages run under them, not under the
+// preparation's.
+TEST(ExecutionContext, ASolvesUnnamedTeamsAreTheSolvesThreads) {
+  const OmpThreadsScope restore;
+  omp_set_num_threads(3);
+  const Dataset data = synthetic_logistic_dataset(300, 5);
+  BuildOptions options = small_options(5);
+  DefaultTeamAtEachStage observer;
+  options.solver.progress = &observer;
+  options.solver.threads = 1;
+  const PreparedProblem problem(data, options);
+  ASSERT_FALSE(observer.teams.empty());
+  for (const auto& [stage, team] : observer.teams) {
+    EXPECT_EQ(team, 1) << to_string(stage) << " (preparation)";
+  }
+  BuildSolverOptions solver = options.solver;
+  solver.threads = 2;
+  observer.teams.clear();
+  problem.solve_and_evaluate(solver);
+  ASSERT_FALSE(observer.teams.empty());
+  for (const auto& [stage, team] : observer.teams) {
+    EXPECT_EQ(team, 2) << to_string(stage) << " (the solve's)";
+  }
+  EXPECT_EQ(omp_get_max_threads(), 3);
+}
+
 TEST(ScopedDefaultTeam, SetsTheTeamAndPutsItBackAlsoWhenUnwinding) {
   const OmpThreadsScope restore;
   omp_set_num_threads(3);

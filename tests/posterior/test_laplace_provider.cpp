@@ -20,7 +20,8 @@ namespace coreset::posterior {
 namespace {
 
 /// The host reference's own sums (log_joint's, through the rank interface's exact_link_sums over
-/// all rows), counted.
+/// all rows), counted. The sums are the reference's by construction: what the bit-identity test
+/// below checks is that log_joint adds provided sums exactly as it adds its own.
 class HostSums final : public models::RowSumsProvider {
  public:
   explicit HostSums(const models::Model& model, double matrix_scale = 1.0)

@@ -6,10 +6,11 @@
 //
 // Accuracy: within 4 ulp of the scalar formula on glibc's exp and log1p (measured 4.4e-16
 // relative at worst) for every margin, subnormal results included; NaN in, NaN out
-// (tests/cpu/test_log_sigmoid.cpp).
+// (tests/models/test_log_sigmoid.cpp).
 // Why not libmvec's vector exp/log1p: measured 5.1 ns per entry for the AVX-512 pair on the
 // benchmark machine against 2.1 ns for this kernel, which keeps several independent vectors
-// in flight instead of one long dependency chain: eight (U) for both instruction sets, since
+// in flight instead of one long dependency chain: eight (U) for both instruction sets in the
+// log-sigmoid (the logistic link's kernel, which keeps more vectors live, takes four), since
 // two FMA units of latency 4 need eight independent chains to stay busy. AVX2's 16 registers
 // spill some at eight, which still measured about 20% faster than four.
 #pragma once

@@ -27,8 +27,10 @@ struct Avx2Lanes {
   }
   static V splat(double x) { return {_mm256_set1_pd(x), _mm256_set1_pd(x)}; }
   static V load(const double* p) { return {_mm256_loadu_pd(p), _mm256_loadu_pd(p + 4)}; }
+  // The high half only when some of its lanes are in the block: p + 4 is past the end otherwise.
   static V load_partial(const double* p, int count) {
-    return {_mm256_maskload_pd(p, first(count, 0)), _mm256_maskload_pd(p + 4, first(count, 4))};
+    return {_mm256_maskload_pd(p, first(count, 0)),
+            count > 4 ? _mm256_maskload_pd(p + 4, first(count, 4)) : _mm256_setzero_pd()};
   }
   static void store(double* p, const V& v) {
     _mm256_storeu_pd(p, v.low);
@@ -36,7 +38,9 @@ struct Avx2Lanes {
   }
   static void store_partial(double* p, const V& v, int count) {
     _mm256_maskstore_pd(p, first(count, 0), v.low);
-    _mm256_maskstore_pd(p + 4, first(count, 4), v.high);
+    if (count > 4) {
+      _mm256_maskstore_pd(p + 4, first(count, 4), v.high);
+    }
   }
   static V mul(const V& a, const V& b) {
     return {_mm256_mul_pd(a.low, b.low), _mm256_mul_pd(a.high, b.high)};

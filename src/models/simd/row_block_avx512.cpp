@@ -1,5 +1,5 @@
 // The row block kernels for AVX-512: one 8-lane vector per group of rows, and the logistic link
-// on eight 8-lane vectors per step. This file alone is compiled with the instruction set's flags
+// on four 8-lane vectors per step. This file alone is compiled with the instruction set's flags
 // (src/CMakeLists.txt) and is only called when supported() says so.
 #include <immintrin.h>
 

@@ -4,7 +4,8 @@
 // (std::fma lane by lane), AVX2 (two 4-lane halves) and AVX-512 (one vector); Ops::kColumnTile
 // says how many columns it sums at once. Every variant runs the same lane operations in the same
 // order, so they give the same bits. Everything here has internal linkage, so an instantiation
-// for one set can never be picked by the linker for a caller compiled for another.
+// for one set can never be picked by the linker for a caller compiled for another (the library
+// functions it calls, std::min and the like, are inlined; the zero fill is a plain loop).
 #pragma once
 
 #include <algorithm>
@@ -40,7 +41,9 @@ template <class Ops>
 void linear_predictors_impl(const RowBlock& block, const double* theta, double* out) {
   using V = typename Ops::V;
   if (block.cols == 0) {
-    std::fill(out, out + block.rows, 0.0);
+    for (index_t j = 0; j < block.rows; ++j) {
+      out[j] = 0.0;
+    }
     return;
   }
   constexpr index_t kStep = kPredictorGroups * kSumLanes;
