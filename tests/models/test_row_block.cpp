@@ -1,7 +1,8 @@
 // The row block kernels (src/models/simd/row_block.hpp) against their written definitions: the
-// predictors' fma chain and the sums' lane order, re-implemented here scalar by scalar, must give
-// the very bits of every instruction set's kernel; the logistic link's vector terms must give
-// AVX2 = AVX-512 bits, the log-sigmoid's value bits, and the scalar link to a few ulp.
+// predictors' fma chain and the sums' lane order, re-implemented here scalar by scalar (the
+// baseline's fmas as a multiply and an add), must give the very bits of every set's kernel; the
+// logistic link's vector terms must give AVX2 = AVX-512 bits, the log-sigmoid's value bits, and the
+// scalar link to a few ulp.
 #include <gtest/gtest.h>
 
 #include <Eigen/Core>
@@ -18,24 +19,35 @@
 namespace coreset::models::simd {
 namespace {
 
+// a b + c as the set computes it (row_block.hpp): one fma, or on the baseline a multiply and an
+// add. volatile keeps the compiler from fusing the baseline's pair where it could.
+double multiply_add(support::Isa isa, double a, double b, double c) {
+  if (isa != support::Isa::baseline) {
+    return std::fma(a, b, c);
+  }
+  volatile double product = a * b;
+  return product + c;
+}
+
 // The predictor of row j as row_block.hpp defines it.
-double predictor_by_definition(const RowBlock& block, const double* theta, index_t j) {
+double predictor_by_definition(support::Isa isa, const RowBlock& block, const double* theta,
+                               index_t j) {
   if (block.cols == 0) {
     return 0.0;
   }
   double a = block(j, 0) * theta[0];
   for (index_t i = 1; i < block.cols; ++i) {
-    a = std::fma(block(j, i), theta[i], a);
+    a = multiply_add(isa, block(j, i), theta[i], a);
   }
   return a;
 }
 
 // sum_j w_j x_j in the lanes of row_block.hpp: p_l = fma(w_j, x_j, p_l) over j = l mod 8 in order.
 template <class W, class X>
-double lane_sum_by_definition(index_t rows, const W& w, const X& x) {
+double lane_sum_by_definition(support::Isa isa, index_t rows, const W& w, const X& x) {
   double p[kSumLanes] = {};
   for (index_t j = 0; j < rows; ++j) {
-    p[j % kSumLanes] = std::fma(w(j), x(j), p[j % kSumLanes]);
+    p[j % kSumLanes] = multiply_add(isa, w(j), x(j), p[j % kSumLanes]);
   }
   return ((p[0] + p[1]) + (p[2] + p[3])) + ((p[4] + p[5]) + (p[6] + p[7]));
 }
@@ -84,7 +96,7 @@ TEST_P(RowBlockKernels, PredictorsAreTheDefinedFmaChainWhateverTheStride) {
         std::vector<double> out(static_cast<std::size_t>(rows) + 1, -7.0);
         linear_predictors(GetParam(), design.block, theta.data(), out.data());
         for (index_t j = 0; j < rows; ++j) {
-          ASSERT_EQ(out[j], predictor_by_definition(design.block, theta.data(), j))
+          ASSERT_EQ(out[j], predictor_by_definition(GetParam(), design.block, theta.data(), j))
               << rows << " x " << cols << ", row " << j;
         }
         EXPECT_EQ(out[rows], -7.0) << "wrote past the block's rows";
@@ -106,14 +118,15 @@ TEST_P(RowBlockKernels, WeightedSumsFollowTheLaneOrderBitForBit) {
       weighted_row_sums(GetParam(), z, g.data(), c.data(), vector.data(), upper.data());
       for (index_t i = 0; i < cols; ++i) {
         const double want = lane_sum_by_definition(
-            rows, [&](index_t j) { return g[j]; }, [&](index_t j) { return z(j, i); });
+            GetParam(), rows, [&](index_t j) { return g[j]; }, [&](index_t j) { return z(j, i); });
         ASSERT_EQ(vector[i], want) << rows << " x " << cols << ", entry " << i;
       }
       index_t slot = 0;
       for (index_t l = 0; l < cols; ++l) {
         for (index_t i = 0; i <= l; ++i, ++slot) {
           const double want = lane_sum_by_definition(
-              rows, [&](index_t j) { return c[j] * z(j, l); }, [&](index_t j) { return z(j, i); });
+              GetParam(), rows, [&](index_t j) { return c[j] * z(j, l); },
+              [&](index_t j) { return z(j, i); });
           ASSERT_EQ(upper[slot], want)
               << rows << " x " << cols << ", entry (" << i << ", " << l << ")";
         }

@@ -1,5 +1,5 @@
 // The row block kernels' dispatch, and the baseline: the lane order of row_block_kernel.hpp with
-// std::fma lane by lane, and the scalar logistic link.
+// a multiply and an add for each fma, lane by lane, and the scalar logistic link.
 #include "models/simd/row_block.hpp"
 
 #include <cmath>
@@ -46,10 +46,11 @@ struct ScalarLanes {
     }
     return v;
   }
+  // a b + c rounded twice (row_block.hpp): the baseline has no fma instruction.
   static V fma(const V& a, const V& b, const V& c) {
     V v;
     for (int l = 0; l < kSumLanes; ++l) {
-      v.lane[l] = std::fma(a.lane[l], b.lane[l], c.lane[l]);
+      v.lane[l] = a.lane[l] * b.lane[l] + c.lane[l];
     }
     return v;
   }

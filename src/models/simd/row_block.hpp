@@ -4,10 +4,12 @@
 // evaluates all three over every row.
 //
 // The sums have one order for every instruction set (isa.hpp), written out below, so that the
-// fit does not depend on the CPU's vector width: AVX2 and AVX-512 give the same bits, and the
-// baseline follows the same order with std::fma. The logistic link's terms use the vector exp
-// and log1p of the log-sigmoid (log_sigmoid_kernel.hpp): AVX2 and AVX-512 give the same bits,
-// the baseline is models::logistic_link on glibc's exp and log1p (a few ulp apart).
+// fit does not depend on the CPU's vector width: AVX2 and AVX-512 give the same bits. The
+// baseline follows the same order with each fma a multiply and an add (x86-64's baseline has no
+// fma instruction, and glibc's std::fma, a call per lane, made the baseline fit some ten times
+// slower; its link differs in the last bits anyway). The logistic link's terms use the vector
+// exp and log1p of the log-sigmoid (log_sigmoid_kernel.hpp): AVX2 and AVX-512 give the same
+// bits, the baseline is models::logistic_link on glibc's exp and log1p (a few ulp apart).
 #pragma once
 
 #include "coreset/types.hpp"

@@ -1,0 +1,198 @@
+// bench_row_blocks: what the Laplace fit's work on one 256-row block of the design costs, kernel
+// by kernel and per instruction set (models/simd/row_block.hpp), on one thread, against what
+// reading the block from memory costs. The fit's sums (models/row_sums.hpp) run these kernels on
+// every block of every pass, so this says whether a pass is bound by the reads or by the
+// arithmetic, and which kernel to work on.
+//
+// Each kernel is timed on one block that stays in the L1 cache (the arithmetic alone), the median
+// of --repeats rounds of --calls calls. The read is the linear predictors of every block of an
+// n x d design (n = --rows, larger than the caches), one thread, per block: the benchmark's floor
+// for a pass, per block and core. Other processes' share of the CPUs is reported beside each
+// measurement (bench_machine.hpp).
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bench_machine.hpp"
+#include "coreset/types.hpp"
+#include "models/row_sums.hpp"
+#include "models/simd/row_block.hpp"
+#include "support/exact_sum.hpp"
+#include "support/isa.hpp"
+
+namespace {
+
+using coreset::index_t;
+using coreset::bench::Clock;
+using coreset::models::simd::RowBlock;
+using coreset::support::Isa;
+
+struct Config {
+  index_t cols = 10;
+  index_t rows = 1000000;
+  int repeats = 15;
+  int calls = 2000;
+  std::string json;
+};
+
+struct Timing {
+  double ns_per_block = 0.0;
+  double other_cpu_share = 0.0;
+};
+
+/// The median over `repeats` rounds of the time of one of `calls` calls of f, in ns.
+template <class F>
+Timing time_calls(int repeats, int calls, F&& f) {
+  std::vector<double> rounds;
+  const coreset::bench::CpuSample before = coreset::bench::sample_cpu();
+  for (int r = 0; r < repeats; ++r) {
+    const auto start = Clock::now();
+    for (int c = 0; c < calls; ++c) {
+      f();
+    }
+    rounds.push_back(std::chrono::duration<double, std::nano>(Clock::now() - start).count() /
+                     calls);
+  }
+  const coreset::bench::Interference load =
+      coreset::bench::interference(before, coreset::bench::sample_cpu());
+  return {coreset::bench::median(rounds), load.foreign_share};
+}
+
+std::vector<double> normal_values(index_t count, double scale, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal(0.0, scale);
+  std::vector<double> values(static_cast<std::size_t>(count));
+  for (double& v : values) {
+    v = normal(rng);
+  }
+  return values;
+}
+
+volatile double g_sink = 0.0;  // keeps the timed results alive
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Config config;
+  CLI::App app{"bench_row_blocks: the Laplace fit's kernels per 256-row block, one thread"};
+  app.add_option("--cols", config.cols, "d, the design's columns")->check(CLI::PositiveNumber);
+  app.add_option("--rows", config.rows, "n of the design read from memory")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--repeats", config.repeats, "rounds per measurement (median)")
+      ->check(CLI::Range(3, 1000));
+  app.add_option("--calls", config.calls, "calls per round")->check(CLI::Range(1, 1000000));
+  app.add_option("--json", config.json, "write the results as JSON to this file");
+  CLI11_PARSE(app, argc, argv);
+
+  const index_t rows = coreset::models::kRowSumBlock;
+  const index_t d = config.cols;
+  const std::vector<double> block_data = normal_values(rows * d, 1.0, 1);
+  const RowBlock block{block_data.data(), rows, rows, d};
+  const std::vector<double> theta = normal_values(d, 0.3, 2);
+  std::vector<double> y(static_cast<std::size_t>(rows));
+  for (index_t j = 0; j < rows; ++j) {
+    y[static_cast<std::size_t>(j)] = j % 3 == 0 ? -1.0 : 1.0;
+  }
+  std::vector<double> a(rows), value(rows), first(rows), second(rows), vector(d),
+      upper(d * (d + 1) / 2);
+  const std::vector<double> g = normal_values(rows, 1.0, 3);
+  std::vector<double> c = normal_values(rows, 1.0, 4);
+  for (double& x : c) {
+    x = std::abs(x);
+  }
+  // The design read from memory: column-major n x d, larger than the caches.
+  const index_t n = config.rows;
+  const std::vector<double> design = normal_values(n * d, 1.0, 5);
+  const index_t blocks = (n + rows - 1) / rows;
+
+  std::printf("bench_row_blocks: %s, one thread, d = %lld, blocks of %lld rows; ns per block\n",
+              coreset::bench::read_first_field("/proc/cpuinfo", "model name").c_str(),
+              static_cast<long long>(d), static_cast<long long>(rows));
+  std::printf("%-9s %11s %11s %11s %11s %11s %14s %9s\n", "isa", "predictors", "link", "g^T Z",
+              "Z^T C Z", "exact adds", "read (n rows)", "other CPU");
+  nlohmann::json results = nlohmann::json::array();
+  for (const Isa isa : {Isa::baseline, Isa::avx2, Isa::avx512}) {
+    if (!coreset::support::supported(isa)) {
+      continue;
+    }
+    namespace simd = coreset::models::simd;
+    const Timing predictors = time_calls(config.repeats, config.calls, [&] {
+      simd::linear_predictors(isa, block, theta.data(), a.data());
+      g_sink = a[7];
+    });
+    const Timing link = time_calls(config.repeats, config.calls, [&] {
+      simd::logistic_link_terms(isa, a.data(), y.data(), rows, value.data(), first.data(),
+                                second.data());
+      g_sink = second[7];
+    });
+    const Timing gradient = time_calls(config.repeats, config.calls, [&] {
+      simd::weighted_row_sums(isa, block, g.data(), nullptr, vector.data(), nullptr);
+      g_sink = vector[0];
+    });
+    const Timing hessian = time_calls(config.repeats, config.calls, [&] {
+      simd::weighted_row_sums(isa, block, nullptr, c.data(), nullptr, upper.data());
+      g_sink = upper[0];
+    });
+    // What the sums add exactly per block: the value, the gradient and the upper triangle.
+    std::vector<coreset::support::ExactSum> accumulators(
+        static_cast<std::size_t>(coreset::models::row_sum_accumulators(d, true, true)));
+    const Timing exact = time_calls(config.repeats, config.calls, [&] {
+      for (std::size_t i = 0; i < accumulators.size(); ++i) {
+        accumulators[i].add(upper[i % upper.size()]);
+      }
+    });
+    // The read: every block of the design once per call (one call per round).
+    Timing read = time_calls(config.repeats, 1, [&] {
+      double sum = 0.0;
+      for (index_t b = 0; b < blocks; ++b) {
+        const index_t start = b * rows;
+        const RowBlock part{design.data() + start, n, std::min(rows, n - start), d};
+        simd::linear_predictors(isa, part, theta.data(), a.data());
+        sum += a[0];
+      }
+      g_sink = sum;
+    });
+    read.ns_per_block /= static_cast<double>(blocks);
+    // The largest share measured (NaN, "n/a", where every measurement was too short to tell).
+    double other = std::nan("");
+    for (const double share :
+         {predictors.other_cpu_share, link.other_cpu_share, gradient.other_cpu_share,
+          hessian.other_cpu_share, exact.other_cpu_share, read.other_cpu_share}) {
+      if (!std::isnan(share) && !(other >= share)) {
+        other = share;
+      }
+    }
+    std::printf("%-9s %11.0f %11.0f %11.0f %11.0f %11.0f %14.0f %9s\n",
+                coreset::support::isa_name(isa), predictors.ns_per_block, link.ns_per_block,
+                gradient.ns_per_block, hessian.ns_per_block, exact.ns_per_block, read.ns_per_block,
+                coreset::bench::format_share(other).c_str());
+    results.push_back({{"isa", coreset::support::isa_name(isa)},
+                       {"predictors_ns", predictors.ns_per_block},
+                       {"logistic_link_ns", link.ns_per_block},
+                       {"gradient_sums_ns", gradient.ns_per_block},
+                       {"hessian_sums_ns", hessian.ns_per_block},
+                       {"exact_adds_ns", exact.ns_per_block},
+                       {"read_ns_per_block", read.ns_per_block},
+                       {"other_cpu_share", other}});
+  }
+  std::printf(
+      "\nA full evaluation of the fit does all five on every block; the read column is the\n"
+      "floor's share of it. Arithmetic above the read means the pass is compute-bound.\n");
+  if (!config.json.empty()) {
+    const nlohmann::json out = {{"benchmark", "bench_row_blocks"},
+                                {"date", coreset::bench::utc_now()},
+                                {"machine", coreset::bench::machine_json(1)},
+                                {"cols", d},
+                                {"block_rows", rows},
+                                {"design_rows", n},
+                                {"results", results}};
+    std::ofstream(config.json) << out.dump(2) << "\n";
+  }
+  return 0;
+}
