@@ -62,25 +62,39 @@ inline index_t row_sum_accumulators(index_t dims, bool want_vector, bool want_ma
 /// the ranks of a distributed build add up before rounding (support::ExactSum's slots).
 using ExactRowSums = std::vector<support::ExactSum>;
 
-/// Adds `sums` to `acc` in the accumulators' layout: the value, then the vector's d entries when
-/// wanted, then the matrix's upper triangle column by column when wanted (round_row_sums reads
-/// it back).
+/// Adds one part's sums to `acc` in the accumulators' layout: the value, then `vector` (the d
+/// entries, or empty when not wanted), then `upper`, the matrix's upper triangle column by column
+/// (entry (i, j), i <= j, at j (j + 1) / 2 + i, as simd::weighted_row_sums writes it; empty when
+/// not wanted). round_row_sums reads it back.
+inline void add_packed_row_sums(double value, const std::vector<double>& vector,
+                                const std::vector<double>& upper, ExactRowSums& acc) {
+  std::size_t slot = 0;
+  acc[slot++].add(value);
+  for (const double entry : vector) {
+    acc[slot++].add(entry);
+  }
+  for (const double entry : upper) {
+    acc[slot++].add(entry);
+  }
+}
+
+/// Adds `sums` (a d-vector and a d x d matrix, each when wanted) to `acc` by
+/// add_packed_row_sums.
 inline void add_row_sums(const RowSums& sums, index_t d, bool want_vector, bool want_matrix,
                          ExactRowSums& acc) {
-  std::size_t slot = 0;
-  acc[slot++].add(sums.value);
+  std::vector<double> vector;
   if (want_vector) {
-    for (index_t i = 0; i < d; ++i) {
-      acc[slot++].add(sums.vector[i]);
-    }
+    vector.assign(sums.vector.data(), sums.vector.data() + d);
   }
+  std::vector<double> upper;
   if (want_matrix) {
     for (index_t j = 0; j < d; ++j) {
       for (index_t i = 0; i <= j; ++i) {
-        acc[slot++].add(sums.matrix(i, j));
+        upper.push_back(sums.matrix(i, j));
       }
     }
   }
+  add_packed_row_sums(sums.value, vector, upper, acc);
 }
 
 /// The teams that share the blocks: the OpenMP threads, fewer when their accumulators would take
@@ -116,7 +130,7 @@ ExactRowSums exact_sums_over_rows(const Eigen::Ref<const Eigen::MatrixXd>& desig
   const auto sum_blocks = [&](ExactRowSums& mine) {
     Eigen::VectorXd g;
     Eigen::VectorXd c;
-    // One block's sums, rounded (in add_row_sums' layout: the vector, then the upper triangle).
+    // One block's sums, rounded, in add_packed_row_sums' layout.
     std::vector<double> block_vector(static_cast<std::size_t>(want_vector ? d : 0));
     std::vector<double> block_upper(static_cast<std::size_t>(want_matrix ? d * (d + 1) / 2 : 0));
 #pragma omp for schedule(dynamic, run)
@@ -126,19 +140,13 @@ ExactRowSums exact_sums_over_rows(const Eigen::Ref<const Eigen::MatrixXd>& desig
                                  std::min(kRowSumBlock, n - first), d};
       g.resize(block.rows);
       c.resize(block.rows);
-      std::size_t slot = 0;
-      mine[slot++].add(terms(first, block, g, c));
+      const double value = terms(first, block, g, c);
       // The matrix's general form, not a rank update of diag(sqrt(c)) rows: the square root
       // would need c >= 0, and the Poisson link's -ell'' can round to a tiny negative number.
       simd::weighted_row_sums(block, g.data(), c.data(),
                               want_vector ? block_vector.data() : nullptr,
                               want_matrix ? block_upper.data() : nullptr);
-      for (const double entry : block_vector) {
-        mine[slot++].add(entry);
-      }
-      for (const double entry : block_upper) {
-        mine[slot++].add(entry);
-      }
+      add_packed_row_sums(value, block_vector, block_upper, mine);
     }
   };
   return support::exact_sums_by_team(teams, static_cast<std::size_t>(accumulators), sum_blocks);

@@ -70,7 +70,7 @@ double sum_in_lanes(const double* v, index_t count) {
   for (int l = 0; j + l < count; ++l) {
     p[l] += v[j + l];
   }
-  return ((p[0] + p[1]) + (p[2] + p[3])) + ((p[4] + p[5]) + (p[6] + p[7]));
+  return add_lanes(p);
 }
 
 namespace detail {

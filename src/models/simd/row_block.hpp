@@ -34,6 +34,13 @@ struct RowBlock {
 /// vector width, so that the order of the sums is too.
 inline constexpr int kSumLanes = 8;
 
+/// The lanes' partial sums p[0 ... 7] added in the fixed tree of every sum here:
+/// ((p0 + p1) + (p2 + p3)) + ((p4 + p5) + (p6 + p7)). Internal linkage (static): the AVX units
+/// use it too, and an out-of-line copy compiled for them must never serve a baseline caller.
+static inline double add_lanes(const double* p) {
+  return ((p[0] + p[1]) + (p[2] + p[3])) + ((p[4] + p[5]) + (p[6] + p[7]));
+}
+
 /// sum_j v_j over count values in the lanes of the sums below (p = p + v_j in lane j mod 8, from 0,
 /// and the lane tree): eight independent chains of adds instead of one.
 double sum_in_lanes(const double* v, index_t count);

@@ -18,12 +18,12 @@ using coreset::index_t;
 using coreset::models::simd::kSumLanes;
 using coreset::models::simd::RowBlock;
 
-/// The lanes of v added in the fixed tree of row_block.hpp.
+/// The lanes of v added in the fixed tree of row_block.hpp (add_lanes).
 template <class Ops>
 inline double sum_of_lanes(const typename Ops::V& v) {
   double l[kSumLanes];
   Ops::lanes(v, l);
-  return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+  return coreset::models::simd::add_lanes(l);
 }
 
 /// The eight values from p on, or the `count` < 8 left with zeros after them: nothing past the
