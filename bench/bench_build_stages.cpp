@@ -788,11 +788,13 @@ nlohmann::json to_json(const Record& r, const Config& config) {
   if (r.end_to_end_run) {
     out["end_to_end"] = {{"timing", to_json(r.end_to_end)},
                          {"stage_seconds",
-                          {{"pihat", r.end_to_end_stages.pihat},
+                          {{"setup", r.end_to_end_stages.setup},
+                           {"pihat", r.end_to_end_stages.pihat},
                            {"sampling", r.end_to_end_stages.sampling},
                            {"projection", r.end_to_end_stages.projection},
                            {"solve", r.end_to_end_stages.solve},
-                           {"evaluation", r.end_to_end_stages.evaluation}}},
+                           {"evaluation", r.end_to_end_stages.evaluation},
+                           {"total", r.end_to_end_stages.total()}}},
                          {"solve_iterations", r.end_to_end_iterations}};
   }
   return out;

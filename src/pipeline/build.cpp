@@ -30,6 +30,7 @@
 #include "pipeline/sparsevi.hpp"
 #include "posterior/posterior.hpp"
 #include "solvers/budget_snapshots.hpp"
+#include "solvers/relative_error.hpp"
 #include "support/collectives.hpp"
 #include "support/memory.hpp"
 #include "support/progress.hpp"
@@ -314,7 +315,7 @@ std::vector<SolveResult> solve_sparsevi(const pipeline::ExecutionContext& contex
     result.objective_history = history;
     result.objective = history.empty() ? target : history.back();
     result.target_norm = std::sqrt(target);
-    result.relative_error = target > 0.0 ? std::sqrt(result.objective / target) : 0.0;
+    result.relative_error = solvers::relative_error(result.objective, result.target_norm);
     refit_on(phi, solver, result);
     result.seconds = seconds_since(start);
   };
