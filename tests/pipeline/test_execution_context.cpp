@@ -99,6 +99,15 @@ class DefaultTeamAtEachStage final : public ProgressObserver {
     teams.emplace_back(stage, omp_get_max_threads());
   }
   std::vector<std::pair<Stage, int>> teams;
+
+  /// Every stage seen (there must be some) began under a default team of `threads`; clears them.
+  void expect_every_stage_under(int threads, const std::string& which) {
+    ASSERT_FALSE(teams.empty()) << which;
+    for (const auto& [stage, team] : teams) {
+      EXPECT_EQ(team, threads) << to_string(stage) << " (" << which << ")";
+    }
+    teams.clear();
+  }
 };
 
 TEST(ExecutionContext, AJobsUnnamedTeamsAreItsThreadsAndTheCallersSettingIsKept) {
@@ -109,13 +118,9 @@ TEST(ExecutionContext, AJobsUnnamedTeamsAreItsThreadsAndTheCallersSettingIsKept)
   DefaultTeamAtEachStage observer;
   options.solver.progress = &observer;
   for (const int threads : {1, 2}) {
-    observer.teams.clear();
     options.solver.threads = threads;
     build_coreset(data, options);
-    ASSERT_FALSE(observer.teams.empty());
-    for (const auto& [stage, team] : observer.teams) {
-      EXPECT_EQ(team, threads) << to_string(stage) << " began under the caller's default team";
-    }
+    observer.expect_every_stage_under(threads, "a build on " + std::to_string(threads));
     EXPECT_EQ(omp_get_max_threads(), 3) << "the job did not put the caller's setting back";
   }
 }
@@ -131,18 +136,11 @@ TEST(ExecutionContext, ASolvesUnnamedTeamsAreTheSolvesThreads) {
   options.solver.progress = &observer;
   options.solver.threads = 1;
   const PreparedProblem problem(data, options);
-  ASSERT_FALSE(observer.teams.empty());
-  for (const auto& [stage, team] : observer.teams) {
-    EXPECT_EQ(team, 1) << to_string(stage) << " (preparation)";
-  }
+  observer.expect_every_stage_under(1, "preparation");
   BuildSolverOptions solver = options.solver;
   solver.threads = 2;
-  observer.teams.clear();
   problem.solve_and_evaluate(solver);
-  ASSERT_FALSE(observer.teams.empty());
-  for (const auto& [stage, team] : observer.teams) {
-    EXPECT_EQ(team, 2) << to_string(stage) << " (the solve's)";
-  }
+  observer.expect_every_stage_under(2, "the solve's");
   EXPECT_EQ(omp_get_max_threads(), 3);
 }
 
