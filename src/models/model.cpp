@@ -20,6 +20,7 @@
 #include "coreset/model.hpp"
 #include "models/model.hpp"
 
+#include "support/huge_pages.hpp"
 #include "support/random.hpp"
 
 namespace coreset {
@@ -155,6 +156,21 @@ void for_each_row_block(index_t n, F&& f) {
   }
 }
 
+// An n-vector of the model, uninitialised, its pages advised huge (support/huge_pages.hpp): the
+// caller fills it by for_each_row_block, so the first touch is spread over the threads too.
+Eigen::VectorXd rows_vector(index_t n) {
+  Eigen::VectorXd v(n);
+  support::advise_huge_pages(v.data(), static_cast<std::size_t>(n) * sizeof(double));
+  return v;
+}
+
+// v set to `value` on every thread.
+void fill_rows(Eigen::VectorXd& v, double value) {
+  for_each_row_block(v.size(), [&](index_t first, index_t last) {
+    std::fill(v.data() + first, v.data() + last, value);
+  });
+}
+
 bool all_covariates_finite(const Dataset& data) {
   std::atomic<bool> finite{true};
   for_each_row_block(data.rows(), [&](index_t first, index_t last) {
@@ -245,8 +261,10 @@ void set_covariate_design(Model& model, const Dataset& data, bool intercept) {
   const index_t n = data.rows();
   const index_t dims = data.dims();
   model.design.resize(n, dims + (intercept ? 1 : 0));
-  // Copied by row blocks on every thread: at 10^7 rows the copy's cost is mostly the first touch
-  // of fresh pages, which one thread takes about a second over.
+  // Copied by row blocks on every thread, into huge pages: at 10^7 rows the copy's cost was
+  // mostly the first touch of fresh 4 KiB pages, which one thread took about a second over.
+  support::advise_huge_pages(model.design.data(),
+                             static_cast<std::size_t>(model.design.size()) * sizeof(double));
   for_each_row_block(n, [&](index_t first, index_t last) {
     for (index_t c = 0; c < dims; ++c) {
       const double* from = data.covariates.column(c);
@@ -264,9 +282,8 @@ void set_covariate_design(Model& model, const Dataset& data, bool intercept) {
 
 // Labels must all be in {-1, 1} or all in {0, 1}; the latter are mapped 0 -> -1. The encoding is
 // fixed by the first 0 or -1, so a file mixing both is reported at the first row that breaks it.
-void set_logistic_response(Model& model, const Dataset& data, std::optional<double> job_label) {
+void check_logistic_labels(Model& model, const Dataset& data, std::optional<double> job_label) {
   const index_t n = data.rows();
-  model.response.resize(n);
   bool encoding_known = job_label.has_value();
   double negative_label = job_label.value_or(0.0);  // 0 or -1, once a non-positive label is seen
   for (index_t i = 0; i < n; ++i) {
@@ -296,13 +313,51 @@ void set_logistic_response(Model& model, const Dataset& data, std::optional<doub
   }
 }
 
+// The labels as +-1, checked on every thread. A dataset whose negative labels mix 0 and -1 (or
+// differ from the job's) or that has a label outside {-1, 0, 1} is checked again in order by
+// check_logistic_labels, which reports the first row that breaks it.
+void set_logistic_response(Model& model, const Dataset& data, std::optional<double> job_label) {
+  model.response = rows_vector(data.rows());
+  std::atomic<bool> outside{false};
+  std::atomic<bool> saw_zero{job_label == 0.0};
+  std::atomic<bool> saw_minus_one{job_label == -1.0};
+  for_each_row_block(data.rows(), [&](index_t first, index_t last) {
+    bool block_outside = false;
+    bool block_zero = false;
+    bool block_minus_one = false;
+    for (index_t i = first; i < last; ++i) {
+      const double label = data.response[static_cast<std::size_t>(i)];
+      block_zero |= label == 0.0;
+      block_minus_one |= label == -1.0;
+      block_outside |= label != 1.0 && label != 0.0 && label != -1.0;
+      model.response(i) = label == 1.0 ? 1.0 : -1.0;
+    }
+    // Set once per block, not per row: the flags' cache line is shared by the threads.
+    if (block_outside) {
+      outside.store(true, std::memory_order_relaxed);
+    }
+    if (block_zero) {
+      saw_zero.store(true, std::memory_order_relaxed);
+    }
+    if (block_minus_one) {
+      saw_minus_one.store(true, std::memory_order_relaxed);
+    }
+  });
+  if (outside.load(std::memory_order_relaxed) ||
+      (saw_zero.load(std::memory_order_relaxed) && saw_minus_one.load(std::memory_order_relaxed))) {
+    check_logistic_labels(model, data, job_label);
+  }
+}
+
 // Counts: finite non-negative integers. log(y!) goes into the offset, where it makes L_n the
 // true log probability without costing anything per sample.
-void set_poisson_response(Model& model, const Dataset& data) {
-  const index_t n = data.rows();
-  model.response.resize(n);
-  model.offset.resize(n);
-  for (index_t i = 0; i < n; ++i) {
+bool valid_count(double count) {
+  return std::isfinite(count) && count >= 0.0 && count == std::floor(count);
+}
+
+// The first count that valid_count refuses, reported; the rows in order.
+void report_bad_count(const Dataset& data) {
+  for (index_t i = 0; i < data.rows(); ++i) {
     const double count = data.response[static_cast<std::size_t>(i)];
     if (!std::isfinite(count)) {
       response_error(data, i, "count " + format_number(count) + " is not a finite number");
@@ -313,20 +368,73 @@ void set_poisson_response(Model& model, const Dataset& data) {
     if (count != std::floor(count)) {
       response_error(data, i, "count " + format_number(count) + " is not an integer");
     }
-    model.response(i) = count;
-    model.offset(i) = -std::lgamma(count + 1.0);
+  }
+}
+
+// log(count!) = lgamma(count + 1), by glibc's reentrant lgamma_r where there is one:
+// std::lgamma writes the global signgam, a data race on the threads of set_poisson_response.
+double log_factorial(double count) {
+#if defined(__GLIBC__)
+  int sign = 0;
+  return ::lgamma_r(count + 1.0, &sign);
+#else
+  return std::lgamma(count + 1.0);
+#endif
+}
+
+void set_poisson_response(Model& model, const Dataset& data) {
+  model.response = rows_vector(data.rows());
+  model.offset.resize(data.rows());  // make_model's, already n-sized: kept
+#if defined(__GLIBC__)
+  const bool parallel = true;
+#else
+  const bool parallel = false;  // std::lgamma is not reentrant
+#endif
+  std::atomic<bool> all_valid{true};
+  const auto fill = [&](index_t first, index_t last) {
+    bool block_valid = true;
+    for (index_t i = first; i < last; ++i) {
+      const double count = data.response[static_cast<std::size_t>(i)];
+      block_valid &= valid_count(count);
+      model.response(i) = count;
+      model.offset(i) = -log_factorial(count);
+    }
+    if (!block_valid) {
+      all_valid.store(false, std::memory_order_relaxed);
+    }
+  };
+  if (parallel) {
+    for_each_row_block(data.rows(), fill);
+  } else {
+    fill(0, data.rows());
+  }
+  if (!all_valid.load(std::memory_order_relaxed)) {
+    report_bad_count(data);
   }
 }
 
 void set_real_response(Model& model, const Dataset& data) {
-  const index_t n = data.rows();
-  model.response.resize(n);
-  for (index_t i = 0; i < n; ++i) {
+  model.response = rows_vector(data.rows());
+  std::atomic<bool> all_finite{true};
+  for_each_row_block(data.rows(), [&](index_t first, index_t last) {
+    bool block_finite = true;
+    for (index_t i = first; i < last; ++i) {
+      const double value = data.response[static_cast<std::size_t>(i)];
+      block_finite &= std::isfinite(value);
+      model.response(i) = value;
+    }
+    if (!block_finite) {
+      all_finite.store(false, std::memory_order_relaxed);
+    }
+  });
+  if (all_finite.load(std::memory_order_relaxed)) {
+    return;
+  }
+  for (index_t i = 0; i < data.rows(); ++i) {  // the first, in order
     const double value = data.response[static_cast<std::size_t>(i)];
     if (!std::isfinite(value)) {
       response_error(data, i, "response " + format_number(value) + " is not a finite number");
     }
-    model.response(i) = value;
   }
 }
 
@@ -587,7 +695,8 @@ Model make_model(const Dataset& data, const ModelOptions& options, std::uint64_t
 
   Model model;
   model.kind = options.kind;
-  model.offset = Eigen::VectorXd::Zero(n);
+  model.offset = rows_vector(n);
+  fill_rows(model.offset, 0.0);
   switch (options.kind) {
     case ModelKind::logistic:
       require_response(data, options.kind);
@@ -624,7 +733,7 @@ Model make_model(const Dataset& data, const ModelOptions& options, std::uint64_t
       set_real_response(model, data);
       const double variance = options.noise_sd * options.noise_sd;
       model.noise_precision = 1.0 / variance;
-      model.offset.setConstant(-0.5 * (kLog2Pi + std::log(variance)));
+      fill_rows(model.offset, -0.5 * (kLog2Pi + std::log(variance)));
       break;
     }
   }

@@ -5,6 +5,7 @@
 #include <new>
 
 #include "coreset/matrix.hpp"
+#include "support/huge_pages.hpp"
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -25,9 +26,7 @@ void* allocate_matrix_storage(std::size_t bytes) {
     if (pointer == MAP_FAILED) {
       throw std::bad_alloc();
     }
-#if defined(MADV_HUGEPAGE)
-    madvise(pointer, bytes, MADV_HUGEPAGE);  // advice only: failure leaves ordinary pages
-#endif
+    support::advise_huge_pages(pointer, bytes);
     return pointer;
   }
 #endif

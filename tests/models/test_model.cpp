@@ -594,6 +594,80 @@ TEST(ModelValidation, ManyRowBlocksFindTheFirstNonFiniteCovariateInOrder) {
       << error.what();
 }
 
+// Responses over many row blocks: checked on every thread, reported in row order.
+constexpr index_t kManyRows = 200003;  // three full blocks of 2^16 rows and a partial one
+
+std::vector<double> many_responses(double value) {
+  return std::vector<double>(static_cast<std::size_t>(kManyRows), value);
+}
+
+TEST(ModelValidation, ManyRowBlocksMapEveryLabelAndZeroEveryOffset) {
+  std::vector<double> labels = many_responses(1.0);
+  for (index_t i = 0; i < kManyRows; i += 7) {
+    labels[static_cast<std::size_t>(i)] = 0.0;
+  }
+  const Model model = make_model(two_covariates(labels), options_for(ModelKind::logistic), 0);
+  for (index_t i = 0; i < kManyRows; ++i) {
+    ASSERT_EQ(model.response(i), i % 7 == 0 ? -1.0 : 1.0) << i;
+    ASSERT_EQ(model.offset(i), 0.0) << i;
+  }
+}
+
+TEST(ModelValidation, ManyRowBlocksReportTheFirstBadLabelInOrder) {
+  std::vector<double> labels = many_responses(1.0);
+  labels[190000] = 7.0;  // in the last full block
+  labels[140000] = 0.5;
+  const InputError outside = input_error(two_covariates(labels), options_for(ModelKind::logistic));
+  EXPECT_EQ(outside.line(), 140000 + 2);
+  EXPECT_NE(std::string(outside.what()).find("label 0.5 is outside"), std::string::npos)
+      << outside.what();
+  // Each block alone is consistent; the encodings mix across blocks, first at row 150000.
+  labels = many_responses(1.0);
+  labels[70000] = 0.0;
+  labels[150000] = -1.0;
+  labels[199000] = 0.0;
+  const InputError mixed = input_error(two_covariates(labels), options_for(ModelKind::logistic));
+  EXPECT_EQ(mixed.line(), 150000 + 2);
+  EXPECT_NE(std::string(mixed.what()).find("(earlier rows use {0, 1})"), std::string::npos)
+      << mixed.what();
+}
+
+TEST(ModelValidation, ManyRowBlocksReportTheFirstBadCountInOrder) {
+  std::vector<double> counts = many_responses(3.0);
+  for (index_t i = 0; i < kManyRows; i += 1000) {
+    counts[static_cast<std::size_t>(i)] = static_cast<double>(i / 1000);
+  }
+  const Model model = make_model(two_covariates(counts), options_for(ModelKind::poisson), 0);
+  for (index_t i = 0; i < kManyRows; i += 997) {
+    const double count = counts[static_cast<std::size_t>(i)];
+    ASSERT_EQ(model.response(i), count) << i;
+    ASSERT_EQ(model.offset(i), -std::lgamma(count + 1.0)) << i;
+  }
+  counts[180000] = -1.0;
+  counts[100001] = 2.5;
+  const InputError error = input_error(two_covariates(counts), options_for(ModelKind::poisson));
+  EXPECT_EQ(error.line(), 100001 + 2);
+  EXPECT_NE(std::string(error.what()).find("count 2.5 is not an integer"), std::string::npos)
+      << error.what();
+}
+
+TEST(ModelValidation, ManyRowBlocksReportTheFirstNonFiniteResponseInOrder) {
+  std::vector<double> responses = many_responses(0.25);
+  const Model model = make_model(two_covariates(responses), options_for(ModelKind::linear), 0);
+  const double offset = -0.5 * kLog2Pi;  // noise sd 1
+  for (const index_t i : {index_t{0}, index_t{65536}, kManyRows - 1}) {
+    EXPECT_EQ(model.response(i), 0.25) << i;
+    EXPECT_NEAR(model.offset(i), offset, 1e-15) << i;
+  }
+  responses[199999] = std::nan("");
+  responses[131072] = -HUGE_VAL;
+  const InputError error = input_error(two_covariates(responses), options_for(ModelKind::linear));
+  EXPECT_EQ(error.line(), 131072 + 2);
+  EXPECT_NE(std::string(error.what()).find("response -inf is not a finite number"),
+            std::string::npos)
+      << error.what();
+}
+
 TEST(ModelValidation, ModelWithoutParametersIsRejected) {
   Dataset data = two_covariates({1, -1});
   data.covariates = Matrix<double>(2, 0);
