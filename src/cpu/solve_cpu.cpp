@@ -1,11 +1,9 @@
 #include "cpu/solve_cpu.hpp"
 
-#include <cmath>
-#include <limits>
-
 #include "cpu/cpu_backend.hpp"
 #include "cpu/distributed_backend.hpp"
 #include "solvers/run_algorithm.hpp"
+#include "support/non_finite.hpp"
 
 namespace coreset::cpu {
 
@@ -41,20 +39,7 @@ void refit_on_cpu(MatrixView<T> phi, const T* y, const SolverSettings& options, 
 
 template <class T>
 index_t find_non_finite(MatrixView<T> phi, int threads) {
-  index_t first = std::numeric_limits<index_t>::max();
-#pragma omp parallel for num_threads(threads) schedule(static) \
-    reduction(min                                              \
-              : first) if (phi.rows * phi.cols >= (index_t{1} << 20))
-  for (index_t j = 0; j < phi.cols; ++j) {
-    const T* column = phi.column(j);
-    for (index_t i = 0; i < phi.rows; ++i) {
-      if (!std::isfinite(column[i])) {
-        first = std::min(first, j * phi.rows + i);
-        break;
-      }
-    }
-  }
-  return first == std::numeric_limits<index_t>::max() ? -1 : first;
+  return support::first_non_finite_in_columns(phi.data, phi.rows, phi.cols, phi.ld, threads);
 }
 
 template SolveResult solve_on_cpu<float>(MatrixView<float>, const float*, const SolverOptions&, int,

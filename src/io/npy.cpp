@@ -16,6 +16,7 @@
 #include "io/input_file.hpp"
 #include "io/npy_format.hpp"
 #include "io/readers.hpp"
+#include "support/non_finite.hpp"
 #include "support/transpose.hpp"
 
 namespace coreset::io {
@@ -536,32 +537,6 @@ void swap_in_place(T* values, index_t count) {
   }
 }
 
-// An all-ones exponent marks both infinities and NaNs; testing the bits branch-free lets the
-// common all-finite case run at memory speed.
-template <class T>
-index_t first_nonfinite(const T* values, index_t count) {
-  constexpr auto kExponent =
-      static_cast<Bits<T>>(sizeof(T) == 4 ? 0x7f800000ull : 0x7ff0000000000000ull);
-  constexpr index_t kBlock = 1024;
-  for (index_t start = 0; start < count; start += kBlock) {
-    const index_t end = std::min(count, start + kBlock);
-    bool any = false;
-    for (index_t i = start; i < end; ++i) {
-      Bits<T> bits;
-      std::memcpy(&bits, values + i, sizeof(bits));
-      any |= (bits & kExponent) == kExponent;
-    }
-    if (any) {
-      for (index_t i = start; i < end; ++i) {
-        if (!std::isfinite(values[i])) {
-          return i;
-        }
-      }
-    }
-  }
-  return -1;
-}
-
 template <class T>
 const char* type_name() {
   return sizeof(T) == 4 ? "float32" : "float64";
@@ -597,7 +572,7 @@ class ElementReader {
         decode(dtype, buffer_.data(), n, dst);
       }
       if (dtype.kind == 'f') {
-        const index_t bad = first_nonfinite(dst, n);
+        const index_t bad = support::first_non_finite(dst, n);
         if (bad >= 0) {
           bad_source_ = direct ? static_cast<double>(dst[bad])
                                : load_as_double(dtype, buffer_.data() + bad * size);
@@ -727,7 +702,7 @@ std::string npy_shape_text(const std::vector<index_t>& shape) {
 index_t decode_npy_checked(const NpyDtype& dtype, const unsigned char* bytes, index_t count,
                            double* out) {
   decode(dtype, bytes, count, out);
-  return dtype.kind == 'f' ? first_nonfinite(out, count) : -1;
+  return dtype.kind == 'f' ? support::first_non_finite(out, count) : -1;
 }
 
 void throw_npy_nonfinite(const std::string& path, double value, const std::string& where) {
