@@ -14,6 +14,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <random>
 #include <stdexcept>
@@ -25,6 +26,7 @@
 #include "bench_gpu_timing.hpp"
 #include "kernels/check.hpp"
 #include "solvers/selection_rule.hpp"
+#include "support/random.hpp"
 
 namespace coreset::bench {
 namespace {
@@ -36,22 +38,6 @@ using solvers::SelectionRule;
 
 constexpr int kCalls = 10;
 constexpr int kReplays = 5;
-
-// m distinct indices below n, ascending.
-std::vector<index_t> random_support(index_t n, index_t m, std::mt19937_64& generator) {
-  std::vector<index_t> all;
-  std::uniform_int_distribution<index_t> pick(0, n - 1);
-  std::vector<char> taken(static_cast<std::size_t>(n), 0);
-  while (static_cast<index_t>(all.size()) < m) {
-    const index_t i = pick(generator);
-    if (taken[static_cast<std::size_t>(i)] == 0) {
-      taken[static_cast<std::size_t>(i)] = 1;
-      all.push_back(i);
-    }
-  }
-  std::sort(all.begin(), all.end());
-  return all;
-}
 
 struct Cost {
   double us_per_call = 0.0;
@@ -82,9 +68,11 @@ Json primitive_costs(const Backend& backend, const kernels::DeviceBuffer<float>&
   if (2 * k - shared > n) {
     return {{"skipped", "w and w_next need 2k - 0.9k distinct columns, more than n"}};
   }
-  std::mt19937_64 generator(29);
   // w and w_next: k entries each, `shared` of them at the same indices.
-  const std::vector<index_t> pool = random_support(n, 2 * k - shared, generator);
+  std::vector<index_t> pool;
+  support::sample_without_replacement(static_cast<std::uint64_t>(n),
+                                      static_cast<std::uint64_t>(2 * k - shared), 29, pool);
+  std::mt19937_64 generator(29);
   std::vector<index_t> w_index(pool.begin(), pool.begin() + k);
   std::vector<index_t> next_index(pool.begin(), pool.begin() + shared);
   next_index.insert(next_index.end(), pool.begin() + k, pool.end());
