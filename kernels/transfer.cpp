@@ -16,16 +16,9 @@ std::atomic<std::size_t> to_host_bytes{0};
 std::atomic<std::size_t> staged_bytes{0};
 
 // Memory the driver copies from at the bus's speed is pinned or managed host memory, or device
-// memory; pageable memory (a std::vector, an Eigen matrix, a NumPy array) it stages itself. A
-// pointer the runtime cannot place (a bad one) takes the plain copy, which reports it.
+// memory; pageable memory (a std::vector, an Eigen matrix, a NumPy array) it stages itself.
 bool pageable(const void* host) {
-  cudaPointerAttributes attributes{};
-  if (cudaPointerGetAttributes(&attributes, host) != cudaSuccess) {
-    // Cleared, or the next launch check (CORESET_CUDA_CHECK_LAUNCH) would report it as its own.
-    cudaGetLastError();
-    return false;
-  }
-  return attributes.type == cudaMemoryTypeUnregistered;
+  return pointer_attributes(host).type == cudaMemoryTypeUnregistered;
 }
 
 bool capturing(cudaStream_t stream) {
@@ -42,14 +35,15 @@ bool capture_error(cudaError_t status) {
 
 // Two pinned buffers of kStageBytes and an event each, for one staged copy on `stream`. However
 // the copy ends, the stream is drained before the buffers are freed: the bus may still be
-// reading them.
+// reading them (draining a stream with nothing queued, or waiting on an event never recorded,
+// returns at once, so neither needs a flag of its own).
 class PinnedStage {
  public:
   explicit PinnedStage(cudaStream_t stream) : stream_(stream) {}
   PinnedStage(const PinnedStage&) = delete;
   PinnedStage& operator=(const PinnedStage&) = delete;
   ~PinnedStage() {
-    if (queued_any_) {
+    if (memory_ != nullptr) {
       cudaStreamSynchronize(stream_);
     }
     for (cudaEvent_t event : done_) {
@@ -82,24 +76,17 @@ class PinnedStage {
   }
   // Buffer b, once the copy that last read it has finished.
   char* buffer(int b) {
-    if (recorded_[b]) {
-      CORESET_CUDA_TRY(cudaEventSynchronize(done_[b]));
-    }
+    CORESET_CUDA_TRY(cudaEventSynchronize(done_[b]));
     return buffer_address(b);
   }
   // Queues the copy of buffer b's first `bytes` to `device`, and marks the buffer as read by it.
   void send(int b, char* device, std::size_t bytes) {
-    queued_any_ = true;
     CORESET_CUDA_TRY(
         cudaMemcpyAsync(device, buffer_address(b), bytes, cudaMemcpyHostToDevice, stream_));
     CORESET_CUDA_TRY(cudaEventRecord(done_[b], stream_));
-    recorded_[b] = true;
   }
   // Returns once every queued copy has finished.
-  void finish() {
-    CORESET_CUDA_TRY(cudaStreamSynchronize(stream_));
-    queued_any_ = false;
-  }
+  void finish() { CORESET_CUDA_TRY(cudaStreamSynchronize(stream_)); }
 
  private:
   char* buffer_address(int b) const {
@@ -109,8 +96,6 @@ class PinnedStage {
   cudaStream_t stream_;
   void* memory_ = nullptr;
   cudaEvent_t done_[2] = {nullptr, nullptr};
-  bool recorded_[2] = {false, false};
-  bool queued_any_ = false;
 };
 
 // `bytes` from pageable `from` into pinned `to`, split over the host's threads: one thread's
@@ -144,6 +129,18 @@ bool staged_copy_to_device(cudaStream_t stream, char* device, const char* host, 
 }
 
 }  // namespace
+
+cudaPointerAttributes pointer_attributes(const void* pointer) {
+  cudaPointerAttributes attributes{};
+  const cudaError_t status = cudaPointerGetAttributes(&attributes, pointer);
+  if (status == cudaErrorInvalidValue) {
+    cudaGetLastError();  // not sticky
+    attributes.type = cudaMemoryTypeUnregistered;
+    return attributes;
+  }
+  CORESET_CUDA_TRY(status);
+  return attributes;
+}
 
 TransferTotals transfer_totals() noexcept {
   return {to_device_bytes.load(std::memory_order_relaxed),

@@ -28,6 +28,12 @@ TransferTotals transfer_totals() noexcept;
 inline constexpr std::size_t kStageBytes = std::size_t{32} << 20;
 inline constexpr std::size_t kStagedCopyBytes = 8 * kStageBytes;
 
+/// What the runtime knows of `pointer`: device, managed, pinned host memory, or
+/// cudaMemoryTypeUnregistered for memory it does not know (pageable host memory, which some
+/// runtimes report as cudaErrorInvalidValue: cleared here, so that the next check does not report
+/// it as its own). Any other error throws CudaError.
+cudaPointerAttributes pointer_attributes(const void* pointer);
+
 /// cudaMemcpyAsync host -> device on `stream`, counted. From pageable memory it returns once the
 /// data is staged, so `host` may go away; no-op for 0 bytes. A pageable copy of kStagedCopyBytes
 /// or more is staged through pinned memory by this function (the driver's own staging ran at

@@ -27,18 +27,6 @@ bool on_device(const cudaPointerAttributes& attributes) {
   return attributes.type == cudaMemoryTypeDevice || attributes.type == cudaMemoryTypeManaged;
 }
 
-cudaPointerAttributes attributes_of(const void* pointer) {
-  cudaPointerAttributes attributes{};
-  const cudaError_t status = cudaPointerGetAttributes(&attributes, pointer);
-  if (status == cudaErrorInvalidValue) {
-    cudaGetLastError();  // not sticky: clear it so that the next call does not report it
-    attributes.type = cudaMemoryTypeUnregistered;
-    return attributes;
-  }
-  CORESET_CUDA_TRY(status);
-  return attributes;
-}
-
 // The first flat index the kernels flagged, read back (the stream's work done).
 unsigned long long first_flagged(Resources& res,
                                  const kernels::DeviceBuffer<unsigned long long>& bad) {
@@ -99,7 +87,7 @@ kernels::DeviceBuffer<T> phi_from(Resources& res, DeviceArrayView<T> array, bool
 }  // namespace
 
 int device_of(const void* pointer, const std::string& what) {
-  const cudaPointerAttributes attributes = attributes_of(pointer);
+  const cudaPointerAttributes attributes = kernels::pointer_attributes(pointer);
   if (!on_device(attributes)) {
     throw InvalidArgument(what +
                           " is not in CUDA device memory (a host array goes through the "
@@ -111,7 +99,7 @@ int device_of(const void* pointer, const std::string& what) {
 template <class T>
 std::vector<T> read_values(const T* values, index_t count) {
   std::vector<T> host(static_cast<std::size_t>(count));
-  if (on_device(attributes_of(values))) {
+  if (on_device(kernels::pointer_attributes(values))) {
     // Counted like every host transfer (kernels/transfer.hpp); S values, once per solve.
     kernels::copy_to_host_async(nullptr, host.data(), values, host.size() * sizeof(T));
     CORESET_CUDA_TRY(cudaStreamSynchronize(nullptr));
