@@ -479,11 +479,8 @@ class CpuBackend {
       tracker.stopped = w;
     }
   }
-  solvers::LoopState read(LoopTracker& tracker) const {
-    return tracker.state;
-  }
-  std::vector<double> history(const LoopTracker& tracker, int from, int to) const {
-    return solvers::tracked_history(tracker.history, from, to);
+  solvers::LoopLook read(const LoopTracker& tracker) const {
+    return {tracker.state, tracker.history};
   }
   const SparseDatapointVector& stopped_iterate(const LoopTracker& tracker) const {
     return tracker.stopped;

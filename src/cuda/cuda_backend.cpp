@@ -710,7 +710,7 @@ void CudaBackend<T>::track(LoopTracker& tracker, Scalar f, Scalar change_squared
 }
 
 template <class T>
-solvers::LoopState CudaBackend<T>::read(LoopTracker& tracker) const {
+solvers::LoopLook CudaBackend<T>::read(const LoopTracker& tracker) const {
   // The state and the history through the pinned staging buffer: two copies, one wait.
   constexpr std::size_t state_slots =
       (sizeof(solvers::LoopState) + sizeof(double) - 1) / sizeof(double);
@@ -721,18 +721,13 @@ solvers::LoopState CudaBackend<T>::read(LoopTracker& tracker) const {
   kernels::copy_to_host_async(res_.stream(), staging + state_slots, tracker.history.data(),
                               ring * sizeof(double));
   res_.synchronize();
-  solvers::LoopState state;
+  solvers::LoopLook look;
   // Plain data (ints and a double; only its default member values make it non-trivial to
   // construct), so its bytes may be copied in.
   static_assert(std::is_trivially_copyable_v<solvers::LoopState>);
-  std::memcpy(static_cast<void*>(&state), staging, sizeof(solvers::LoopState));
-  tracker.history_on_host.assign(staging + state_slots, staging + state_slots + ring);
-  return state;
-}
-
-template <class T>
-std::vector<double> CudaBackend<T>::history(const LoopTracker& tracker, int from, int to) const {
-  return solvers::tracked_history(tracker.history_on_host, from, to);
+  std::memcpy(static_cast<void*>(&look.state), staging, sizeof(solvers::LoopState));
+  look.history.assign(staging + state_slots, staging + state_slots + ring);
+  return look;
 }
 
 // ---- private ----

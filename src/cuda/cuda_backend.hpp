@@ -67,7 +67,6 @@ template <class T>
 struct DeviceLoopTracker {
   kernels::DeviceBuffer<solvers::LoopState> state;
   kernels::DeviceBuffer<double> history;  // f after iteration t at (t - 1) mod its size
-  std::vector<double> history_on_host;    // `history` as the last read() brought it
   DeviceSparse<T> stopped;
   int max_iterations = 0;
   double tolerance = 0.0;
@@ -203,8 +202,7 @@ class CudaBackend {
                                 index_t k, int capacity) const;
   void track(LoopTracker& tracker, Scalar f, Scalar change_squared, Scalar size_squared,
              const SparseDatapointVector& w) const;
-  solvers::LoopState read(LoopTracker& tracker) const;
-  std::vector<double> history(const LoopTracker& tracker, int from, int to) const;
+  solvers::LoopLook read(const LoopTracker& tracker) const;
   const SparseDatapointVector& stopped_iterate(const LoopTracker& tracker) const {
     return tracker.stopped;
   }

@@ -205,11 +205,9 @@
 //      track_iteration(state, f, change_squared, size_squared, tolerance, max_iterations,
 //      history, capacity) where the numbers are; when that stops the solve, a copy of w. No
 //      host read.
-//  LoopState read(LoopTracker& tracker)
-//      The state on the host, and the history brought over with it, in one synchronisation.
-//  std::vector<double> history(const LoopTracker& tracker, int from, int to)
-//      f after iterations from+1 ... to (to - from <= capacity), as the last read() brought it:
-//      no access to where the iterations run.
+//  LoopLook read(const LoopTracker& tracker)
+//      The state and the ring of f values on the host, in one synchronisation (the driver takes
+//      f after the iterations since its last look from the ring: tracked_history).
 //  const SparseDatapointVector& stopped_iterate(const LoopTracker& tracker)
 //      w as track() kept it at the stop.
 //  Recording record(Body body)

@@ -242,10 +242,11 @@ class IhtDriver {
       // No pair past the cap, where the rule stops anyway.
       const int left = options_.max_iterations - state.iterations;
       be_.replay(pair, std::min(pairs_per_look, (left + 1) / 2));
-      state = be_.read(tracker);  // the one synchronisation per look
+      const LoopLook look = be_.read(tracker);  // the one synchronisation per look
+      state = look.state;
       ++result.host_looks;
       const int reached = state.stopped_at != 0 ? state.stopped_at : state.iterations;
-      const std::vector<double> history = be_.history(tracker, result.iterations, reached);
+      const std::vector<double> history = tracked_history(look.history, result.iterations, reached);
       result.objective_history.insert(result.objective_history.end(), history.begin(),
                                       history.end());
       result.iterations = reached;

@@ -92,6 +92,13 @@ CORESET_HOST_DEVICE inline void track_iteration(LoopState& state, double objecti
   }
 }
 
+/// What one look of the host brings back from a tracked loop, in one synchronisation: the state
+/// and the ring of f values (f after iteration t at (t - 1) mod its size), as they were then.
+struct LoopLook {
+  LoopState state;
+  std::vector<double> history;
+};
+
 /// f after iterations from+1 ... to out of a tracker's history of `capacity` entries (iteration
 /// t at (t - 1) mod capacity; to - from <= capacity).
 inline std::vector<double> tracked_history(const std::vector<double>& history, int from, int to) {
