@@ -114,6 +114,13 @@ struct SelectState {
   index_t remaining = 0;  ///< keys equal to the final t still to take (after the last pass)
   int pass = 0;           ///< the next pass to run
 
+  /// The state before the first pass of a selection of k.
+  CORESET_HOST_DEVICE static SelectState fresh(index_t k) {
+    SelectState state;
+    state.remaining = k;
+    return state;
+  }
+
   /// Whether `key` takes part in the histogram of the current pass: positive, and equal to the
   /// prefix in every digit chosen so far.
   CORESET_HOST_DEVICE bool counts(Key key) const {

@@ -37,10 +37,40 @@ struct KeyOf {
 template <class T>
 using State = kernels::radix::SelectState<kernels::radix::key_t<T>>;
 
+// Adds one to bin `digit` of a histogram in shared memory for every calling thread. The first
+// passes send nearly every key to a few bins (the exponent's), so the lanes of a warp that share
+// a digit add once, together (a labelled partition of the lanes still active), instead of
+// queueing on one shared counter.
+template <class Counter>
+__device__ void add_to_bin(Counter* bins, int digit) {
+  const cg::coalesced_group active = cg::coalesced_threads();
+  const cg::coalesced_group same_digit = cg::labeled_partition(active, digit);
+  if (same_digit.thread_rank() == 0) {
+    atomicAdd(&bins[digit], static_cast<Counter>(same_digit.size()));
+  }
+}
+
+// One tile of a block-wide compaction, in a blocked arrangement: each thread holds kItems flags
+// (1: kept) of consecutive items; write(j, at) puts the thread's item j at position `at` of the
+// output for every kept one, after the `written` of the earlier tiles. Returns the tile's kept
+// count, the same in every thread. The scan's storage may serve again once it returns.
+template <int kThreads, int kItems, class Write>
+__device__ index_t compact_tile(typename cub::BlockScan<index_t, kThreads>::TempStorage& storage,
+                                index_t (&flags)[kItems], index_t written, const Write& write) {
+  index_t offsets[kItems];
+  index_t kept = 0;
+  cub::BlockScan<index_t, kThreads>(storage).ExclusiveSum(flags, offsets, kept);
+  for (int j = 0; j < kItems; ++j) {
+    if (flags[j] != 0) {
+      write(j, written + offsets[j]);
+    }
+  }
+  __syncthreads();
+  return kept;
+}
+
 // One pass of the radix selection, in one launch. Each block adds its histogram (in shared
-// memory) to the global one; the first passes send nearly every key to a few bins (the
-// exponent's), so the lanes of a warp that share a digit add once, together (a labelled partition
-// of the lanes still active), instead of queueing on one shared counter. The block that finishes
+// memory, add_to_bin) to the global one. The block that finishes
 // last (a count of finished blocks) folds the global histogram into the state, zeroes it and the
 // count for the next pass: no second launch per pass to advance the state, and no memset. The
 // first pass (`fresh`) starts from the fresh state, SelectState{remaining = k}, instead of
@@ -57,21 +87,11 @@ __global__ void histogram_pass_kernel(index_t n, KeyOf<T> key_of, State<T>* stat
     local[b] = 0;
   }
   __syncthreads();
-  State<T> st;
-  if (fresh) {
-    st.remaining = k;
-  } else {
-    st = *state;
-  }
+  const State<T> st = fresh ? State<T>::fresh(k) : *state;
   for (index_t i = global_thread(); i < n; i += grid_stride()) {
     const auto key = key_of(i);
     if (st.counts(key)) {
-      const int digit = st.digit(key);
-      const cg::coalesced_group active = cg::coalesced_threads();
-      const cg::coalesced_group same_digit = cg::labeled_partition(active, digit);
-      if (same_digit.thread_rank() == 0) {
-        atomicAdd(&local[digit], static_cast<unsigned int>(same_digit.size()));
-      }
+      add_to_bin(local, st.digit(key));
     }
   }
   __syncthreads();
@@ -100,8 +120,9 @@ __global__ void histogram_pass_kernel(index_t n, KeyOf<T> key_of, State<T>* stat
   }
   __syncthreads();
   if (threadIdx.x == 0) {
-    st.advance(totals);
-    *state = st;
+    State<T> next = st;
+    next.advance(totals);
+    *state = next;
     *blocks_done = 0;
   }
 }
@@ -152,8 +173,7 @@ template <class T>
 __global__ void compact_entries_kernel(index_t m, const index_t* index, const T* value,
                                        const Mask* keep, index_t* out_index, T* out_value,
                                        index_t* out_count) {
-  using Scan = cub::BlockScan<index_t, kCompactThreads>;
-  __shared__ typename Scan::TempStorage scan;
+  __shared__ typename cub::BlockScan<index_t, kCompactThreads>::TempStorage scan;
   constexpr index_t kTile = index_t{kCompactThreads} * kCompactItems;
   index_t written = 0;  // the same in every thread
   for (index_t tile = 0; tile < m; tile += kTile) {
@@ -162,17 +182,10 @@ __global__ void compact_entries_kernel(index_t m, const index_t* index, const T*
     for (int j = 0; j < kCompactItems; ++j) {
       flags[j] = first + j < m && keep[first + j] != 0 ? 1 : 0;
     }
-    index_t offsets[kCompactItems];
-    index_t kept = 0;
-    Scan(scan).ExclusiveSum(flags, offsets, kept);
-    for (int j = 0; j < kCompactItems; ++j) {
-      if (flags[j] != 0) {
-        out_index[written + offsets[j]] = index[first + j];
-        out_value[written + offsets[j]] = value[first + j];
-      }
-    }
-    written += kept;
-    __syncthreads();  // the scan's storage serves the next tile
+    written += compact_tile<kCompactThreads>(scan, flags, written, [&](int j, index_t at) {
+      out_index[at] = index[first + j];
+      out_value[at] = value[first + j];
+    });
   }
   if (threadIdx.x == 0) {
     *out_count = written;
@@ -200,9 +213,7 @@ __global__ void top_k_one_block_kernel(index_t n, KeyOf<T> key_of, index_t k,
   __shared__ alignas(State<T>) unsigned char state_bytes[sizeof(State<T>)];
   auto& state = *reinterpret_cast<State<T>*>(state_bytes);
   if (threadIdx.x == 0) {
-    State<T> fresh;
-    fresh.remaining = k;
-    state = fresh;
+    state = State<T>::fresh(k);
   }
   for (int pass = 0; pass < kernels::radix::pass_count<Key>(); ++pass) {
     histogram[threadIdx.x] = 0;  // one bin per thread
@@ -211,7 +222,7 @@ __global__ void top_k_one_block_kernel(index_t n, KeyOf<T> key_of, index_t k,
     for (index_t i = threadIdx.x; i < n; i += blockDim.x) {
       const Key key = key_of(i);
       if (st.counts(key)) {
-        atomicAdd(&histogram[st.digit(key)], 1ull);
+        add_to_bin(histogram, st.digit(key));
       }
     }
     __syncthreads();
@@ -241,17 +252,9 @@ __global__ void top_k_one_block_kernel(index_t n, KeyOf<T> key_of, index_t k,
         take[j] = 1;  // the lowest-index ties fill the places left
       }
     }
-    index_t offset[kItems];
-    index_t tile_taken = 0;
-    Scan(scan).ExclusiveSum(take, offset, tile_taken);
-    for (int j = 0; j < kItems; ++j) {
-      if (take[j] != 0) {
-        out_positions[written + offset[j]] = first + j;
-      }
-    }
-    written += tile_taken;
+    written += compact_tile<kernels::radix::kBins>(
+        scan, take, written, [&](int j, index_t at) { out_positions[at] = first + j; });
     ties_seen += tile_ties;
-    __syncthreads();
   }
   if (threadIdx.x == 0) {
     *out_count = written;

@@ -34,8 +34,7 @@ std::vector<index_t> radix_top_k(const std::vector<T>& v, index_t k, SelectionRu
   if (k <= 0) {
     return selected;
   }
-  SelectState<Key> state;
-  state.remaining = k;
+  auto state = SelectState<Key>::fresh(k);
   while (!state.done()) {
     std::array<unsigned long long, kBins> histogram{};
     for (const Key key : keys) {
@@ -124,8 +123,9 @@ TEST(RadixDigit, PicksTheBucketOfTheKthLargestAndTheCountLeftInIt) {
 }
 
 TEST(RadixState, CountsOnlyPositiveKeysSharingTheChosenDigits) {
-  SelectState<std::uint32_t> state;
-  state.remaining = 1;
+  auto state = SelectState<std::uint32_t>::fresh(1);
+  EXPECT_EQ(state.prefix, 0u);  // nothing chosen yet: the first pass is next
+  EXPECT_EQ(state.pass, 0);
   EXPECT_FALSE(state.counts(0u));
   EXPECT_TRUE(state.counts(0x12345678u));  // pass 0: every positive key
   EXPECT_EQ(state.digit(0x12345678u), 0x12);

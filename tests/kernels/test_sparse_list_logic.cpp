@@ -488,8 +488,7 @@ Indices device_top_k(const std::vector<T>& values, index_t k) {
   for (std::size_t i = 0; i < values.size(); ++i) {
     keys[i] = radix::selection_key(values[i], false);
   }
-  radix::SelectState<Key> state;
-  state.remaining = k;
+  auto state = radix::SelectState<Key>::fresh(k);
   while (!state.done()) {
     std::array<unsigned long long, radix::kBins> histogram{};
     for (const Key key : keys) {
