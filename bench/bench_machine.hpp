@@ -178,6 +178,10 @@ inline nlohmann::json machine_json(int threads_used) {
           {"mem_total_bytes", mem_total_bytes()},
           {"transparent_hugepage", read_line("/sys/kernel/mm/transparent_hugepage/enabled")},
           {"transparent_hugepage_defrag", read_line("/sys/kernel/mm/transparent_hugepage/defrag")},
+          // The library advises its large arrays for huge pages only when this is 1, on or yes
+          // (support/huge_pages.hpp; "" when unset: off).
+          {"coreset_huge_pages",
+           std::getenv("CORESET_HUGE_PAGES") != nullptr ? std::getenv("CORESET_HUGE_PAGES") : ""},
           {"load_average_at_start", load_average()}};
 }
 

@@ -157,8 +157,9 @@ void for_each_row_block(index_t n, F&& f) {
   }
 }
 
-// An n-vector of the model, uninitialised, its pages advised huge (support/huge_pages.hpp): the
-// caller fills it by for_each_row_block, so the first touch is spread over the threads too.
+// An n-vector of the model, uninitialised (its pages advised huge when the process asks for them:
+// support/huge_pages.hpp): the caller fills it by for_each_row_block, so the first touch is
+// spread over the threads too.
 Eigen::VectorXd rows_vector(index_t n) {
   Eigen::VectorXd v(n);
   support::advise_huge_pages(v.data(), static_cast<std::size_t>(n) * sizeof(double));
@@ -241,8 +242,9 @@ void set_covariate_design(Model& model, const Dataset& data, bool intercept) {
   const index_t n = data.rows();
   const index_t dims = data.dims();
   model.design.resize(n, dims + (intercept ? 1 : 0));
-  // Copied by row blocks on every thread, into huge pages: at 10^7 rows the copy's cost was
-  // mostly the first touch of fresh 4 KiB pages, which one thread took about a second over.
+  // Copied by row blocks on every thread: at 10^7 rows the copy's cost is mostly the first touch
+  // of fresh pages, which one thread took about a second over (huge pages when the process asks
+  // for them: support/huge_pages.hpp).
   support::advise_huge_pages(model.design.data(),
                              static_cast<std::size_t>(model.design.size()) * sizeof(double));
   for_each_row_block(n, [&](index_t first, index_t last) {

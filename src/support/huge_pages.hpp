@@ -1,39 +1,36 @@
 // Transparent huge pages for large host arrays, as advice. Where THP is in "madvise" mode (the
 // build VM and the H100 machine), a fresh array of gigabytes otherwise faults in 4 KiB pages
-// when it is first written: half a million faults per 2 GB, each zeroing its page, which took
-// more time than the copy that wrote the array (make_model at 10^7 x 20).
+// when it is first written: half a million faults per 2 GB, each zeroing its page.
+//
+// Whether that pays depends on the machine. On the 2-vCPU build VM (a Firecracker guest whose
+// kernel reports free memory to the host: "Free page reporting enabled"), huge pages the process
+// reuses are first written at about 20 GB/s against 4 GB/s for 4 KiB pages and are freed 20
+// times faster, but huge pages carved from memory the guest has reported to the host are first
+// written at about 1 GB/s, and a one-shot `coreset build` meets mostly those (bench/README.md,
+// "Huge pages"). CORESET_HUGE_PAGES=1 or 0 turns the advice on or off for a process.
 #pragma once
 
 #include <cstddef>
-#include <cstdint>
-
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 namespace coreset::support {
 
 /// Bytes in a transparent huge page on x86-64 and most aarch64 kernels.
 inline constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
 
-/// Advises the kernel to back the whole huge pages inside [data, data + bytes) with transparent
-/// huge pages when they are first touched. Only the aligned interior is advised, so memory
-/// outside the range (another allocation's) is never affected; a range holding no whole huge
-/// page, a kernel without THP or a failed call leave ordinary pages, and the memory's contents
-/// are untouched either way. Call it before the first write: pages already faulted stay small
-/// until khugepaged gets to them.
-inline void advise_huge_pages(void* data, std::size_t bytes) noexcept {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  const auto begin = reinterpret_cast<std::uintptr_t>(data);
-  const std::uintptr_t first = (begin + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
-  const std::uintptr_t last = (begin + bytes) / kHugePageBytes * kHugePageBytes;
-  if (data != nullptr && last > first) {
-    ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
-  }
-#else
-  (void)data;
-  (void)bytes;
-#endif
-}
+/// The default of huge_pages_enabled(): off, as measured on the one machine where both could be
+/// timed (a one-shot build on the build VM took 5.1 s with the advice and 3.3 s without).
+inline constexpr bool kHugePagesByDefault = false;
+
+/// Whether advise_huge_pages advises: CORESET_HUGE_PAGES=1 (or on, yes) or 0 (or off, no), read
+/// once per process; without it (or with another value), kHugePagesByDefault.
+bool huge_pages_enabled() noexcept;
+
+/// When huge_pages_enabled(), advises the kernel to back the whole huge pages inside
+/// [data, data + bytes) with transparent huge pages when they are first touched. Only the
+/// aligned interior is advised, so memory outside the range (another allocation's) is never
+/// affected; a range holding no whole huge page, a kernel without THP or a failed call leave
+/// ordinary pages, and the memory's contents are untouched either way. Call it before the first
+/// write: pages already faulted stay small until khugepaged gets to them.
+void advise_huge_pages(void* data, std::size_t bytes) noexcept;
 
 }  // namespace coreset::support

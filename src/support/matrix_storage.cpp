@@ -1,6 +1,6 @@
-// Matrix storage (include/coreset/matrix.hpp): large blocks straight from mmap, advised for
-// transparent huge pages. On the benchmark machine (THP in "madvise" mode) a 4 GB Phi then
-// faults 2 MiB pages instead of 4 KiB ones.
+// Matrix storage (include/coreset/matrix.hpp): large blocks straight from mmap, so that freeing
+// one returns it to the system at once, advised for transparent huge pages when the process
+// asks for them (support/huge_pages.hpp).
 #include <cstdlib>
 #include <new>
 
