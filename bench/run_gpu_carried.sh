@@ -57,6 +57,13 @@ export LD_LIBRARY_PATH="$build/src:$cuda_root/lib64:$cuda_root/lib${LD_LIBRARY_P
 {
   echo "=== nvidia-smi"
   nvidia-smi 2>&1 || echo "nvidia-smi failed"
+  # Host memory facts behind the set-up's first writes (src/support/huge_pages.hpp).
+  echo "=== host memory"
+  echo "THP: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>&1)," \
+    "defrag: $(cat /sys/kernel/mm/transparent_hugepage/defrag 2>&1)"
+  echo "free page reporting on the kernel command line:" \
+    "$(grep -o 'page_reporting[^ ]*' /proc/cmdline 2>/dev/null || echo none)"
+  grep -E 'MemTotal|MemFree|MemAvailable' /proc/meminfo 2>&1
 } > "$out/bench.log"
 
 declare -A result

@@ -1,13 +1,13 @@
-// Transparent huge pages for large host arrays, as advice. Where THP is in "madvise" mode (the
-// build VM and the H100 machine), a fresh array of gigabytes otherwise faults in 4 KiB pages
-// when it is first written: half a million faults per 2 GB, each zeroing its page.
+// Transparent huge pages for large host arrays, as advice. Where THP is in "madvise" mode (as on
+// the build VM), a fresh array of gigabytes otherwise faults in 4 KiB pages when it is first
+// written: half a million faults per 2 GB, each zeroing its page.
 //
-// Whether that pays depends on the machine. On the 2-vCPU build VM (a Firecracker guest whose
-// kernel reports free memory to the host: "Free page reporting enabled"), huge pages the process
-// reuses are first written at about 20 GB/s against 4 GB/s for 4 KiB pages and are freed 20
-// times faster, but huge pages carved from memory the guest has reported to the host are first
-// written at about 1 GB/s, and a one-shot `coreset build` meets mostly those (bench/README.md,
-// "Huge pages"). CORESET_HUGE_PAGES=1 or 0 turns the advice on or off for a process.
+// Whether that pays depends on the machine. On the 2-vCPU build VM (a guest whose kernel reports
+// free memory to its host), huge pages the process reuses are first written 2.5x faster and
+// freed 20x faster than 4 KiB pages, but fresh ones cost the host's rate, about 1 GB/s, where
+// the first 2 GiB of small pages come from memory the guest still holds at about 4 GB/s; a
+// one-shot `coreset build` meets mostly fresh ones (bench/results/huge_pages_20261126/).
+// CORESET_HUGE_PAGES=1 or 0 turns the advice on or off for a process.
 #pragma once
 
 #include <cstddef>
@@ -18,7 +18,7 @@ namespace coreset::support {
 inline constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
 
 /// The default of huge_pages_enabled(): off, as measured on the one machine where both could be
-/// timed (a one-shot build on the build VM took 5.1 s with the advice and 3.3 s without).
+/// timed (one-shot builds on the build VM took 4.9-5.6 s with the advice, 2.9-3.0 s without).
 inline constexpr bool kHugePagesByDefault = false;
 
 /// Whether advise_huge_pages advises: CORESET_HUGE_PAGES=1 (or on, yes) or 0 (or off, no), read
