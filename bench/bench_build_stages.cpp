@@ -58,6 +58,7 @@
 #include "models/simd/log_sigmoid.hpp"
 #include "models/simd/row_block.hpp"
 #include "posterior/posterior.hpp"
+#include "support/huge_pages.hpp"
 #include "support/isa.hpp"
 #include "support/random.hpp"
 
@@ -424,9 +425,11 @@ struct Record {
   double positive_fraction = 0.0;
   double generate_seconds = 0.0;
   Measurement model_setup;
-  // The process's first make_model, before any other: what `coreset build` pays, on memory the
-  // process has not used yet (first touch), where the repeats above reuse freed memory.
+  // The first make_model at this n, before the repeats: for the first n, the process's first,
+  // which is what `coreset build` pays, on memory the process has not used yet (first touch),
+  // where the repeats reuse freed memory; later sizes follow earlier sizes' models.
   double model_setup_first = 0.0;
+  bool first_in_process = false;
   Measurement model_release;  // the model's destruction (its design and n-vectors unmapped)
   Measurement laplace;
   // One pass over the design in the Laplace fit's own row blocks (models/row_sums.hpp): the
@@ -543,7 +546,7 @@ std::vector<Round> measure_rounds(const coreset::models::Model& model,
 
 // ---- one size ----
 
-Record run_size(index_t n, const Config& config, int team) {
+Record run_size(index_t n, const Config& config, int team, bool first_size) {
   Record r;
   r.n = n;
   std::fprintf(stderr, "\nn = %lld: generating the data\n", static_cast<long long>(n));
@@ -561,7 +564,9 @@ Record run_size(index_t n, const Config& config, int team) {
   start = Clock::now();
   model = coreset::models::make_model(data, model_options, config.seed);
   r.model_setup_first = seconds_since(start);
-  std::fprintf(stderr, "  %-34s %12.6f s  (once)\n", "model setup, first in the process",
+  r.first_in_process = first_size;
+  std::fprintf(stderr, "  %-34s %12.6f s  (once)\n",
+               first_size ? "model setup, first in the process" : "model setup, first at this n",
                r.model_setup_first);
   // Each run builds a model untimed, so the repeats are counted, not timed to min_seconds.
   const Plan release_plan{0, config.repeats, config.repeats, 0.0};
@@ -618,7 +623,8 @@ Record run_size(index_t n, const Config& config, int team) {
 
   const index_t count = config.samples * n;
   r.phi_bytes = count * static_cast<index_t>(sizeof(double));
-  Buffer buffer = allocate(count, true);   // huge pages, as the library's Phi
+  // Huge pages as the library's Phi has them: only when CORESET_HUGE_PAGES asks.
+  Buffer buffer = allocate(count, coreset::support::huge_pages_enabled());
   write_store(buffer.get(), count, team);  // first touch, by the threads that write it later
 
   coreset::Matrix<double> phi;
@@ -736,6 +742,7 @@ nlohmann::json to_json(const Record& r, const Config& config) {
   nlohmann::json stages = {
       {"model_setup", to_json(r.model_setup)},
       {"model_setup_first", r.model_setup_first},
+      {"model_setup_first_in_process", r.first_in_process},
       {"model_release", to_json(r.model_release)},
       {"laplace",
        {{"timing", to_json(r.laplace)},
@@ -1019,7 +1026,7 @@ int main(int argc, char** argv) {
   std::vector<Record> records;
   try {
     for (const index_t n : sizes) {
-      records.push_back(run_size(n, config, team));
+      records.push_back(run_size(n, config, team, records.empty()));
     }
   } catch (const std::exception& error) {
     std::fprintf(stderr, "bench_build_stages: %s\n", error.what());

@@ -61,8 +61,10 @@ export LD_LIBRARY_PATH="$build/src:$cuda_root/lib64:$cuda_root/lib${LD_LIBRARY_P
   echo "=== host memory"
   echo "THP: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>&1)," \
     "defrag: $(cat /sys/kernel/mm/transparent_hugepage/defrag 2>&1)"
-  echo "free page reporting on the kernel command line:" \
-    "$(grep -o 'page_reporting[^ ]*' /proc/cmdline 2>/dev/null || echo none)"
+  echo "free page reporting (the kernel's page_reporting module, when it has one):"
+  for parameter in /sys/module/page_reporting/parameters/*; do
+    [[ -r "$parameter" ]] && echo "  $(basename "$parameter"): $(cat "$parameter" 2>&1)"
+  done
   grep -E 'MemTotal|MemFree|MemAvailable' /proc/meminfo 2>&1
 } > "$out/bench.log"
 

@@ -35,8 +35,9 @@ bool capture_error(cudaError_t status) {
 
 // Two pinned buffers of kStageBytes and an event each, for one staged copy on `stream`. However
 // the copy ends, the stream is drained before the buffers are freed: the bus may still be
-// reading them (draining a stream with nothing queued, or waiting on an event never recorded,
-// returns at once, so neither needs a flag of its own).
+// reading them. (Waiting on an event never recorded returns at once, so no flag says which
+// buffer has been sent; on an error before the first send, the drain also waits for whatever the
+// caller had queued on the stream, which is harmless.)
 class PinnedStage {
  public:
   explicit PinnedStage(cudaStream_t stream) : stream_(stream) {}

@@ -262,16 +262,16 @@ void set_covariate_design(Model& model, const Dataset& data, bool intercept) {
   }
 }
 
-// Labels must all be in {-1, 1} or all in {0, 1}; the latter are mapped 0 -> -1. The encoding is
-// fixed by the first 0 or -1, so a file mixing both is reported at the first row that breaks it.
-void check_logistic_labels(Model& model, const Dataset& data, std::optional<double> job_label) {
-  const index_t n = data.rows();
+// Labels must all be in {-1, 1} or all in {0, 1} (set_logistic_response maps 0 -> -1). The
+// encoding is fixed by the first 0 or -1 (or by the job, for a share of a distributed build), so
+// a file mixing both is reported at the first row that breaks it. Walks the rows in order and
+// throws at the first bad label; returns when there is none.
+void report_bad_label(const Dataset& data, std::optional<double> job_label) {
   bool encoding_known = job_label.has_value();
   double negative_label = job_label.value_or(0.0);  // 0 or -1, once a non-positive label is seen
-  for (index_t i = 0; i < n; ++i) {
+  for (index_t i = 0; i < data.rows(); ++i) {
     const double label = data.response[static_cast<std::size_t>(i)];
     if (label == 1.0) {
-      model.response(i) = 1.0;
       continue;
     }
     // The message is built only on the error paths: formatting it for every negative label
@@ -291,13 +291,12 @@ void check_logistic_labels(Model& model, const Dataset& data, std::optional<doub
                      outside_domain() + (negative_label == 0.0 ? " (earlier rows use {0, 1})"
                                                                : " (earlier rows use {-1, 1})"));
     }
-    model.response(i) = -1.0;
   }
 }
 
 // The labels as +-1, checked on every thread. A dataset whose negative labels mix 0 and -1 (or
-// differ from the job's) or that has a label outside {-1, 0, 1} is checked again in order by
-// check_logistic_labels, which reports the first row that breaks it.
+// differ from the job's) or that has a label outside {-1, 0, 1} is walked again in order by
+// report_bad_label, which throws at the first row that breaks it.
 void set_logistic_response(Model& model, const Dataset& data, std::optional<double> job_label) {
   model.response = rows_vector(data.rows());
   std::atomic<bool> outside{false};
@@ -327,28 +326,32 @@ void set_logistic_response(Model& model, const Dataset& data, std::optional<doub
   });
   if (outside.load(std::memory_order_relaxed) ||
       (saw_zero.load(std::memory_order_relaxed) && saw_minus_one.load(std::memory_order_relaxed))) {
-    check_logistic_labels(model, data, job_label);
+    report_bad_label(data, job_label);
   }
 }
 
 // Counts: finite non-negative integers. log(y!) goes into the offset, where it makes L_n the
 // true log probability without costing anything per sample.
-bool valid_count(double count) {
-  return std::isfinite(count) && count >= 0.0 && count == std::floor(count);
+// What is wrong with `count` ("is negative", ...), or null when it is a valid count.
+const char* count_problem(double count) {
+  if (!std::isfinite(count)) {
+    return "is not a finite number";
+  }
+  if (count < 0.0) {
+    return "is negative";
+  }
+  if (count != std::floor(count)) {
+    return "is not an integer";
+  }
+  return nullptr;
 }
 
-// The first count that valid_count refuses, reported; the rows in order.
+// Throws at the first count that count_problem refuses, the rows in order.
 void report_bad_count(const Dataset& data) {
   for (index_t i = 0; i < data.rows(); ++i) {
     const double count = data.response[static_cast<std::size_t>(i)];
-    if (!std::isfinite(count)) {
-      response_error(data, i, "count " + format_number(count) + " is not a finite number");
-    }
-    if (count < 0.0) {
-      response_error(data, i, "count " + format_number(count) + " is negative");
-    }
-    if (count != std::floor(count)) {
-      response_error(data, i, "count " + format_number(count) + " is not an integer");
+    if (const char* problem = count_problem(count)) {
+      response_error(data, i, "count " + format_number(count) + " " + problem);
     }
   }
 }
@@ -366,7 +369,6 @@ double log_factorial(double count) {
 
 void set_poisson_response(Model& model, const Dataset& data) {
   model.response = rows_vector(data.rows());
-  model.offset.resize(data.rows());  // make_model's, already n-sized: kept
 #if defined(__GLIBC__)
   const bool parallel = true;
 #else
@@ -377,7 +379,7 @@ void set_poisson_response(Model& model, const Dataset& data) {
     bool block_valid = true;
     for (index_t i = first; i < last; ++i) {
       const double count = data.response[static_cast<std::size_t>(i)];
-      block_valid &= valid_count(count);
+      block_valid &= count_problem(count) == nullptr;
       model.response(i) = count;
       model.offset(i) = -log_factorial(count);
     }
@@ -677,14 +679,15 @@ Model make_model(const Dataset& data, const ModelOptions& options, std::uint64_t
 
   Model model;
   model.kind = options.kind;
+  // Uninitialised: every model's set-up below writes all of it.
   model.offset = rows_vector(n);
-  fill_rows(model.offset, 0.0);
   switch (options.kind) {
     case ModelKind::logistic:
       require_response(data, options.kind);
       model.link = Link::logistic;
       set_covariate_design(model, data, options.intercept);
       set_logistic_response(model, data, whole.negative_label);
+      fill_rows(model.offset, 0.0);
       break;
     case ModelKind::poisson:
       require_response(data, options.kind);

@@ -40,7 +40,7 @@ bool huge_pages_enabled() noexcept {
 
 void advise_huge_pages(void* data, std::size_t bytes) noexcept {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-  if (data == nullptr || !huge_pages_enabled()) {
+  if (data == nullptr || bytes < kLeastAdvisedBytes || !huge_pages_enabled()) {
     return;
   }
   const auto begin = reinterpret_cast<std::uintptr_t>(data);

@@ -25,11 +25,16 @@ inline constexpr bool kHugePagesByDefault = false;
 /// once per process; without it (or with another value), kHugePagesByDefault.
 bool huge_pages_enabled() noexcept;
 
-/// When huge_pages_enabled(), advises the kernel to back the whole huge pages inside
-/// [data, data + bytes) with transparent huge pages when they are first touched. Only the
-/// aligned interior is advised, so memory outside the range (another allocation's) is never
-/// affected; a range holding no whole huge page, a kernel without THP or a failed call leave
-/// ordinary pages, and the memory's contents are untouched either way. Call it before the first
+/// Ranges shorter than this are never advised: glibc's malloc serves blocks this large or larger
+/// from mappings of their own (its mmap threshold never rises above 32 MiB on 64-bit systems),
+/// so the advice cannot outlive the block on heap pages that later allocations reuse.
+inline constexpr std::size_t kLeastAdvisedBytes = std::size_t{32} << 20;
+
+/// When huge_pages_enabled() and bytes >= kLeastAdvisedBytes, advises the kernel to back the
+/// whole huge pages inside [data, data + bytes) with transparent huge pages when they are first
+/// touched. Only the aligned interior is advised, so memory outside the range is never
+/// affected; a kernel without THP or a failed call leave ordinary pages, and the memory's
+/// contents are untouched either way. Call it before the first
 /// write: pages already faulted stay small until khugepaged gets to them.
 void advise_huge_pages(void* data, std::size_t bytes) noexcept;
 

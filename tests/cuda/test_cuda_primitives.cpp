@@ -119,7 +119,8 @@ TYPED_TEST(GpuPrimitives, DensePassesMatchTheCpu) {
 TYPED_TEST(GpuPrimitives, TopKMatchesTheCpuAndNthElementOnAwkwardInputs) {
   using T = TypeParam;
   Resources resources;
-  for (const index_t n : {1, 2, 5, 255, 256, 257, 1000, 65537, 300007}) {
+  // 4096 and 4097: the last size of the one-block selection and the first of the multi-block one.
+  for (const index_t n : {1, 2, 5, 255, 256, 257, 1000, 4095, 4096, 4097, 65537, 300007}) {
     const Matrix<T> phi(1, n);  // only the size matters here
     cpu::CpuBackend<T> cpu(phi.view(), 1);
     CudaBackend<T> gpu(resources, phi.view());

@@ -567,27 +567,33 @@ TEST(ModelValidation, NonFiniteCovariateNamesItsLine) {
       << error.what();
 }
 
-// Past one block of rows the check runs on every thread; the message still names the first
-// non-finite covariate in the serial order (column by column, then row), and a finite dataset
-// of many blocks builds the model with its design copied block by block.
+// Past 2^20 values the check runs on every thread; the message still names the first non-finite
+// covariate in the serial order (column by column, then row), and a finite dataset of many
+// blocks builds the model with its design copied block by block.
 TEST(ModelValidation, ManyRowBlocksFindTheFirstNonFiniteCovariateInOrder) {
   const index_t n = 200003;  // three full blocks of 2^16 rows and a partial one
   std::vector<double> response(static_cast<std::size_t>(n));
+  std::vector<std::vector<double>> rows(static_cast<std::size_t>(n));
   for (index_t i = 0; i < n; ++i) {
     response[static_cast<std::size_t>(i)] = i % 3 == 0 ? 1.0 : -1.0;
+    const auto x = static_cast<double>(i);
+    rows[static_cast<std::size_t>(i)] = {0.5 * x, 1.0 - x, 2.0, -x, 0.25 * x, 3.0};
   }
-  Dataset data = two_covariates(response);
+  Dataset data = hand_dataset(rows, response);
+  ASSERT_GE(n * data.dims(), index_t{1} << 20);  // enough values for the threads to share
   const Model model = make_model(data, options_for(ModelKind::logistic), 0);
   ASSERT_EQ(model.design.rows(), n);
   for (const index_t i : {index_t{0}, index_t{65535}, index_t{65536}, n - 1}) {
     EXPECT_EQ(model.design(i, 0), data.covariates(i, 0)) << i;
     EXPECT_EQ(model.design(i, 1), data.covariates(i, 1)) << i;
-    EXPECT_EQ(model.design(i, 2), 1.0) << i;  // the intercept
+    EXPECT_EQ(model.design(i, 5), data.covariates(i, 5)) << i;
+    EXPECT_EQ(model.design(i, 6), 1.0) << i;  // the intercept
     EXPECT_EQ(model.response(i), response[static_cast<std::size_t>(i)]) << i;
   }
   data.covariates(199999, 1) = HUGE_VAL;  // in the last block, second column
   data.covariates(150000, 0) = std::nan("");
   data.covariates(70000, 1) = -HUGE_VAL;
+  data.covariates(10, 5) = std::nan("");  // an earlier row of a later column
   const InputError error = input_error(data, options_for(ModelKind::logistic));
   EXPECT_EQ(error.line(), 150000 + 2);  // column c1 comes first, whatever the rows
   EXPECT_NE(std::string(error.what()).find("covariate 'c1' is nan"), std::string::npos)
