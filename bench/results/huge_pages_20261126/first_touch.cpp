@@ -14,9 +14,11 @@ int main(int argc, char** argv) {
     const auto t = std::chrono::steady_clock::now();
     char* p = static_cast<char*>(
         mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-    if (huge) madvise(p, bytes, MADV_HUGEPAGE);
+    if (huge)
+      madvise(p, bytes, MADV_HUGEPAGE);
 #pragma omp parallel for
-    for (long i = 0; i < static_cast<long>(bytes >> 12); ++i) p[i << 12] = 1;
+    for (long i = 0; i < static_cast<long>(bytes >> 12); ++i)
+      p[i << 12] = 1;
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
     printf("%s %.3f GB/s  ", huge ? "huge" : "4k", bytes / s / 1e9);
   }
