@@ -356,26 +356,17 @@ void report_bad_count(const Dataset& data) {
   }
 }
 
-// log(count!) = lgamma(count + 1), by glibc's reentrant lgamma_r where there is one:
+// log(count!) = lgamma(count + 1), by the reentrant lgamma_r (glibc, musl and the BSDs have it):
 // std::lgamma writes the global signgam, a data race on the threads of set_poisson_response.
 double log_factorial(double count) {
-#if defined(__GLIBC__)
   int sign = 0;
   return ::lgamma_r(count + 1.0, &sign);
-#else
-  return std::lgamma(count + 1.0);
-#endif
 }
 
 void set_poisson_response(Model& model, const Dataset& data) {
   model.response = rows_vector(data.rows());
-#if defined(__GLIBC__)
-  const bool parallel = true;
-#else
-  const bool parallel = false;  // std::lgamma is not reentrant
-#endif
   std::atomic<bool> all_valid{true};
-  const auto fill = [&](index_t first, index_t last) {
+  for_each_row_block(data.rows(), [&](index_t first, index_t last) {
     bool block_valid = true;
     for (index_t i = first; i < last; ++i) {
       const double count = data.response[static_cast<std::size_t>(i)];
@@ -386,40 +377,24 @@ void set_poisson_response(Model& model, const Dataset& data) {
     if (!block_valid) {
       all_valid.store(false, std::memory_order_relaxed);
     }
-  };
-  if (parallel) {
-    for_each_row_block(data.rows(), fill);
-  } else {
-    fill(0, data.rows());
-  }
+  });
   if (!all_valid.load(std::memory_order_relaxed)) {
     report_bad_count(data);
   }
 }
 
 void set_real_response(Model& model, const Dataset& data) {
-  model.response = rows_vector(data.rows());
-  std::atomic<bool> all_finite{true};
-  for_each_row_block(data.rows(), [&](index_t first, index_t last) {
-    bool block_finite = true;
-    for (index_t i = first; i < last; ++i) {
-      const double value = data.response[static_cast<std::size_t>(i)];
-      block_finite &= std::isfinite(value);
-      model.response(i) = value;
-    }
-    if (!block_finite) {
-      all_finite.store(false, std::memory_order_relaxed);
-    }
+  const index_t n = data.rows();
+  const index_t bad = support::first_non_finite_in_columns(data.response.data(), n, 1, n);
+  if (bad >= 0) {
+    const double value = data.response[static_cast<std::size_t>(bad)];
+    response_error(data, bad, "response " + format_number(value) + " is not a finite number");
+  }
+  model.response = rows_vector(n);
+  for_each_row_block(n, [&](index_t first, index_t last) {
+    std::copy(data.response.data() + first, data.response.data() + last,
+              model.response.data() + first);
   });
-  if (all_finite.load(std::memory_order_relaxed)) {
-    return;
-  }
-  for (index_t i = 0; i < data.rows(); ++i) {  // the first, in order
-    const double value = data.response[static_cast<std::size_t>(i)];
-    if (!std::isfinite(value)) {
-      response_error(data, i, "response " + format_number(value) + " is not a finite number");
-    }
-  }
 }
 
 void validate_rbf(const RbfOptions& rbf, index_t dims) {

@@ -1,11 +1,12 @@
 // The row block kernels of row_block.hpp, written once over a policy `Ops` of eight-lane
 // operations (Ops::V holds kSumLanes doubles; load, load_partial, store, store_partial, splat,
 // mul, fma, lanes) and instantiated by one translation unit per instruction set: the baseline
-// (std::fma lane by lane), AVX2 (two 4-lane halves) and AVX-512 (one vector); Ops::kColumnTile
-// says how many columns it sums at once. Every variant runs the same lane operations in the same
-// order, so they give the same bits. Everything here has internal linkage, so an instantiation
-// for one set can never be picked by the linker for a caller compiled for another (the library
-// functions it calls, std::min and the like, are inlined; the zero fill is a plain loop).
+// (a multiply and an add lane by lane), AVX2 (two 4-lane halves) and AVX-512 (one vector);
+// Ops::kColumnTile says how many columns it sums at once. Every variant runs the same lane
+// operations in the same order, so they give the same bits. Everything here has internal linkage,
+// so an instantiation for one set can never be picked by the linker for a caller compiled for
+// another (the library functions it calls, std::min and the like, are inlined; the zero fill is a
+// plain loop).
 #pragma once
 
 #include <algorithm>
