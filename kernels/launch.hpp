@@ -128,8 +128,8 @@ bool short_columns_fit(index_t rows, std::size_t element_bytes);
 /// out = Phi^T r (n = cols) for short columns, a tile of whole columns per block in shared memory
 /// (kernels/short_columns_logic.hpp gives its arithmetic), at most `max_blocks` blocks striding
 /// over the tiles (a test's way to make each block take several). InvalidArgument unless
-/// short_columns_fit(rows, sizeof(T)). Not the backend's Phi^T r yet: bench_gpu measures it
-/// beside cuBLAS' gemv.
+/// short_columns_fit(rows, sizeof(T)). The GPU backend's Phi^T r wherever it fits; bench_gpu
+/// measures it beside cuBLAS' gemv.
 template <class T>
 void phi_t_times_short(cudaStream_t s, const T* phi, index_t rows, index_t cols, const T* r, T* out,
                        index_t max_blocks = index_t{1} << 16);
