@@ -43,6 +43,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench_huge_pages.hpp"
 #include "bench_machine.hpp"
 #include "coreset/build.hpp"
 #include "coreset/dataset.hpp"
@@ -623,7 +624,7 @@ Record run_size(index_t n, const Config& config, int team, bool first_size) {
 
   const index_t count = config.samples * n;
   r.phi_bytes = count * static_cast<index_t>(sizeof(double));
-  // Huge pages as the library's Phi has them: only when CORESET_HUGE_PAGES asks.
+  // Huge pages as the library's Phi has them (support::huge_pages_enabled()).
   Buffer buffer = allocate(count, coreset::support::huge_pages_enabled());
   write_store(buffer.get(), count, team);  // first touch, by the threads that write it later
 
@@ -981,6 +982,7 @@ int main(int argc, char** argv) {
   out["date_utc"] = utc_now();
   out["commit"] = config.commit.empty() ? nlohmann::json() : nlohmann::json(config.commit);
   out["machine"] = machine_json(team);
+  out["machine"]["huge_pages"] = coreset::bench::huge_pages_record();
   out["build"] = {{"coreset_version", build.version},
                   {"compiler", build.compiler},
                   {"build_type", build.build_type},

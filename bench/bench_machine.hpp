@@ -178,8 +178,9 @@ inline nlohmann::json machine_json(int threads_used) {
           {"mem_total_bytes", mem_total_bytes()},
           {"transparent_hugepage", read_line("/sys/kernel/mm/transparent_hugepage/enabled")},
           {"transparent_hugepage_defrag", read_line("/sys/kernel/mm/transparent_hugepage/defrag")},
-          // The library advises its large arrays for huge pages only when this is 1, on or yes
-          // (support/huge_pages.hpp; "" when unset: off).
+          // The library's huge-page advice follows this when it is 1, on, yes or 0, off, no
+          // (support/huge_pages.hpp; "" when unset). The benches that link the internals also
+          // record the setting in force (huge_pages_record).
           {"coreset_huge_pages",
            std::getenv("CORESET_HUGE_PAGES") != nullptr ? std::getenv("CORESET_HUGE_PAGES") : ""},
           {"load_average_at_start", load_average()}};

@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <initializer_list>
 
 #if defined(__linux__)
@@ -13,10 +15,32 @@ namespace coreset::support {
 
 namespace {
 
-bool read_huge_pages_setting() {
-  const char* value = std::getenv("CORESET_HUGE_PAGES");
+constexpr const char* kVirtioDevices = "/sys/bus/virtio/devices";
+constexpr const char* kVirtioBalloonId = "0x0005";
+constexpr std::size_t kBalloonFreePageReportingBit = 5;  // VIRTIO_BALLOON_F_REPORTING
+
+std::string first_line(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+HugePagesSetting decide_huge_pages() {
+  if (const std::optional<bool> asked = parse_huge_pages_value(std::getenv("CORESET_HUGE_PAGES"))) {
+    return {*asked, HugePagesBasis::environment};
+  }
+  if (reports_free_pages_to_host(kVirtioDevices)) {
+    return {false, HugePagesBasis::free_page_reporting};
+  }
+  return {true, HugePagesBasis::default_on};
+}
+
+}  // namespace
+
+std::optional<bool> parse_huge_pages_value(const char* value) noexcept {
   if (value == nullptr) {
-    return kHugePagesByDefault;
+    return std::nullopt;
   }
   for (const char* off : {"0", "off", "no"}) {
     if (std::strcmp(value, off) == 0) {
@@ -28,14 +52,56 @@ bool read_huge_pages_setting() {
       return true;
     }
   }
-  return kHugePagesByDefault;
+  return std::nullopt;
 }
 
-}  // namespace
+bool reports_free_pages_to_host(const std::string& virtio_devices) {
+  std::error_code error;
+  std::filesystem::directory_iterator device(virtio_devices, error);
+  if (error) {
+    return false;
+  }
+  for (; device != std::filesystem::directory_iterator(); device.increment(error)) {
+    if (error) {
+      return false;
+    }
+    if (first_line(device->path() / "device") != kVirtioBalloonId) {
+      continue;
+    }
+    const std::string features = first_line(device->path() / "features");
+    if (features.size() > kBalloonFreePageReportingBit &&
+        features[kBalloonFreePageReportingBit] == '1') {
+      return true;
+    }
+  }
+  return false;
+}
+
+HugePagesSetting huge_pages_setting() noexcept {
+  static const HugePagesSetting setting = [] {
+    try {
+      return decide_huge_pages();
+    } catch (...) {  // an allocation failure while reading sysfs: the plain default
+      return HugePagesSetting{true, HugePagesBasis::default_on};
+    }
+  }();
+  return setting;
+}
 
 bool huge_pages_enabled() noexcept {
-  static const bool enabled = read_huge_pages_setting();
-  return enabled;
+  return huge_pages_setting().enabled;
+}
+
+const char* to_string(HugePagesBasis basis) noexcept {
+  switch (basis) {
+    case HugePagesBasis::environment:
+      return "CORESET_HUGE_PAGES";
+    case HugePagesBasis::default_on:
+      return "default";
+    case HugePagesBasis::free_page_reporting:
+      return "free page reporting";
+  }
+  return "default";
 }
 
 void advise_huge_pages(void* data, std::size_t bytes) noexcept {

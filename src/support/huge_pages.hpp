@@ -2,29 +2,54 @@
 // the build VM), a fresh array of gigabytes otherwise faults in 4 KiB pages when it is first
 // written: half a million faults per 2 GB, each zeroing its page.
 //
-// Whether that pays depends on the machine. On the 2-vCPU build VM (a guest whose kernel reports
-// free memory to its host), with huge pages the process reuses make_model ran 2.5x faster
-// and the model was freed 23x faster than with 4 KiB pages, but fresh ones cost the host's rate,
-// about 1 GB/s, where the first 2 GiB of small pages come from memory the guest still holds at
-// about 4 GB/s; a one-shot `coreset build` meets mostly fresh ones
-// (bench/results/huge_pages_20261126/). CORESET_HUGE_PAGES=1 or 0 turns the advice on or off for a
-// process.
+// Whether that pays depends on the machine, and measured both ways:
+//  - on an H200 host (bench/results/gpu_h200_20261126_fade1d4/huge_pages_ab/), the advice took the
+//    N = 1e7 GPU build from 1.56-1.62 s to 1.49-1.51 s and the N = 1e8 one from 11.6 s to 8.9 s,
+//    mostly in the model's set-up and the release of memory;
+//  - on the 2-vCPU build VM, a guest whose kernel reports free memory to its host (a virtio
+//    balloon with free page reporting), fresh huge pages cost the host's rate, about 1 GB/s, where
+//    the first 2 GiB of small pages come from memory the guest still holds at about 4 GB/s: a
+//    one-shot `coreset build` of 2e6 rows took 4.9-5.6 s with the advice and 2.9-3.0 s without
+//    (bench/results/huge_pages_20261126/).
+// So the advice is on by default except in a guest that reports its free pages, and
+// CORESET_HUGE_PAGES=1 or 0 turns it on or off for a process either way.
 #pragma once
 
 #include <cstddef>
+#include <optional>
+#include <string>
 
 namespace coreset::support {
 
 /// Bytes in a transparent huge page on x86-64 and most aarch64 kernels.
 inline constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
 
-/// The default of huge_pages_enabled(): off, as measured on the one machine where both could be
-/// timed (one-shot builds on the build VM took 4.9-5.6 s with the advice, 2.9-3.0 s without).
-inline constexpr bool kHugePagesByDefault = false;
+/// What decided huge_pages_enabled().
+enum class HugePagesBasis {
+  environment,          ///< CORESET_HUGE_PAGES said 1/on/yes or 0/off/no
+  default_on,           ///< no such setting, and no free page reporting: on
+  free_page_reporting,  ///< no such setting, and the kernel reports free pages to a host: off
+};
 
-/// Whether advise_huge_pages advises: CORESET_HUGE_PAGES=1 (or on, yes) or 0 (or off, no), read
-/// once per process; without it (or with another value), kHugePagesByDefault.
+/// Whether advise_huge_pages advises, and why; decided once per process.
+struct HugePagesSetting {
+  bool enabled = false;
+  HugePagesBasis basis = HugePagesBasis::default_on;
+};
+HugePagesSetting huge_pages_setting() noexcept;
 bool huge_pages_enabled() noexcept;
+/// A word for the basis, for logs and benchmark records.
+const char* to_string(HugePagesBasis basis) noexcept;
+
+/// CORESET_HUGE_PAGES's value read: 1, on, yes: true; 0, off, no: false; unset (nullptr) or
+/// anything else: nothing.
+std::optional<bool> parse_huge_pages_value(const char* value) noexcept;
+
+/// Whether a virtio balloon among `virtio_devices` (sysfs' /sys/bus/virtio/devices: a folder per
+/// device, with `device` holding its id, 0x0005 for a balloon, and `features` a string of 0s and
+/// 1s, one per feature bit from bit 0) has negotiated free page reporting
+/// (VIRTIO_BALLOON_F_REPORTING, bit 5). False when the folder is absent or unreadable.
+bool reports_free_pages_to_host(const std::string& virtio_devices);
 
 /// Ranges shorter than this are never advised: glibc's malloc serves blocks this large or larger
 /// from mappings of their own (its mmap threshold never rises above 32 MiB on 64-bit systems),
