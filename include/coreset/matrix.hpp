@@ -58,9 +58,9 @@ struct DeviceArrayView {
 namespace detail {
 
 /// Not part of the stable API: the storage behind Matrix. Large blocks (>= 32 MiB) come straight
-/// from the operating system (mmap), advised for transparent huge pages when
-/// CORESET_HUGE_PAGES=1 (off by default: on a VM whose guest reports free memory to its host,
-/// fresh huge pages were slower to first write than small ones); small ones from operator
+/// from the operating system (mmap), advised for transparent huge pages unless the machine is a
+/// VM whose balloon reports free pages to its host (where fresh huge pages were slower to first
+/// write than small ones) or CORESET_HUGE_PAGES=0 (=1 advises everywhere); small ones from operator
 /// new. `bytes` is the block size in bytes. allocate throws std::bad_alloc; free must get the
 /// same `bytes` as the allocation. Both are thread-safe.
 CORESET_API void* allocate_matrix_storage(std::size_t bytes);
