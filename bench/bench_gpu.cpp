@@ -3,7 +3,7 @@
 // Per (n, S): the device-to-device copy bandwidth (cudaMemcpy of a 2 GiB buffer, events; the
 // traffic counted as bytes read + bytes written), the backend's dense pass Phi^T r and its
 // achieved bandwidth as a fraction of that copy bandwidth (where the backend uses the
-// short-column kernel, S <= 128, also cuBLAS' gemv_64 on the same Phi and r, and the largest
+// column-tile kernel, S <= 1365, also cuBLAS' gemv_64 on the same Phi and r, and the largest
 // difference of the two results relative to the largest entry), and the floor of an iteration,
 // one read of Phi at the copy bandwidth. Per k: top-k of the n gradient entries, and the time of
 // one A-IHT and one A-IHT II iteration, (T(21 + m) - T(21)) / m, both solves run to their caps
@@ -184,8 +184,8 @@ Json run_case(coreset::cuda::Resources& res, const Config& config, index_t n, in
   result["floor_ms"] = floor_ms;
   result["phi_t_r_ms"] = phi_t_r_ms;
   result["phi_t_r_fraction_of_copy_bandwidth"] = floor_ms / phi_t_r_ms;
-  if (coreset::kernels::short_columns_fit(s, sizeof(float))) {
-    // The backend's Phi^T r is the short-column kernel here: cuBLAS' gemv beside it, on the same
+  if (coreset::kernels::tiled_columns_fit(s, sizeof(float))) {
+    // The backend's Phi^T r is the tiled kernel here: cuBLAS' gemv beside it, on the same
     // Phi and r, and how far the two results are apart (both sum in another order; the kernel
     // in double).
     auto by_gemv = backend.make_datapoint_vector();
@@ -204,7 +204,7 @@ Json run_case(coreset::cuda::Resources& res, const Config& config, index_t n, in
       difference = std::max(difference, std::abs(static_cast<double>(from_kernel[j]) -
                                                  static_cast<double>(from_gemv[j])));
     }
-    result["phi_t_r_kernel"] = "short columns";
+    result["phi_t_r_kernel"] = "column tiles";
     result["phi_t_r_cublas_ms"] = gemv_ms;
     result["phi_t_r_cublas_fraction_of_copy_bandwidth"] = floor_ms / gemv_ms;
     result["phi_t_r_max_difference_from_cublas_over_largest_entry"] =

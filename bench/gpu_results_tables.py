@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Markdown tables from one run of bench/run_gpu_carried.sh, for the README of its folder under
-bench/results/: the per-iteration cases, the short-column kernel beside cuBLAS, the primitives of
+bench/results/: the per-iteration cases, the column-tile kernel beside cuBLAS, the primitives of
 an iteration and the end-to-end builds. Reads whichever of the run's JSON files are there.
 
     python3 bench/gpu_results_tables.py bench/results/gpu_h100_<date>_<commit>/
@@ -40,9 +40,9 @@ def iterations_table(run):
     return lines
 
 
-def short_kernel_pair(case):
+def tile_kernel_pair(case):
     """(gemv ms, kernel ms, difference) of a case that timed both, else None. Before the
-    short-column kernel became the backend's Phi^T r, phi_t_r_* was cuBLAS' and the kernel had
+    short-column (now column-tile) kernel became the backend's Phi^T r, phi_t_r_* was cuBLAS' and the kernel had
     keys of its own; since, phi_t_r_* is the kernel's and cuBLAS' has its own."""
     if "phi_t_r_short_kernel_ms" in case:
         return (case["phi_t_r_ms"], case["phi_t_r_short_kernel_ms"],
@@ -53,9 +53,9 @@ def short_kernel_pair(case):
     return None
 
 
-def short_kernel_table(runs):
+def tile_kernel_table(runs):
     lines = [
-        "| n | S | cuBLAS gemv vs copy | short-column kernel vs copy | largest difference /"
+        "| n | S | cuBLAS gemv vs copy | column-tile kernel vs copy | largest difference /"
         " largest entry |",
         "| --- | --- | --- | --- | --- |",
     ]
@@ -63,7 +63,7 @@ def short_kernel_table(runs):
     for run in runs:
         for case in run["cases"]:
             key = (case.get("n"), case.get("S"))
-            pair = short_kernel_pair(case)
+            pair = tile_kernel_pair(case)
             if pair is None or key in seen:
                 continue
             seen.add(key)
@@ -145,9 +145,9 @@ def main():
                 f"{comparison['cpu_ms_per_iteration']:.1f} ms "
                 f"({comparison['cpu_threads']} threads), {comparison['speedup']:.1f}x"
             ]))
-    short = short_kernel_table([run for run in (iterations, primitives) if run])
-    if short:
-        sections.append(("Phi^T r: the short-column kernel beside cuBLAS", short))
+    tiles = tile_kernel_table([run for run in (iterations, primitives) if run])
+    if tiles:
+        sections.append(("Phi^T r: the column-tile kernel beside cuBLAS", tiles))
     if primitives:
         sections.append(("Each primitive of an A-IHT II iteration, alone in a CUDA graph",
                          primitives_table(primitives)))

@@ -1,5 +1,5 @@
 // Kernels that read columns of Phi (S x n, column-major, ld = S): the products over a support
-// list, per-column dot products and norms, Phi^T r for short columns, gathers for the host, and
+// list, per-column dot products and norms, Phi^T r by column tiles, gathers for the host, and
 // duplicate detection.
 // Column offsets are 64-bit: j * S passes 2^31 at ordinary sizes.
 #include <algorithm>
@@ -10,7 +10,7 @@
 #include "coreset/error.hpp"
 #include "kernels/grid.cuh"
 #include "kernels/launch.hpp"
-#include "kernels/short_columns_logic.hpp"
+#include "kernels/tiled_columns_logic.hpp"
 #include "support/splitmix.hpp"
 #include "support/uncontracted.hpp"
 
@@ -117,15 +117,20 @@ __global__ void phi_times_final_kernel(const double* partials, index_t rows, ind
   }
 }
 
-// Phi^T r for short columns (short_columns_fit): a block stages a tile of kShortTileColumns
-// whole columns, contiguous in Phi, in shared memory with 16-byte loads when Phi allows, and
-// kParts threads share each column (short_columns_logic.hpp), so that every load of Phi is
-// coalesced whatever S is. (A warp's reads of the tile meet in one bank 8 ways when S is a
-// multiple of 8, and not at all at S = 100: a pad per column would even that out, if the
-// measurements say it matters.) cuBLAS' gemv reached 0.81-0.85 of the copy bandwidth at S = 100 on
-// an H100 (0.49 at n = 1e5), against 0.90-0.96 at S = 500; on an H200 this kernel reached
-// 0.54 / 0.86 / 0.96 at n = 1e5 / 1e6 / 1e7, S = 100, where gemv reached 0.34 / 0.61 / 0.70.
-constexpr int kShortTileColumns = kBlock / short_columns::kParts;
+// Phi^T r by column tiles (tiled_columns_fit): a block stages a tile of whole columns, contiguous
+// in Phi, in shared memory with 16-byte loads when Phi allows, and `Parts` threads share each
+// column (tiled_columns_logic.hpp: 4 up to 128 entries, a warp beyond), so that every load of Phi
+// is coalesced whatever S is. (With 4 parts a warp's reads of the tile meet in one bank 8 ways
+// when S is a multiple of 8, and not at all at S = 100: a pad per column would even that out, if
+// the measurements say it matters.) Measured on an H200 (bench/results/gpu_h200_20261126_*/): at
+// S = 100 this kernel reached 0.52-0.54 / 0.85-0.86 / 0.96 of the copy bandwidth at n = 1e5 /
+// 1e6 / 1e7, where cuBLAS' gemv reached 0.34 / 0.61-0.62 / 0.68-0.70; at S = 500 gemv reached
+// 0.60 / 0.74 / 0.89-0.90.
+template <int Parts>
+constexpr int tile_columns() {
+  static_assert(kBlock == tiled_columns::kTileThreads, "the logic's tile sizes are the kernel's");
+  return kBlock / Parts;
+}
 
 template <class T>
 __device__ void stage_tile(const T* from, index_t count, T* tile) {
@@ -147,40 +152,57 @@ __device__ void stage_tile(const T* from, index_t count, T* tile) {
   }
 }
 
-template <class T>
-__global__ void phi_t_times_short_kernel(const T* phi, index_t rows, index_t cols, const T* r,
+template <class T, int Parts>
+__global__ void phi_t_times_tiled_kernel(const T* phi, index_t rows, index_t cols, const T* r,
                                          T* out) {
+  static_assert(Parts >= 1 && Parts <= kWarp && kWarp % Parts == 0, "a column within a warp");
+  constexpr int kTileColumns = tile_columns<Parts>();
   extern __shared__ uint4 shared_storage[];  // uint4: 16-byte aligned
   T* tile = reinterpret_cast<T*>(shared_storage);
-  T* r_shared = tile + static_cast<index_t>(kShortTileColumns) * rows;
+  T* r_shared = tile + static_cast<index_t>(kTileColumns) * rows;
   for (index_t i = threadIdx.x; i < rows; i += blockDim.x) {
     r_shared[i] = r[i];
   }
-  const int column = static_cast<int>(threadIdx.x) / short_columns::kParts;
-  const int part = static_cast<int>(threadIdx.x) % short_columns::kParts;
-  const index_t tiles = (cols + kShortTileColumns - 1) / kShortTileColumns;
+  const int column = static_cast<int>(threadIdx.x) / Parts;
+  const int part = static_cast<int>(threadIdx.x) % Parts;
+  const index_t tiles = (cols + kTileColumns - 1) / kTileColumns;
   for (index_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-    const index_t first = t * kShortTileColumns;
-    const index_t width = min(static_cast<index_t>(kShortTileColumns), cols - first);
+    const index_t first = t * kTileColumns;
+    const index_t width = min(static_cast<index_t>(kTileColumns), cols - first);
     __syncthreads();  // the last tile's reads are done (and r is staged, on the first)
     stage_tile(phi + first * rows, width * rows, tile);
     __syncthreads();
     double sum = 0.0;
     if (column < width) {
-      sum = short_columns::part_sum(tile + column * rows, r_shared, rows, part);
+      sum = tiled_columns::part_sum(tile + column * rows, r_shared, rows, part, Parts);
     }
-    // The parts of a column are four consecutive lanes: (s0 + s2) + (s1 + s3) in lane 0.
-    sum = support::add(sum, __shfl_down_sync(0xffffffffu, sum, 2));
-    sum = support::add(sum, __shfl_down_sync(0xffffffffu, sum, 1));
+    // The parts of a column are consecutive lanes: halving trees, as tiled_columns::dot, the
+    // column's sum in its part 0 (other lanes add a neighbour's parts, and are not read).
+#pragma unroll
+    for (int half = Parts / 2; half >= 1; half /= 2) {
+      sum = support::add(sum, __shfl_down_sync(0xffffffffu, sum, half));
+    }
     if (part == 0 && column < width) {
       out[first + column] = static_cast<T>(sum);
     }
   }
 }
 
-std::size_t short_columns_shared_bytes(index_t rows, std::size_t element_bytes) {
-  return static_cast<std::size_t>(kShortTileColumns + 1) * static_cast<std::size_t>(rows) *
-         element_bytes;
+std::size_t tiled_columns_shared_bytes(index_t rows, std::size_t element_bytes) {
+  const auto bytes = static_cast<index_t>(element_bytes);
+  return static_cast<std::size_t>(
+      tiled_columns::tile_bytes(rows, bytes, tiled_columns::parts_for(rows, bytes)));
+}
+
+template <class T, int Parts>
+void launch_tiled(cudaStream_t s, const T* phi, index_t rows, index_t cols, const T* r, T* out,
+                  index_t max_blocks) {
+  const index_t tiles = (cols + tile_columns<Parts>() - 1) / tile_columns<Parts>();
+  const auto blocks = static_cast<unsigned int>(
+      std::min({tiles, std::max<index_t>(max_blocks, 1), index_t{1} << 16}));
+  phi_t_times_tiled_kernel<T, Parts>
+      <<<blocks, kBlock, tiled_columns_shared_bytes(rows, sizeof(T)), s>>>(phi, rows, cols, r, out);
+  CORESET_CUDA_CHECK_LAUNCH();
 }
 
 // An order-independent hash of a column: the sum over entries of a mix of (bits, position), so
@@ -267,29 +289,25 @@ void columns_dot(cudaStream_t s, const T* phi, index_t rows, const index_t* cols
   CORESET_CUDA_CHECK_LAUNCH();
 }
 
-bool short_columns_fit(index_t rows, std::size_t element_bytes) {
-  // Within the 48 KiB a block gets without opting in, and short enough that a column is a
-  // small part of a tile.
-  return rows >= 1 && rows <= kShortColumnRows &&
-         short_columns_shared_bytes(rows, element_bytes) <= std::size_t{48} << 10;
+bool tiled_columns_fit(index_t rows, std::size_t element_bytes) {
+  return tiled_columns::fits(rows, static_cast<index_t>(element_bytes));
 }
 
 template <class T>
-void phi_t_times_short(cudaStream_t s, const T* phi, index_t rows, index_t cols, const T* r, T* out,
+void phi_t_times_tiled(cudaStream_t s, const T* phi, index_t rows, index_t cols, const T* r, T* out,
                        index_t max_blocks) {
   if (cols <= 0) {
     return;
   }
-  if (!short_columns_fit(rows, sizeof(T))) {
-    throw InvalidArgument("phi_t_times_short: columns of " + std::to_string(rows) +
-                          " rows are not short (short_columns_fit)");
+  if (!tiled_columns_fit(rows, sizeof(T))) {
+    throw InvalidArgument("phi_t_times_tiled: a tile of columns of " + std::to_string(rows) +
+                          " rows does not fit in shared memory (tiled_columns_fit)");
   }
-  const index_t tiles = (cols + kShortTileColumns - 1) / kShortTileColumns;
-  const auto blocks = static_cast<unsigned int>(
-      std::min({tiles, std::max<index_t>(max_blocks, 1), index_t{1} << 16}));
-  phi_t_times_short_kernel<<<blocks, kBlock, short_columns_shared_bytes(rows, sizeof(T)), s>>>(
-      phi, rows, cols, r, out);
-  CORESET_CUDA_CHECK_LAUNCH();
+  if (tiled_columns::parts_for(rows, static_cast<index_t>(sizeof(T))) == 4) {
+    launch_tiled<T, 4>(s, phi, rows, cols, r, out, max_blocks);
+  } else {
+    launch_tiled<T, tiled_columns::kMostParts>(s, phi, rows, cols, r, out, max_blocks);
+  }
 }
 
 index_t phi_times_partials(index_t bound, index_t rows) {
@@ -345,7 +363,7 @@ void mark_duplicates(cudaStream_t s, const T* phi, index_t rows, index_t n,
   template void phi_times_list<T>(cudaStream_t, const T*, index_t, const index_t*, const index_t*, \
                                   index_t, const T*, double*, T*);                                 \
   template void column_norms<T>(cudaStream_t, const T*, index_t, index_t, T*);                     \
-  template void phi_t_times_short<T>(cudaStream_t, const T*, index_t, index_t, const T*, T*,       \
+  template void phi_t_times_tiled<T>(cudaStream_t, const T*, index_t, index_t, const T*, T*,       \
                                      index_t);                                                     \
   template void gather_columns<T>(cudaStream_t, const T*, index_t, const index_t*, index_t,        \
                                   double*);                                                        \

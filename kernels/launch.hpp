@@ -119,19 +119,16 @@ void phi_times_list(cudaStream_t s, const T* phi, index_t rows, const index_t* i
                     const index_t* count, index_t bound, const T* value, double* partials, T* out);
 template <class T>
 void column_norms(cudaStream_t s, const T* phi, index_t rows, index_t n, T* out);
-/// The longest columns phi_t_times_short takes.
-inline constexpr index_t kShortColumnRows = 128;
-/// Whether phi_t_times_short takes columns of `rows` entries of `element_bytes` each: up to
-/// kShortColumnRows, with a tile of them in a block's default shared memory (float: S <= 128;
-/// double: S <= 94).
-bool short_columns_fit(index_t rows, std::size_t element_bytes);
-/// out = Phi^T r (n = cols) for short columns, a tile of whole columns per block in shared memory
-/// (kernels/short_columns_logic.hpp gives its arithmetic), at most `max_blocks` blocks striding
-/// over the tiles (a test's way to make each block take several). InvalidArgument unless
-/// short_columns_fit(rows, sizeof(T)). The GPU backend's Phi^T r wherever it fits; bench_gpu
-/// measures it beside cuBLAS' gemv.
+/// Whether phi_t_times_tiled takes columns of `rows` entries of `element_bytes` each: a tile of
+/// them fits in a block's default shared memory (float: S <= 1365; double: S <= 682).
+bool tiled_columns_fit(index_t rows, std::size_t element_bytes);
+/// out = Phi^T r (n = cols), a tile of whole columns per block in shared memory, 4 threads per
+/// column up to 128 entries and a warp per column beyond (kernels/tiled_columns_logic.hpp gives
+/// its arithmetic), at most `max_blocks` blocks striding over the tiles (a test's way to make
+/// each block take several). InvalidArgument unless tiled_columns_fit(rows, sizeof(T)). The GPU
+/// backend's Phi^T r wherever it fits; bench_gpu measures it beside cuBLAS' gemv.
 template <class T>
-void phi_t_times_short(cudaStream_t s, const T* phi, index_t rows, index_t cols, const T* r, T* out,
+void phi_t_times_tiled(cudaStream_t s, const T* phi, index_t rows, index_t cols, const T* r, T* out,
                        index_t max_blocks = index_t{1} << 16);
 /// out (S x m, column-major, double) = the columns cols[0..m) of Phi.
 template <class T>

@@ -16,7 +16,7 @@
 #include "helpers/top_k_oracle.hpp"
 #include "kernels/device_buffer.hpp"
 #include "kernels/launch.hpp"
-#include "kernels/short_columns_logic.hpp"
+#include "kernels/tiled_columns_logic.hpp"
 #include "kernels/transfer.hpp"
 #include "solvers/baselines/frank_wolfe.hpp"
 #include "solvers/baselines/giga.hpp"
@@ -94,11 +94,11 @@ TYPED_TEST(GpuPrimitives, DensePassesMatchTheCpu) {
     gpu.phi_t_times(r_gpu, out_gpu);
     const std::vector<T> gradient = gpu.download(out_gpu);
     expect_near_vectors(gradient, out_cpu, shape.rows, "phi_t_times" + at);
-    if (kernels::short_columns_fit(shape.rows, sizeof(T))) {
-      // The backend's Phi^T r is the short-column kernel here: its arithmetic exactly.
+    if (kernels::tiled_columns_fit(shape.rows, sizeof(T))) {
+      // The backend's Phi^T r is the tiled kernel here: its arithmetic exactly.
       for (index_t j = 0; j < shape.cols; ++j) {
         ASSERT_EQ(gradient[static_cast<std::size_t>(j)],
-                  kernels::short_columns::dot(phi.column(j), r.data(), shape.rows))
+                  kernels::tiled_columns::dot(phi.column(j), r.data(), shape.rows))
             << "phi_t_times" << at << ", column " << j;
       }
     }
@@ -396,16 +396,17 @@ TYPED_TEST(GpuPrimitives, DuplicateColumnsAndZeroEntriesMatchTheCpu) {
   EXPECT_EQ(gpu.download(v_gpu), v);
 }
 
-// Phi^T r for short columns (kernels/columns.cu: phi_t_times_short, the backend's Phi^T r where
-// it fits): every entry exactly the host replay of its arithmetic
-// (kernels/short_columns_logic.hpp), through the 16-byte staging of an aligned Phi and the
+// Phi^T r by column tiles (kernels/columns.cu: phi_t_times_tiled, the backend's Phi^T r where it
+// fits): every entry exactly the host replay of its arithmetic (kernels/tiled_columns_logic.hpp),
+// with 4 threads per column and with a warp per column (from 129 entries, and from 95 in double,
+// where 4 threads' tile would not fit), through the 16-byte staging of an aligned Phi and the
 // entry-by-entry staging of a Phi one entry off, with one tile per block and with blocks that
 // take many in turn; columns too long for a tile are refused.
-TYPED_TEST(GpuPrimitives, ShortColumnProductsMatchTheirHostReplayExactly) {
+TYPED_TEST(GpuPrimitives, TiledColumnProductsMatchTheirHostReplayExactly) {
   using T = TypeParam;
-  for (const index_t rows : {1, 3, 4, 37, 100, 128}) {
-    if (!kernels::short_columns_fit(rows, sizeof(T))) {
-      EXPECT_THROW(kernels::phi_t_times_short<T>(nullptr, nullptr, rows, 1, nullptr, nullptr),
+  for (const index_t rows : {1, 3, 4, 37, 95, 100, 128, 129, 500, 682, 683, 1365, 1366}) {
+    if (!kernels::tiled_columns_fit(rows, sizeof(T))) {
+      EXPECT_THROW(kernels::phi_t_times_tiled<T>(nullptr, nullptr, rows, 1, nullptr, nullptr),
                    InvalidArgument)
           << rows;
       continue;
@@ -413,22 +414,28 @@ TYPED_TEST(GpuPrimitives, ShortColumnProductsMatchTheirHostReplayExactly) {
     const std::vector<T> r = random_vector<T>(rows, 42);
     kernels::DeviceBuffer<T> r_device;
     kernels::upload_async(nullptr, r_device, r.data(), rows);
-    for (const index_t cols : {1, 63, 64, 65, 1000, 4099}) {
+    // Tiles of 64 columns (4 threads each) or 8 (a warp each): one column, a tile short by one,
+    // whole, one over, and the most, where three blocks at most stride over many tiles.
+    const bool warp_per_column =
+        kernels::tiled_columns::parts_for(rows, sizeof(T)) == kernels::tiled_columns::kMostParts;
+    const std::vector<index_t> widths = warp_per_column
+                                            ? std::vector<index_t>{1, 7, 8, 9, 1000}
+                                            : std::vector<index_t>{1, 63, 64, 65, 1000, 4099};
+    for (const index_t cols : widths) {
       for (const index_t offset : {0, 1}) {
-        // Three blocks at most at 4099 columns (65 tiles): each block strides over many tiles.
-        const index_t max_blocks = cols == 4099 ? 3 : index_t{1} << 16;
+        const index_t max_blocks = cols == widths.back() ? 3 : index_t{1} << 16;
         const std::vector<T> phi = random_vector<T>(rows * cols + offset, 41 + rows + cols);
         kernels::DeviceBuffer<T> phi_device;
         kernels::upload_async(nullptr, phi_device, phi.data(), rows * cols + offset);
         kernels::DeviceBuffer<T> out_device(cols);
-        kernels::phi_t_times_short(nullptr, phi_device.data() + offset, rows, cols, r_device.data(),
+        kernels::phi_t_times_tiled(nullptr, phi_device.data() + offset, rows, cols, r_device.data(),
                                    out_device.data(), max_blocks);
         std::vector<T> out(static_cast<std::size_t>(cols));
         kernels::copy_to_host_async(nullptr, out.data(), out_device.data(), cols * sizeof(T));
         ASSERT_EQ(cudaStreamSynchronize(nullptr), cudaSuccess);
         for (index_t j = 0; j < cols; ++j) {
           const T expected =
-              kernels::short_columns::dot(phi.data() + offset + j * rows, r.data(), rows);
+              kernels::tiled_columns::dot(phi.data() + offset + j * rows, r.data(), rows);
           ASSERT_EQ(out[static_cast<std::size_t>(j)], expected)
               << "S " << rows << ", n " << cols << ", offset " << offset << ", column " << j;
         }
