@@ -41,14 +41,16 @@ def iterations_table(run):
 
 
 def tile_kernel_pair(case):
-    """(gemv ms, kernel ms, difference) of a case that timed both, else None. Before the
-    short-column (now column-tile) kernel became the backend's Phi^T r, phi_t_r_* was cuBLAS' and the kernel had
-    keys of its own; since, phi_t_r_* is the kernel's and cuBLAS' has its own."""
+    """(gemv ms, kernel ms, difference) of a case that timed both, else None. Three layouts: before
+    13f7296 phi_t_r_* was cuBLAS' and the short-column kernel had phi_t_r_short_kernel_*; at
+    13f7296 and 248d8f7 phi_t_r_* was the kernel's and cuBLAS' had phi_t_r_cublas_*; since, both
+    have their own keys (phi_t_r_cublas_*, phi_t_r_tiled_*) and phi_t_r_* is the backend's."""
     if "phi_t_r_short_kernel_ms" in case:
         return (case["phi_t_r_ms"], case["phi_t_r_short_kernel_ms"],
                 case["phi_t_r_short_kernel_max_difference_over_largest_entry"])
     if "phi_t_r_cublas_ms" in case:
-        return (case["phi_t_r_cublas_ms"], case["phi_t_r_ms"],
+        kernel_ms = case.get("phi_t_r_tiled_ms", case["phi_t_r_ms"])
+        return (case["phi_t_r_cublas_ms"], kernel_ms,
                 case["phi_t_r_max_difference_from_cublas_over_largest_entry"])
     return None
 

@@ -124,8 +124,10 @@ __global__ void phi_times_final_kernel(const double* partials, index_t rows, ind
 // when S is a multiple of 8, and not at all at S = 100: a pad per column would even that out, if
 // the measurements say it matters.) Measured on an H200 (bench/results/gpu_h200_20261126_*/): at
 // S = 100 this kernel reached 0.52-0.54 / 0.85-0.86 / 0.96 of the copy bandwidth at n = 1e5 /
-// 1e6 / 1e7, where cuBLAS' gemv reached 0.34 / 0.61-0.62 / 0.68-0.70; at S = 500 gemv reached
-// 0.60 / 0.74 / 0.89-0.90.
+// 1e6 / 1e7, where cuBLAS' gemv reached 0.34 / 0.61-0.62 / 0.68-0.70; at S = 500, a warp a
+// column, 0.66 / 0.77 / 0.78 against gemv's 0.64 / 0.72 / 0.88 (tiled_columns_preferred). A warp's
+// tile is 8 columns; larger tiles (opting in to more shared memory) or loads kept in flight
+// across tiles (cp.async) are the untried ways to keep long columns at the bus's rate.
 template <int Parts>
 constexpr int tile_columns() {
   static_assert(kBlock == tiled_columns::kTileThreads, "the logic's tile sizes are the kernel's");
@@ -291,6 +293,11 @@ void columns_dot(cudaStream_t s, const T* phi, index_t rows, const index_t* cols
 
 bool tiled_columns_fit(index_t rows, std::size_t element_bytes) {
   return tiled_columns::fits(rows, static_cast<index_t>(element_bytes));
+}
+
+bool tiled_columns_preferred(index_t rows, std::size_t element_bytes) {
+  const auto bytes = static_cast<index_t>(element_bytes);
+  return tiled_columns::fits(rows, bytes) && tiled_columns::parts_for(rows, bytes) == 4;
 }
 
 template <class T>

@@ -179,10 +179,10 @@ void CudaBackend<T>::download(const SparseDatapointVector& v, std::vector<index_
 template <class T>
 void CudaBackend<T>::phi_t_times(const SampleVector& r, DatapointVector& out) const {
   NvtxRange range("gradient");
-  // Columns whose tile fits in shared memory (S <= 1365 in float) by the tiled kernel: on an
-  // H200 it reached 0.52-0.96 of the copy bandwidth at S = 100 where cuBLAS' gemv reached
-  // 0.34-0.70 (bench/results/gpu_h200_20261126_*/).
-  if (kernels::tiled_columns_fit(rows_, sizeof(T))) {
+  // Short columns (S <= 128 in float) by the tiled kernel: on an H200 it reached 0.52-0.96 of
+  // the copy bandwidth at S = 100 where cuBLAS' gemv reached 0.34-0.70; long ones by cuBLAS,
+  // which the kernel did not beat at n = 1e7 (kernels::tiled_columns_preferred).
+  if (kernels::tiled_columns_preferred(rows_, sizeof(T))) {
     kernels::phi_t_times_tiled(res_.stream(), phi_.data(), rows_, cols_, r.data(), out.data());
     return;
   }
