@@ -9,7 +9,10 @@
 //   solve       Phi read once per iteration of the solve.
 // Sampling and evaluation run on the host on d x d and k x d problems: reported, no floor. The
 // build's projection stage includes the upload (pipeline/build.cpp); the upload is also timed
-// alone (a DeviceDataset of the same model) so the two can be told apart. The set-up before the
+// alone (a DeviceDataset of the same model) so the two can be told apart, and so is the
+// projection from the uploaded dataset (projection_alone, with Phi's release beside it). Beside
+// the library's upload through pinned stages, the same bytes from the model's memory pinned in
+// place (upload_registered_alone; upload_registered has its parts). The set-up before the
 // first stage (the model, the device session, the memory checks: StageSeconds::setup) is reported
 // with the model's and a session's set-up timed alone beside it, and seconds_outside_stages is
 // what the build spent outside every stage (freeing Phi and the rest at the end).
@@ -27,8 +30,11 @@
 
 #include "coreset/build.hpp"
 #include "cuda/device_dataset.hpp"
+#include "cuda/device_projection.hpp"
 #include "cuda/gpu_session.hpp"
+#include "cuda/resources.hpp"
 #include "kernels/check.hpp"
+#include "kernels/device_buffer.hpp"
 #include "models/model.hpp"
 #include "models/row_sums_provider.hpp"
 #include "posterior/posterior.hpp"
@@ -110,6 +116,52 @@ Dataset logistic_data(index_t rows, index_t dims) {
   return data;
 }
 
+// The model's dataset uploaded from its own memory pinned in place (cudaHostRegister) instead of
+// through the library's pinned stages (kernels/transfer.cpp): the registration, the copies at
+// the bus's rate, and the unregistration, each timed. Where registering fails (a container's
+// locked-memory limit), says so. An experiment beside the library's upload, not its path.
+Json registered_upload(const models::Model& model) {
+  const std::pair<const double*, std::size_t> parts[] = {
+      {model.design.data(), static_cast<std::size_t>(model.design.size())},
+      {model.response.data(), static_cast<std::size_t>(model.response.size())},
+      {model.offset.data(), static_cast<std::size_t>(model.offset.size())}};
+  std::vector<kernels::DeviceBuffer<double>> device;
+  for (const auto& part : parts) {
+    device.emplace_back(static_cast<index_t>(part.second));
+  }
+  auto start = Clock::now();
+  for (const auto& part : parts) {
+    const cudaError_t status = cudaHostRegister(
+        const_cast<double*>(part.first), part.second * sizeof(double), cudaHostRegisterDefault);
+    if (status != cudaSuccess) {
+      cudaGetLastError();  // not sticky
+      for (const auto& done : parts) {
+        if (done.first == part.first) {
+          break;
+        }
+        CORESET_CUDA_TRY(cudaHostUnregister(const_cast<double*>(done.first)));
+      }
+      return {{"failed", cudaGetErrorString(status)}};
+    }
+  }
+  const double register_seconds = seconds_since(start);
+  start = Clock::now();
+  for (std::size_t p = 0; p < device.size(); ++p) {
+    CORESET_CUDA_TRY(cudaMemcpy(device[p].data(), parts[p].first, parts[p].second * sizeof(double),
+                                cudaMemcpyHostToDevice));
+  }
+  const double copy_seconds = seconds_since(start);
+  start = Clock::now();
+  for (const auto& part : parts) {
+    CORESET_CUDA_TRY(cudaHostUnregister(const_cast<double*>(part.first)));
+  }
+  const double unregister_seconds = seconds_since(start);
+  return {{"register_seconds", register_seconds},
+          {"copy_seconds", copy_seconds},
+          {"unregister_seconds", unregister_seconds},
+          {"seconds", register_seconds + copy_seconds + unregister_seconds}};
+}
+
 // The device sums, counted: how many evaluations a Laplace fit of this model takes.
 class CountingSums final : public models::RowSumsProvider {
  public:
@@ -168,6 +220,21 @@ Json end_to_end(index_t rows, index_t dims, index_t samples, index_t budget,
   const auto laplace_start = Clock::now();
   const posterior::LaplaceFit fit = posterior::laplace(model, nullptr, laplace);
   const double laplace_seconds = seconds_since(laplace_start);
+  // The projection alone, from the dataset already on the device: Phi's allocation, the GEMM and
+  // link passes (cuda/projection_cuda.cpp); then Phi's release.
+  const Eigen::MatrixXd draws = posterior::draw_samples(fit.posterior, samples, options.seed);
+  double projection_seconds = 0.0;
+  double release_seconds = 0.0;
+  {
+    const auto held = session->lock();
+    const auto projection_start = Clock::now();
+    auto phi = cuda::project_on_device<float>(session->resources(), model, device.data(), draws);
+    projection_seconds = seconds_since(projection_start);
+    const auto release_start = Clock::now();
+    phi = kernels::DeviceBuffer<float>();
+    release_seconds = seconds_since(release_start);
+  }
+  const Json registered = registered_upload(model);
 
   const double n = static_cast<double>(rows);
   const double d = static_cast<double>(model.dim());
@@ -199,7 +266,14 @@ Json end_to_end(index_t rows, index_t dims, index_t samples, index_t budget,
       // On the host, no floor: reported so that the total's parts add up.
       {"model_alone", stage(model_seconds, 0.0, 0.0)},
       {"session_alone", stage(session_seconds, 0.0, 0.0)},
+      // The projection alone (no upload, no y = Phi 1), and Phi's release after it.
+      {"projection_alone", stage(projection_seconds, projection_floor, projection_bytes)},
+      {"phi_release_alone", stage(release_seconds, 0.0, 0.0)},
   };
+  if (registered.contains("seconds")) {
+    stages["upload_registered_alone"] =
+        stage(registered.at("seconds").get<double>(), upload_floor, dataset_bytes);
+  }
   // What the build spent outside its timed stages (the set-up before the first one is a stage,
   // StageSeconds::setup): freeing Phi and the rest at the end.
   const double in_stages = result.seconds.total();
@@ -221,6 +295,7 @@ Json end_to_end(index_t rows, index_t dims, index_t samples, index_t budget,
           {"laplace_newton_iterations", fit.iterations},
           {"solve_iterations", result.solve.iterations},
           {"relative_error", result.solve.relative_error},
+          {"upload_registered", registered},
           {"stages", stages}};
 }
 

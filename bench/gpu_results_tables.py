@@ -127,6 +127,37 @@ def end_to_end_table(runs):
     return lines
 
 
+def alone_table(runs):
+    """The end-to-end parts timed again alone beside the build (older runs lack some: "-")."""
+    order = ["model_alone", "session_alone", "upload_alone", "upload_registered_alone",
+             "laplace_alone", "projection_alone", "phi_release_alone"]
+    lines = [
+        "| N | S | " + " | ".join(order) + " | registered: register / copy / unregister |",
+        "| --- | --- | " + " | ".join("---" for _ in order) + " | --- |",
+    ]
+    for run in runs:
+        for case in run.get("end_to_end_cases", []):
+            stages = case["stages"]
+            cells = []
+            for name in order:
+                stage = stages.get(name)
+                if stage is None:
+                    cells.append("-")
+                elif stage["floor_seconds"] > 0:
+                    cells.append(f"{stage['seconds']:.3f} s (floor {stage['floor_seconds']:.3f})")
+                else:
+                    cells.append(f"{stage['seconds']:.3f} s")
+            registered = case.get("upload_registered", {})
+            if "seconds" in registered:
+                parts = (f"{registered['register_seconds']:.3f} / {registered['copy_seconds']:.3f}"
+                         f" / {registered['unregister_seconds']:.3f} s")
+            else:
+                parts = registered.get("failed", "-")
+            lines.append(f"| {case['N']:.0e} | {case['S']} | " + " | ".join(cells) +
+                         f" | {parts} |")
+    return lines
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -155,6 +186,7 @@ def main():
                          primitives_table(primitives)))
     if ends:
         sections.append(("End to end", end_to_end_table(ends)))
+        sections.append(("End to end: parts timed again alone", alone_table(ends)))
     for title, lines in sections:
         print(f"## {title}\n")
         print("\n".join(lines))
