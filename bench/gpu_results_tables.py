@@ -101,6 +101,15 @@ def primitives_table(run):
     return lines
 
 
+def stage_cell(stage):
+    """A stage's seconds, with its floor when it has one; "-" when the run lacks it."""
+    if stage is None:
+        return "-"
+    if stage["floor_seconds"] > 0:
+        return f"{stage['seconds']:.3f} s (floor {stage['floor_seconds']:.3f})"
+    return f"{stage['seconds']:.3f} s"
+
+
 def end_to_end_table(runs):
     order = ["setup", "laplace", "sampling", "upload_and_projection", "solve", "evaluation"]
     lines = [
@@ -110,15 +119,7 @@ def end_to_end_table(runs):
     for run in runs:
         for case in run.get("end_to_end_cases", []):
             stages = case["stages"]
-            cells = []
-            for name in order:
-                stage = stages.get(name)
-                if stage is None:
-                    cells.append("-")
-                elif stage["floor_seconds"] > 0:
-                    cells.append(f"{stage['seconds']:.3f} s (floor {stage['floor_seconds']:.3f})")
-                else:
-                    cells.append(f"{stage['seconds']:.3f} s")
+            cells = [stage_cell(stages.get(name)) for name in order]
             lines.append(
                 f"| {case['N']:.0e} | {case['S']} | {case['seconds_total']:.3f} s "
                 f"| {case['floor_seconds']:.3f} s "
@@ -138,15 +139,7 @@ def alone_table(runs):
     for run in runs:
         for case in run.get("end_to_end_cases", []):
             stages = case["stages"]
-            cells = []
-            for name in order:
-                stage = stages.get(name)
-                if stage is None:
-                    cells.append("-")
-                elif stage["floor_seconds"] > 0:
-                    cells.append(f"{stage['seconds']:.3f} s (floor {stage['floor_seconds']:.3f})")
-                else:
-                    cells.append(f"{stage['seconds']:.3f} s")
+            cells = [stage_cell(stages.get(name)) for name in order]
             registered = case.get("upload_registered", {})
             if "seconds" in registered:
                 parts = (f"{registered['register_seconds']:.3f} / {registered['copy_seconds']:.3f}"
