@@ -24,12 +24,16 @@
 # recorded as skipped. Each step's bound is about twice what it took on the H100 and H200 runs of
 # 2026-11-26 (ctest 43-50 s, iterations 37-41 s, end to end 8-9 s, primitives 7-8 s, memcheck
 # 14-16 s, racecheck 91-104 s, Python 53-55 s, N = 1e8 18-25 s), racecheck's more, since its
-# tiled-column test grew after those runs. GPU_RUN_STEPS (a comma-separated list of the step names of summary.json)
-# runs only those, for a short follow-up call; the others are recorded as not asked. PYTHON (default python3: there, the one with PyTorch and CuPy) runs step 5.
+# tiled-column test grew after those runs. GPU_RUN_STEPS (a comma-separated list of the step
+# names of summary.json, spaces allowed) runs only those, for a short follow-up call; the others
+# are recorded as not asked, and a name that is no step fails the run. PYTHON (default python3:
+# there, the one with PyTorch and CuPy) runs step 5.
 set -uo pipefail
 
 root="$(pwd)"
 out="${OUT:-$root/out}"
+asked="${GPU_RUN_STEPS:-}"
+asked="${asked// /}"
 mkdir -p "$out"
 budget="${GPU_RUN_SECONDS:-540}"
 started=$SECONDS
@@ -87,7 +91,7 @@ step() {
   local name="$1" seconds="$2" log="$3"
   shift 3
   order+=("$name")
-  if [[ -n "${GPU_RUN_STEPS:-}" && ",${GPU_RUN_STEPS}," != *",${name},"* ]]; then
+  if [[ -n "$asked" && ",${asked}," != *",${name},"* ]]; then
     result[$name]="not asked (GPU_RUN_STEPS)"
     return
   fi
@@ -108,7 +112,7 @@ step() {
   esac
 }
 
-step ctest_gpu 100 "$out/ctest_gpu.log" \
+step ctest_gpu 150 "$out/ctest_gpu.log" \
   ctest --test-dir "$build" -L gpu -E '^python\.' --timeout 120 --output-on-failure -j 1
 # A GPU test skips only when the device is not usable: then nothing was validated.
 skipped="$(grep -c '(Skipped)' "$out/ctest_gpu.log" 2>/dev/null)"
@@ -197,6 +201,20 @@ step bench_end_to_end_1e8 90 "$out/bench.log" "$build/bench/bench_gpu" \
   printf '\n}\n'
 } > "$out/summary.json"
 cat "$out/summary.json"
+# A misspelt GPU_RUN_STEPS name would otherwise pass having checked nothing.
+if [[ -n "$asked" ]]; then
+  IFS=',' read -r -a asked_names <<< "$asked"
+  for name in "${asked_names[@]}"; do
+    if [[ -z "${result[$name]+set}" ]]; then
+      echo "run_gpu_carried: GPU_RUN_STEPS names no step \"$name\" (the steps: ${order[*]})" >&2
+      exit 1
+    fi
+  done
+fi
+ran=0
 for name in "${order[@]}"; do
-  [[ "${result[$name]}" == passed* || "${result[$name]}" == "not asked"* ]] || exit 1
+  [[ "${result[$name]}" == "not asked"* ]] && continue
+  ran=$((ran + 1))
+  [[ "${result[$name]}" == passed* ]] || exit 1
 done
+((ran > 0)) || exit 1

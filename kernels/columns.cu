@@ -190,20 +190,15 @@ __global__ void phi_t_times_tiled_kernel(const T* phi, index_t rows, index_t col
   }
 }
 
-std::size_t tiled_columns_shared_bytes(index_t rows, std::size_t element_bytes) {
-  const auto bytes = static_cast<index_t>(element_bytes);
-  return static_cast<std::size_t>(
-      tiled_columns::tile_bytes(rows, bytes, tiled_columns::parts_for(rows, bytes)));
-}
-
 template <class T, int Parts>
 void launch_tiled(cudaStream_t s, const T* phi, index_t rows, index_t cols, const T* r, T* out,
                   index_t max_blocks) {
   const index_t tiles = (cols + tile_columns<Parts>() - 1) / tile_columns<Parts>();
   const auto blocks = static_cast<unsigned int>(
       std::min({tiles, std::max<index_t>(max_blocks, 1), index_t{1} << 16}));
-  phi_t_times_tiled_kernel<T, Parts>
-      <<<blocks, kBlock, tiled_columns_shared_bytes(rows, sizeof(T)), s>>>(phi, rows, cols, r, out);
+  const auto shared_bytes = static_cast<std::size_t>(
+      tiled_columns::tile_bytes(rows, static_cast<index_t>(sizeof(T)), Parts));
+  phi_t_times_tiled_kernel<T, Parts><<<blocks, kBlock, shared_bytes, s>>>(phi, rows, cols, r, out);
   CORESET_CUDA_CHECK_LAUNCH();
 }
 
@@ -296,8 +291,7 @@ bool tiled_columns_fit(index_t rows, std::size_t element_bytes) {
 }
 
 bool tiled_columns_preferred(index_t rows, std::size_t element_bytes) {
-  const auto bytes = static_cast<index_t>(element_bytes);
-  return tiled_columns::fits(rows, bytes) && tiled_columns::parts_for(rows, bytes) == 4;
+  return tiled_columns::preferred(rows, static_cast<index_t>(element_bytes));
 }
 
 template <class T>

@@ -40,6 +40,13 @@ CORESET_HOST_DEVICE constexpr bool fits(index_t rows, index_t element_bytes) {
   return rows >= 1 && tile_bytes(rows, element_bytes, parts_for(rows, element_bytes)) <= kTileBytes;
 }
 
+/// Whether the GPU backend's Phi^T r takes the kernel for such columns (launch.hpp,
+/// tiled_columns_preferred): where it fits with 4 threads a column (float S <= 128, double
+/// S <= 94). Longer columns stay with cuBLAS, which was faster at n = 1e7, S = 500 on an H200.
+CORESET_HOST_DEVICE constexpr bool preferred(index_t rows, index_t element_bytes) {
+  return fits(rows, element_bytes) && parts_for(rows, element_bytes) == 4;
+}
+
 /// Part `part` (0 <= part < parts) of column . r over `rows` entries.
 template <class T>
 CORESET_HOST_DEVICE double part_sum(const T* column, const T* r, index_t rows, int part,

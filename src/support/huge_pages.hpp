@@ -12,7 +12,9 @@
 //    one-shot `coreset build` of 2e6 rows took 4.9-5.6 s with the advice and 2.9-3.0 s without
 //    (bench/results/huge_pages_20261126/).
 // So the advice is on by default except in a guest that reports its free pages, and
-// CORESET_HUGE_PAGES=1 or 0 turns it on or off for a process either way.
+// CORESET_HUGE_PAGES=1 or 0 turns it on or off for a process either way. Only virtio balloons
+// are recognised; other hypervisors' balloons that report free pages (Hyper-V's hv_balloon does)
+// get the advice unless CORESET_HUGE_PAGES=0 says otherwise.
 #pragma once
 
 #include <cstddef>

@@ -396,12 +396,14 @@ TYPED_TEST(GpuPrimitives, DuplicateColumnsAndZeroEntriesMatchTheCpu) {
   EXPECT_EQ(gpu.download(v_gpu), v);
 }
 
-// Phi^T r by column tiles (kernels/columns.cu: phi_t_times_tiled, the backend's Phi^T r where it
-// fits): every entry exactly the host replay of its arithmetic (kernels/tiled_columns_logic.hpp),
-// with 4 threads per column and with a warp per column (from 129 entries, and from 95 in double,
-// where 4 threads' tile would not fit), through the 16-byte staging of an aligned Phi and the
-// entry-by-entry staging of a Phi one entry off, with one tile per block and with blocks that
-// take many in turn; columns too long for a tile are refused.
+// Phi^T r by column tiles (kernels/columns.cu: phi_t_times_tiled, the backend's Phi^T r for short
+// columns): every entry exactly the host replay of its arithmetic
+// (kernels/tiled_columns_logic.hpp), with 4 threads per column and with a warp per column (from 129
+// entries, and from 95 in double, where 4 threads' tile would not fit), through the 16-byte staging
+// of an aligned Phi and the entry-by-entry staging of a Phi one entry off, with one tile per block
+// and with blocks that take many in turn; columns too long for a tile are refused. (In float every
+// product and most partial sums are exact in double, so the combining order shows mostly in the
+// double case.)
 TYPED_TEST(GpuPrimitives, TiledColumnProductsMatchTheirHostReplayExactly) {
   using T = TypeParam;
   for (const index_t rows : {1, 3, 4, 37, 95, 100, 128, 129, 500, 682, 683, 1365, 1366}) {

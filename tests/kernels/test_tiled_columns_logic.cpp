@@ -63,6 +63,13 @@ TEST(TiledColumns, PartsAndFitFollowTheSharedMemoryOfATile) {
   EXPECT_TRUE(fits(682, sizeof(double)));
   EXPECT_FALSE(fits(683, sizeof(double)));
   EXPECT_FALSE(fits(0, sizeof(float)));
+  // The backend takes the kernel only with 4 threads a column (cuBLAS beyond).
+  EXPECT_TRUE(preferred(100, sizeof(float)));
+  EXPECT_TRUE(preferred(128, sizeof(float)));
+  EXPECT_FALSE(preferred(129, sizeof(float)));
+  EXPECT_TRUE(preferred(94, sizeof(double)));
+  EXPECT_FALSE(preferred(95, sizeof(double)));
+  EXPECT_FALSE(preferred(500, sizeof(float)));
 }
 
 // Part p takes entries p, p + parts, ...: every entry once, whatever S, on both sides of the

@@ -52,7 +52,8 @@ class VirtioTree : public ::testing::Test {
   std::filesystem::path root_;
 };
 
-// The build VM's balloon, as its sysfs showed it: bits 0, 1, 2 and 5 (VIRTIO_BALLOON_F_REPORTING).
+// The build VM's balloon, as its sysfs showed it: bits 1, 2, 5 (VIRTIO_BALLOON_F_REPORTING), 7 and
+// 32.
 constexpr const char* kReportingBalloon = "01100101000000000000000000000000100000000000";
 constexpr const char* kPlainBalloon = "01100001000000000000000000000000100000000000";
 
@@ -61,6 +62,18 @@ TEST_F(VirtioTree, FindsABalloonThatReportsFreePages) {
   EXPECT_FALSE(reports_free_pages_to_host(root()));
   add_device("virtio1", "0x0005", kReportingBalloon);
   EXPECT_TRUE(reports_free_pages_to_host(root()));
+}
+
+// Real sysfs lists each device as a link to its folder under /sys/devices.
+TEST_F(VirtioTree, FollowsTheLinksSysfsListsDevicesBy) {
+  const std::filesystem::path elsewhere = std::filesystem::path(root()) / "devices" / "virtio7";
+  std::filesystem::create_directories(elsewhere);
+  std::ofstream(elsewhere / "device") << "0x0005\n";
+  std::ofstream(elsewhere / "features") << kReportingBalloon << '\n';
+  const std::filesystem::path bus = std::filesystem::path(root()) / "bus";
+  std::filesystem::create_directories(bus);
+  std::filesystem::create_directory_symlink(elsewhere, bus / "virtio7");
+  EXPECT_TRUE(reports_free_pages_to_host(bus.string()));
 }
 
 TEST_F(VirtioTree, IgnoresABalloonWithoutReporting) {
