@@ -600,6 +600,39 @@ TEST(ModelValidation, ManyRowBlocksFindTheFirstNonFiniteCovariateInOrder) {
       << error.what();
 }
 
+// Every model reports a non-finite covariate before anything about its response (a missing one,
+// a bad label or count), whether it checks the covariates as it copies them into the design
+// (logistic, poisson, linear) or before it reads them (the Gaussian mean, RBF features).
+TEST(ModelValidation, ACovariateErrorComesBeforeAnyResponseError) {
+  struct Case {
+    ModelKind kind;
+    bool rbf;
+    std::vector<double> response;  // empty: none; else with a bad value where the model has one
+  };
+  const Case cases[] = {
+      {ModelKind::logistic, false, {}},
+      {ModelKind::logistic, false, {1, 7, 1}},  // 7: not a label
+      {ModelKind::poisson, false, {}},
+      {ModelKind::poisson, false, {1, -2, 1}},  // -2: not a count
+      {ModelKind::linear, false, {}},
+      {ModelKind::linear, true, {}},
+      {ModelKind::gaussian, false, {}},
+  };
+  for (const Case& c : cases) {
+    Dataset data = two_covariates(c.response.empty() ? std::vector<double>{1, 1, 1} : c.response);
+    if (c.response.empty()) {
+      data.response.clear();
+    }
+    data.covariates(1, 1) = -HUGE_VAL;
+    ModelOptions options = options_for(c.kind);
+    options.rbf.enabled = c.rbf;
+    const InputError error = input_error(data, options);
+    EXPECT_EQ(error.line(), 3) << to_string(c.kind) << (c.rbf ? " rbf" : "");
+    EXPECT_NE(std::string(error.what()).find("covariate 'c2' is -inf"), std::string::npos)
+        << to_string(c.kind) << (c.rbf ? " rbf" : "") << ": " << error.what();
+  }
+}
+
 // Responses over many row blocks: checked on every thread, reported in row order.
 constexpr index_t kManyRows = 200003;  // three full blocks of 2^16 rows and a partial one
 
