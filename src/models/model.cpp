@@ -249,8 +249,8 @@ std::vector<std::string> covariate_names(const Dataset& data) {
 }
 
 // z_n = [x_n, 1] (or x_n without the intercept): the design of logistic, poisson and plain
-// linear regression. The covariates are checked for non-finite values as they are copied, each
-// block of a column while it is in cache: one pass over them instead of a check and then a copy.
+// linear regression. The covariates are checked for non-finite values as they are copied
+// (support::copy_testing_finite): one pass over them instead of a check and then a copy.
 // A bad value is then reported as validate_dataset would (report_bad_covariate: the first in
 // column order).
 void set_covariate_design(Model& model, const Dataset& data, bool intercept) {
@@ -266,10 +266,8 @@ void set_covariate_design(Model& model, const Dataset& data, bool intercept) {
   for_each_row_block(n, [&](index_t first, index_t last) {
     bool bad = false;
     for (index_t c = 0; c < dims; ++c) {
-      const double* from = data.covariates.column(c);
-      double* to = model.design.col(c).data() + first;
-      std::copy(from + first, from + last, to);
-      bad = bad || support::first_non_finite(to, last - first) >= 0;
+      bad |= support::copy_testing_finite(data.covariates.column(c) + first, last - first,
+                                          model.design.col(c).data() + first);
     }
     if (bad) {
       any_bad.store(true, std::memory_order_relaxed);

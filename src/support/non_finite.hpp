@@ -17,23 +17,30 @@
 
 namespace coreset::support {
 
-/// The offset of the first value of values[0, count) that is not finite, or -1. Float or double.
-/// Each block of 1024 values is first tested branch-free on its bits (an all-ones exponent marks
-/// both infinities and NaNs), and only a block with one is walked again for its first.
+/// Whether `value` is NaN or an infinity, by its bits (an all-ones exponent marks both):
+/// branch-free, so that loops over many values vectorise.
 template <class T>
-index_t first_non_finite(const T* values, index_t count) {
+inline bool non_finite_bits(T value) {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
   using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
   constexpr auto kExponent =
       static_cast<Bits>(sizeof(T) == 4 ? 0x7f800000ull : 0x7ff0000000000000ull);
+  Bits bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return (bits & kExponent) == kExponent;
+}
+
+/// The offset of the first value of values[0, count) that is not finite, or -1. Float or double.
+/// Each block of 1024 values is first tested branch-free on its bits, and only a block with one
+/// is walked again for its first.
+template <class T>
+index_t first_non_finite(const T* values, index_t count) {
   constexpr index_t kBlock = 1024;
   for (index_t start = 0; start < count; start += kBlock) {
     const index_t end = std::min(count, start + kBlock);
     bool any = false;
     for (index_t i = start; i < end; ++i) {
-      Bits bits;
-      std::memcpy(&bits, values + i, sizeof(bits));
-      any |= (bits & kExponent) == kExponent;
+      any |= non_finite_bits(values[i]);
     }
     if (any) {
       for (index_t i = start; i < end; ++i) {
@@ -44,6 +51,21 @@ index_t first_non_finite(const T* values, index_t count) {
     }
   }
   return -1;
+}
+
+/// Copies from[0, count) to `to` and returns whether any of the values is not finite: the copy
+/// and the test in one branch-free pass, about as fast as the copy alone (a separate scan read
+/// the values again: 2e6 x 20 doubles took 0.020 s to copy and 0.012 s more to scan on the
+/// 2-vCPU build VM). Where it returns true, first_non_finite says where.
+template <class T>
+bool copy_testing_finite(const T* from, index_t count, T* to) {
+  bool any = false;
+  for (index_t i = 0; i < count; ++i) {
+    const T value = from[i];
+    any |= non_finite_bits(value);
+    to[i] = value;
+  }
+  return any;
 }
 
 /// The first value that is not finite in the `cols` columns of `rows` values each (column j from

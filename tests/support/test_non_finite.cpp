@@ -1,8 +1,11 @@
 // support::first_non_finite and first_non_finite_in_columns: the first NaN or infinity, in the
-// order a serial scan meets it, whatever the block, segment and thread boundaries.
+// order a serial scan meets it, whatever the block, segment and thread boundaries; and
+// copy_testing_finite, the copy that tests as it goes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -15,6 +18,38 @@ template <class T>
 class NonFinite : public ::testing::Test {};
 using Elements = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(NonFinite, Elements);
+
+// The copy that tests as it goes: every value copied bit for bit (a NaN's payload and the sign
+// of zero included), and true exactly when one of them is not finite.
+TYPED_TEST(NonFinite, CopyTestingFiniteCopiesEveryBitAndSaysWhetherAnyIsNotFinite) {
+  using T = TypeParam;
+  std::vector<T> from(3000);
+  for (std::size_t i = 0; i < from.size(); ++i) {
+    from[i] = static_cast<T>(i) * T(0.25) - T(100);
+  }
+  from[5] = std::numeric_limits<T>::max();
+  from[6] = -std::numeric_limits<T>::denorm_min();
+  from[7] = T(-0.0);
+  std::vector<T> to(from.size(), T(7));
+  EXPECT_FALSE(copy_testing_finite(from.data(), 3000, to.data()));
+  EXPECT_EQ(std::memcmp(from.data(), to.data(), from.size() * sizeof(T)), 0);
+  const T kinds[] = {std::numeric_limits<T>::quiet_NaN(), std::numeric_limits<T>::infinity(),
+                     -std::numeric_limits<T>::infinity()};
+  for (const T bad : kinds) {
+    for (const std::size_t at : {std::size_t{0}, std::size_t{1500}, std::size_t{2999}}) {
+      std::vector<T> with_bad = from;
+      with_bad[at] = bad;
+      std::fill(to.begin(), to.end(), T(7));
+      EXPECT_TRUE(copy_testing_finite(with_bad.data(), 3000, to.data())) << at;
+      EXPECT_EQ(std::memcmp(with_bad.data(), to.data(), to.size() * sizeof(T)), 0) << at;
+      // Nothing past the count is read or written.
+      std::fill(to.begin(), to.end(), T(7));
+      EXPECT_EQ(copy_testing_finite(with_bad.data(), static_cast<index_t>(at), to.data()), false)
+          << at;
+      EXPECT_EQ(to[at], T(7)) << at;
+    }
+  }
+}
 
 TYPED_TEST(NonFinite, FindsTheFirstOfEveryKindAtEveryBlockBoundary) {
   using T = TypeParam;
