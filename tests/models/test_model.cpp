@@ -609,13 +609,11 @@ TEST(ModelValidation, ACovariateErrorComesBeforeAnyResponseError) {
     bool rbf;
     std::vector<double> response;  // empty: none; else with a bad value where the model has one
   };
+  // The bad responses: 7 is not a label, -2 not a count.
   const Case cases[] = {
-      {ModelKind::logistic, false, {}},
-      {ModelKind::logistic, false, {1, 7, 1}},  // 7: not a label
-      {ModelKind::poisson, false, {}},
-      {ModelKind::poisson, false, {1, -2, 1}},  // -2: not a count
-      {ModelKind::linear, false, {}},
-      {ModelKind::linear, true, {}},
+      {ModelKind::logistic, false, {}}, {ModelKind::logistic, false, {1, 7, 1}},
+      {ModelKind::poisson, false, {}},  {ModelKind::poisson, false, {1, -2, 1}},
+      {ModelKind::linear, false, {}},   {ModelKind::linear, true, {}},
       {ModelKind::gaussian, false, {}},
   };
   for (const Case& c : cases) {
