@@ -157,6 +157,19 @@ void for_each_row_block(index_t n, F&& f) {
   }
 }
 
+// for_each_row_block for blocks that each say whether they met something (a bad value): true
+// when any of them did.
+template <class F>
+bool any_row_block(index_t n, F&& f) {
+  std::atomic<bool> any{false};
+  for_each_row_block(n, [&](index_t first, index_t last) {
+    if (f(first, last)) {
+      any.store(true, std::memory_order_relaxed);
+    }
+  });
+  return any.load(std::memory_order_relaxed);
+}
+
 // An n-vector of the model, uninitialised (its pages advised huge when the process asks for them:
 // support/huge_pages.hpp): the caller fills it by for_each_row_block, so the first touch is
 // spread over the threads too.
@@ -173,12 +186,9 @@ void fill_rows(Eigen::VectorXd& v, double value) {
   });
 }
 
-// Throws at the first covariate that is not finite, in column order, if there is one.
-void report_bad_covariate(const Dataset& data);
-
-// The dataset's shape and share; its covariates' values too, unless the caller checks them as
-// it copies them (set_covariate_design).
-void validate_dataset(const Dataset& data, bool check_covariates) {
+// The dataset's shape and share. Its covariates' values are each model's to check, first of all
+// (report_bad_covariate, or set_covariate_design as it copies them).
+void validate_dataset(const Dataset& data) {
   const index_t n = data.rows();
   if (n < 1 && !data.is_share()) {
     throw InputError(data.source, "the dataset has no rows");
@@ -198,11 +208,9 @@ void validate_dataset(const Dataset& data, bool check_covariates) {
     throw InvalidArgument("the dataset has " + std::to_string(data.covariate_names.size()) +
                           " covariate names for " + std::to_string(data.dims()) + " covariates");
   }
-  if (check_covariates) {
-    report_bad_covariate(data);
-  }
 }
 
+// Throws at the first covariate that is not finite, in column order, if there is one.
 void report_bad_covariate(const Dataset& data) {
   // The CSV reader already rejects NaN and Inf; a dataset built in code may not have been read.
   // Checked on every thread (a pass over 1.6 GB at 10^7 x 20), for the first in column order.
@@ -262,21 +270,18 @@ void set_covariate_design(Model& model, const Dataset& data, bool intercept) {
   // for them: support/huge_pages.hpp).
   support::advise_huge_pages(model.design.data(),
                              static_cast<std::size_t>(model.design.size()) * sizeof(double));
-  std::atomic<bool> any_bad{false};
-  for_each_row_block(n, [&](index_t first, index_t last) {
+  const bool any_bad = any_row_block(n, [&](index_t first, index_t last) {
     bool bad = false;
     for (index_t c = 0; c < dims; ++c) {
       bad |= support::copy_testing_finite(data.covariates.column(c) + first, last - first,
                                           model.design.col(c).data() + first);
     }
-    if (bad) {
-      any_bad.store(true, std::memory_order_relaxed);
-    }
     if (intercept) {
       std::fill(model.design.col(dims).data() + first, model.design.col(dims).data() + last, 1.0);
     }
+    return bad;
   });
-  if (any_bad.load(std::memory_order_relaxed)) {
+  if (any_bad) {
     report_bad_covariate(data);
   }
   model.parameter_names = covariate_names(data);
@@ -388,36 +393,35 @@ double log_factorial(double count) {
 
 void set_poisson_response(Model& model, const Dataset& data) {
   model.response = rows_vector(data.rows());
-  std::atomic<bool> all_valid{true};
-  for_each_row_block(data.rows(), [&](index_t first, index_t last) {
-    bool block_valid = true;
+  const bool any_bad = any_row_block(data.rows(), [&](index_t first, index_t last) {
+    bool bad = false;
     for (index_t i = first; i < last; ++i) {
       const double count = data.response[static_cast<std::size_t>(i)];
-      block_valid &= count_problem(count) == nullptr;
+      bad |= count_problem(count) != nullptr;
       model.response(i) = count;
       model.offset(i) = -log_factorial(count);
     }
-    if (!block_valid) {
-      all_valid.store(false, std::memory_order_relaxed);
-    }
+    return bad;
   });
-  if (!all_valid.load(std::memory_order_relaxed)) {
+  if (any_bad) {
     report_bad_count(data);
   }
 }
 
+// Real responses copied and tested in one pass, as the covariates are; a bad one is then found
+// in order for the message.
 void set_real_response(Model& model, const Dataset& data) {
   const index_t n = data.rows();
-  const index_t bad = support::first_non_finite_in_columns(data.response.data(), n, 1, n);
-  if (bad >= 0) {
+  model.response = rows_vector(n);
+  const bool any_bad = any_row_block(n, [&](index_t first, index_t last) {
+    return support::copy_testing_finite(data.response.data() + first, last - first,
+                                        model.response.data() + first);
+  });
+  if (any_bad) {
+    const index_t bad = support::first_non_finite(data.response.data(), n);
     const double value = data.response[static_cast<std::size_t>(bad)];
     response_error(data, bad, "response " + format_number(value) + " is not a finite number");
   }
-  model.response = rows_vector(n);
-  for_each_row_block(n, [&](index_t first, index_t last) {
-    std::copy(data.response.data() + first, data.response.data() + last,
-              model.response.data() + first);
-  });
 }
 
 void validate_rbf(const RbfOptions& rbf, index_t dims) {
@@ -672,21 +676,17 @@ LabelEncoding logistic_label_encoding(const Dataset& data) {
 Model make_model(const Dataset& data, const ModelOptions& options, std::uint64_t seed,
                  const WholeDataset& whole) {
   validate_options(options);
-  // The covariate designs check the covariates as they copy them (set_covariate_design); the
-  // others read them first (RBF centres, the Gaussian mean's statistics) and check them here.
-  const bool covariate_design = options.kind == ModelKind::logistic ||
-                                options.kind == ModelKind::poisson ||
-                                (options.kind == ModelKind::linear && !options.rbf.enabled);
-  validate_dataset(data, !covariate_design);
+  validate_dataset(data);
   const index_t n = data.rows();
 
   Model model;
   model.kind = options.kind;
   // Uninitialised: every model's set-up below writes all of it.
   model.offset = rows_vector(n);
+  // Every model checks its covariates first (set_covariate_design as it copies them, the others
+  // before they read them: report_bad_covariate), then its response.
   switch (options.kind) {
     case ModelKind::logistic:
-      // The covariates first (checked as they are copied), then the response, as for every model.
       model.link = Link::logistic;
       set_covariate_design(model, data, options.intercept);
       require_response(data, options.kind);
@@ -700,6 +700,7 @@ Model make_model(const Dataset& data, const ModelOptions& options, std::uint64_t
       set_poisson_response(model, data);
       break;
     case ModelKind::gaussian:
+      report_bad_covariate(data);
       model.link = Link::identity;
       set_gaussian_model(model, data, options);
       break;
@@ -707,6 +708,7 @@ Model make_model(const Dataset& data, const ModelOptions& options, std::uint64_t
     default: {
       model.link = Link::gaussian;
       if (options.rbf.enabled) {
+        report_bad_covariate(data);
         require_response(data, ModelKind::linear);
         validate_rbf(options.rbf, data.dims());
         if (!whole.rbf && data.is_share()) {
