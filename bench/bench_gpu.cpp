@@ -48,6 +48,7 @@
 #include "cuda/resources.hpp"
 #include "kernels/check.hpp"
 #include "kernels/launch.hpp"
+#include "kernels/tiled_columns_logic.hpp"
 #include "solvers/iht_driver.hpp"
 #include "solvers/stopping_rule.hpp"
 
@@ -184,9 +185,9 @@ Json run_case(coreset::cuda::Resources& res, const Config& config, index_t n, in
   result["floor_ms"] = floor_ms;
   result["phi_t_r_ms"] = phi_t_r_ms;
   result["phi_t_r_fraction_of_copy_bandwidth"] = floor_ms / phi_t_r_ms;
-  const bool tiled = coreset::kernels::tiled_columns_preferred(s, sizeof(float));
+  const bool tiled = coreset::kernels::tiled_columns::preferred(s, sizeof(float));
   result["phi_t_r_kernel"] = tiled ? "column tiles" : "cuBLAS gemv";
-  if (coreset::kernels::tiled_columns_fit(s, sizeof(float))) {
+  if (coreset::kernels::tiled_columns::fits(s, sizeof(float))) {
     // Both ways on the same Phi and r, whichever the backend takes: cuBLAS' gemv and the tiled
     // kernel, and how far the two results are apart (they sum in other orders; the kernel in
     // double).

@@ -117,7 +117,7 @@ __global__ void phi_times_final_kernel(const double* partials, index_t rows, ind
   }
 }
 
-// Phi^T r by column tiles (tiled_columns_fit): a block stages a tile of whole columns, contiguous
+// Phi^T r by column tiles (tiled_columns::fits): a block stages a tile of whole columns, contiguous
 // in Phi, in shared memory with 16-byte loads when Phi allows, and `Parts` threads share each
 // column (tiled_columns_logic.hpp: 4 up to 128 entries, a warp beyond), so that every load of Phi
 // is coalesced whatever S is. (With 4 parts a warp's reads of the tile meet in one bank 8 ways
@@ -125,7 +125,7 @@ __global__ void phi_times_final_kernel(const double* partials, index_t rows, ind
 // the measurements say it matters.) Measured on an H200 (bench/results/gpu_h200_20261126_*/): at
 // S = 100 this kernel reached 0.52-0.54 / 0.85-0.86 / 0.96 of the copy bandwidth at n = 1e5 /
 // 1e6 / 1e7, where cuBLAS' gemv reached 0.34 / 0.61-0.62 / 0.68-0.70; at S = 500, a warp a
-// column, 0.66 / 0.77 / 0.78 against gemv's 0.64 / 0.72 / 0.88 (tiled_columns_preferred). A warp's
+// column, 0.66 / 0.77 / 0.78 against gemv's 0.64 / 0.72 / 0.88 (tiled_columns::preferred). A warp's
 // tile is 8 columns; larger tiles (opting in to more shared memory) or loads kept in flight
 // across tiles (cp.async) are the untried ways to keep long columns at the bus's rate.
 template <int Parts>
@@ -286,23 +286,15 @@ void columns_dot(cudaStream_t s, const T* phi, index_t rows, const index_t* cols
   CORESET_CUDA_CHECK_LAUNCH();
 }
 
-bool tiled_columns_fit(index_t rows, std::size_t element_bytes) {
-  return tiled_columns::fits(rows, static_cast<index_t>(element_bytes));
-}
-
-bool tiled_columns_preferred(index_t rows, std::size_t element_bytes) {
-  return tiled_columns::preferred(rows, static_cast<index_t>(element_bytes));
-}
-
 template <class T>
 void phi_t_times_tiled(cudaStream_t s, const T* phi, index_t rows, index_t cols, const T* r, T* out,
                        index_t max_blocks) {
   if (cols <= 0) {
     return;
   }
-  if (!tiled_columns_fit(rows, sizeof(T))) {
+  if (!tiled_columns::fits(rows, sizeof(T))) {
     throw InvalidArgument("phi_t_times_tiled: a tile of columns of " + std::to_string(rows) +
-                          " rows does not fit in shared memory (tiled_columns_fit)");
+                          " rows does not fit in shared memory (tiled_columns::fits)");
   }
   if (tiled_columns::parts_for(rows, static_cast<index_t>(sizeof(T))) == 4) {
     launch_tiled<T, 4>(s, phi, rows, cols, r, out, max_blocks);

@@ -119,21 +119,13 @@ void phi_times_list(cudaStream_t s, const T* phi, index_t rows, const index_t* i
                     const index_t* count, index_t bound, const T* value, double* partials, T* out);
 template <class T>
 void column_norms(cudaStream_t s, const T* phi, index_t rows, index_t n, T* out);
-/// Whether phi_t_times_tiled takes columns of `rows` entries of `element_bytes` each: a tile of
-/// them fits in a block's default shared memory (float: S <= 1365; double: S <= 682).
-bool tiled_columns_fit(index_t rows, std::size_t element_bytes);
-/// Whether the GPU backend's Phi^T r takes phi_t_times_tiled for such columns: where 4 threads
-/// share a column (S <= 128 in float, 94 in double). Measured on an H200 at 248d8f7: with 4 parts
-/// (S = 100) the kernel reached 0.57 / 0.86 / 0.95 of the copy bandwidth at n = 1e5 / 1e6 / 1e7,
-/// cuBLAS' gemv 0.37 / 0.61 / 0.68; with a warp a column (S = 500) it reached 0.66 / 0.77 / 0.78
-/// against gemv's 0.64 / 0.72 / 0.88, so long columns stay with cuBLAS.
-bool tiled_columns_preferred(index_t rows, std::size_t element_bytes);
 /// out = Phi^T r (n = cols), a tile of whole columns per block in shared memory, 4 threads per
 /// column up to 128 entries and a warp per column beyond (kernels/tiled_columns_logic.hpp gives
 /// its arithmetic), at most `max_blocks` blocks striding over the tiles (a test's way to make
-/// each block take several). InvalidArgument unless tiled_columns_fit(rows, sizeof(T)). The GPU
-/// backend's Phi^T r where tiled_columns_preferred; bench_gpu measures it beside cuBLAS' gemv
-/// wherever it fits.
+/// each block take several). InvalidArgument unless tiled_columns::fits(rows, sizeof(T)) (float:
+/// S <= 1365; double: S <= 682). The GPU backend's Phi^T r where tiled_columns::preferred (S <=
+/// 128 in float, 94 in double: on an H200 at 248d8f7 it beat cuBLAS' gemv at S = 100 for every n,
+/// and lost to it at n = 1e7, S = 500); bench_gpu measures it beside gemv wherever it fits.
 template <class T>
 void phi_t_times_tiled(cudaStream_t s, const T* phi, index_t rows, index_t cols, const T* r, T* out,
                        index_t max_blocks = index_t{1} << 16);

@@ -40,8 +40,8 @@ CORESET_HOST_DEVICE constexpr bool fits(index_t rows, index_t element_bytes) {
   return rows >= 1 && tile_bytes(rows, element_bytes, parts_for(rows, element_bytes)) <= kTileBytes;
 }
 
-/// Whether the GPU backend's Phi^T r takes the kernel for such columns (launch.hpp,
-/// tiled_columns_preferred): where it fits with 4 threads a column (float S <= 128, double
+/// Whether the GPU backend's Phi^T r takes the kernel (launch.hpp, phi_t_times_tiled) for such
+/// columns: where it fits with 4 threads a column (float S <= 128, double
 /// S <= 94). Longer columns stay with cuBLAS, which was faster at n = 1e7, S = 500 on an H200.
 CORESET_HOST_DEVICE constexpr bool preferred(index_t rows, index_t element_bytes) {
   return fits(rows, element_bytes) && parts_for(rows, element_bytes) == 4;

@@ -18,6 +18,7 @@
 #include "kernels/check.hpp"
 #include "kernels/launch.hpp"
 #include "kernels/sparse_list_logic.hpp"
+#include "kernels/tiled_columns_logic.hpp"
 #include "kernels/transfer.hpp"
 #include "solvers/baselines/frank_wolfe.hpp"
 #include "solvers/baselines/giga.hpp"
@@ -181,8 +182,8 @@ void CudaBackend<T>::phi_t_times(const SampleVector& r, DatapointVector& out) co
   NvtxRange range("gradient");
   // Short columns (S <= 128 in float) by the tiled kernel: on an H200 it reached 0.52-0.96 of
   // the copy bandwidth at S = 100 where cuBLAS' gemv reached 0.34-0.70; long ones by cuBLAS,
-  // which the kernel did not beat at n = 1e7 (kernels::tiled_columns_preferred).
-  if (kernels::tiled_columns_preferred(rows_, sizeof(T))) {
+  // which the kernel did not beat at n = 1e7 (kernels::tiled_columns::preferred).
+  if (kernels::tiled_columns::preferred(rows_, sizeof(T))) {
     kernels::phi_t_times_tiled(res_.stream(), phi_.data(), rows_, cols_, r.data(), out.data());
     return;
   }

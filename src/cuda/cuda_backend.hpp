@@ -5,7 +5,7 @@
 // Design: no host synchronisation for sizes.
 //  - Phi lives on the device column-major (S x n, ld = S); the dense passes are cuBLAS gemv_64
 //    (Phi^T r: CUBLAS_OP_T, each output reads one contiguous column), 64-bit throughout, except
-//    Phi^T r on short columns (kernels::tiled_columns_preferred: S <= 128 in float, 94 in
+//    Phi^T r on short columns (kernels::tiled_columns::preferred: S <= 128 in float, 94 in
 //    double), which a kernel of whole-column tiles does nearer the copy bandwidth.
 //  - SampleVector and DatapointVector are plain device vectors (kernels::DeviceBuffer<T>) of S
 //    and n entries.

@@ -94,7 +94,7 @@ TYPED_TEST(GpuPrimitives, DensePassesMatchTheCpu) {
     gpu.phi_t_times(r_gpu, out_gpu);
     const std::vector<T> gradient = gpu.download(out_gpu);
     expect_near_vectors(gradient, out_cpu, shape.rows, "phi_t_times" + at);
-    if (kernels::tiled_columns_preferred(shape.rows, sizeof(T))) {
+    if (kernels::tiled_columns::preferred(shape.rows, sizeof(T))) {
       // The backend's Phi^T r is the tiled kernel here: its arithmetic exactly.
       for (index_t j = 0; j < shape.cols; ++j) {
         ASSERT_EQ(gradient[static_cast<std::size_t>(j)],
@@ -407,7 +407,7 @@ TYPED_TEST(GpuPrimitives, DuplicateColumnsAndZeroEntriesMatchTheCpu) {
 TYPED_TEST(GpuPrimitives, TiledColumnProductsMatchTheirHostReplayExactly) {
   using T = TypeParam;
   for (const index_t rows : {1, 3, 4, 37, 95, 100, 128, 129, 500, 682, 683, 1365, 1366}) {
-    if (!kernels::tiled_columns_fit(rows, sizeof(T))) {
+    if (!kernels::tiled_columns::fits(rows, sizeof(T))) {
       EXPECT_THROW(kernels::phi_t_times_tiled<T>(nullptr, nullptr, rows, 1, nullptr, nullptr),
                    InvalidArgument)
           << rows;
