@@ -122,10 +122,11 @@ __global__ void phi_times_final_kernel(const double* partials, index_t rows, ind
 // column (tiled_columns_logic.hpp: 4 up to 128 entries, a warp beyond), so that every load of Phi
 // is coalesced whatever S is. (With 4 parts a warp's reads of the tile meet in one bank 8 ways
 // when S is a multiple of 8, and not at all at S = 100: a pad per column would even that out, if
-// the measurements say it matters.) Measured on an H200 (bench/results/gpu_h200_20261126_*/): at
-// S = 100 this kernel reached 0.52-0.54 / 0.85-0.86 / 0.96 of the copy bandwidth at n = 1e5 /
-// 1e6 / 1e7, where cuBLAS' gemv reached 0.34 / 0.61-0.62 / 0.68-0.70; at S = 500, a warp a
-// column, 0.66 / 0.77 / 0.78 against gemv's 0.64 / 0.72 / 0.88 (tiled_columns::preferred). A warp's
+// the measurements say it matters.) Measured on an H200 in three runs
+// (bench/results/gpu_h200_20261126_*/): at S = 100 this kernel reached 0.52-0.57 / 0.85-0.86 /
+// 0.95-0.96 of the copy bandwidth at n = 1e5 / 1e6 / 1e7, where cuBLAS' gemv reached 0.34-0.37 /
+// 0.61-0.62 / 0.68-0.70; at S = 500 (248d8f7), a warp a column, 0.66 / 0.77 / 0.78 against gemv's
+// 0.64 / 0.72 / 0.88 (tiled_columns::preferred). A warp's
 // tile is 8 columns; larger tiles (opting in to more shared memory) or loads kept in flight
 // across tiles (cp.async) are the untried ways to keep long columns at the bus's rate.
 template <int Parts>

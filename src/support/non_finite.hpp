@@ -55,8 +55,9 @@ index_t first_non_finite(const T* values, index_t count) {
 
 /// Copies from[0, count) to `to` and returns whether any of the values is not finite: the copy
 /// and the test in one branch-free pass, about as fast as the copy alone (a separate scan read
-/// the values again: 2e6 x 20 doubles took 0.020 s to copy and 0.012 s more to scan on the
-/// 2-vCPU build VM). Where it returns true, first_non_finite says where.
+/// the values again: 2e6 x 20 doubles took 0.021-0.022 s to copy and 0.012-0.021 s more to scan
+/// on the 2-vCPU build VM, bench/results/model_setup_20261126/). Where it returns true,
+/// first_non_finite says where.
 template <class T>
 bool copy_testing_finite(const T* from, index_t count, T* to) {
   bool any = false;
