@@ -82,7 +82,7 @@ std::vector<double> random_vector(index_t size, std::mt19937_64& rng, bool posit
 }
 
 const index_t kRowCounts[] = {0, 1, 7, 8, 9, 31, 32, 33, 40, 255, 256, 300};
-const index_t kColumnCounts[] = {0, 1, 2, 3, 4, 5, 10, 17};
+const index_t kColumnCounts[] = {0, 1, 2, 3, 4, 5, 6, 10, 11, 17, 23};
 
 class RowBlockKernels : public test::IsaTest {};
 
