@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <vector>
 
 #include "kernels/check.hpp"
+#include "kernels/stage_plan.hpp"
 
 namespace coreset::kernels {
 namespace {
@@ -75,17 +77,18 @@ class PinnedStage {
     }
     return true;
   }
-  // Buffer b, once the copy that last read it has finished.
+  // Buffer b, once the copies that last read it have finished.
   char* buffer(int b) {
     CORESET_CUDA_TRY(cudaEventSynchronize(done_[b]));
     return buffer_address(b);
   }
-  // Queues the copy of buffer b's first `bytes` to `device`, and marks the buffer as read by it.
-  void send(int b, char* device, std::size_t bytes) {
-    CORESET_CUDA_TRY(
-        cudaMemcpyAsync(device, buffer_address(b), bytes, cudaMemcpyHostToDevice, stream_));
-    CORESET_CUDA_TRY(cudaEventRecord(done_[b], stream_));
+  // Queues the copy of `bytes` of buffer b from `buffer_offset` on to `device`.
+  void send(int b, std::size_t buffer_offset, char* device, std::size_t bytes) {
+    CORESET_CUDA_TRY(cudaMemcpyAsync(device, buffer_address(b) + buffer_offset, bytes,
+                                     cudaMemcpyHostToDevice, stream_));
   }
+  // Marks buffer b as read by the copies queued so far.
+  void sent(int b) { CORESET_CUDA_TRY(cudaEventRecord(done_[b], stream_)); }
   // Returns once every queued copy has finished.
   void finish() { CORESET_CUDA_TRY(cudaStreamSynchronize(stream_)); }
 
@@ -111,21 +114,35 @@ void copy_on_threads(char* to, const char* from, std::size_t bytes) {
   }
 }
 
-// Chunks of kStageBytes alternate between the two buffers: while one is on the bus the threads
-// fill the other. False, with nothing copied, when no pinned memory could be had.
-bool staged_copy_to_device(cudaStream_t stream, char* device, const char* host, std::size_t bytes) {
+// The copies' bytes as one stream through the two buffers (stage_plan.hpp): while one buffer is
+// on the bus, the threads fill the other. False, with nothing copied, when no pinned memory could
+// be had.
+bool staged_copy_to_device(cudaStream_t stream, const std::vector<HostToDevice>& copies) {
   PinnedStage stage(stream);
   if (!stage.acquire()) {
     return false;
   }
-  int b = 0;
-  for (std::size_t offset = 0; offset < bytes; offset += kStageBytes, b = 1 - b) {
-    const std::size_t size = std::min(kStageBytes, bytes - offset);
-    copy_on_threads(stage.buffer(b), host + offset, size);
-    stage.send(b, device + offset, size);
+  std::vector<std::size_t> sizes;
+  std::size_t total = 0;
+  for (const HostToDevice& copy : copies) {
+    sizes.push_back(copy.bytes);
+    total += copy.bytes;
+  }
+  for (const staging::Fill& fill : staging::plan(sizes, kStageBytes)) {
+    char* buffer = stage.buffer(fill.buffer);
+    for (const staging::Piece& piece : fill.pieces) {
+      copy_on_threads(buffer + piece.buffer_offset,
+                      static_cast<const char*>(copies[piece.array].host) + piece.offset,
+                      piece.bytes);
+    }
+    for (const staging::Piece& piece : fill.pieces) {
+      stage.send(fill.buffer, piece.buffer_offset,
+                 static_cast<char*>(copies[piece.array].device) + piece.offset, piece.bytes);
+    }
+    stage.sent(fill.buffer);
   }
   stage.finish();
-  staged_bytes.fetch_add(bytes, std::memory_order_relaxed);
+  staged_bytes.fetch_add(total, std::memory_order_relaxed);
   return true;
 }
 
@@ -150,16 +167,39 @@ TransferTotals transfer_totals() noexcept {
 }
 
 void copy_to_device_async(cudaStream_t stream, void* device, const void* host, std::size_t bytes) {
-  if (bytes == 0) {
-    return;
+  copy_all_to_device_async(stream, {{device, host, bytes}});
+}
+
+void copy_all_to_device_async(cudaStream_t stream, const std::vector<HostToDevice>& copies) {
+  std::size_t total = 0;
+  for (const HostToDevice& copy : copies) {
+    total += copy.bytes;
   }
-  const bool staged = bytes >= kStagedCopyBytes && !capturing(stream) && pageable(host) &&
-                      staged_copy_to_device(stream, static_cast<char*>(device),
-                                            static_cast<const char*>(host), bytes);
-  if (!staged) {
-    CORESET_CUDA_TRY(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, stream));
+  // The pageable copies, when they could add up to the bound: small copies (a Newton step's
+  // theta) never pay for the pointer and capture queries.
+  std::vector<HostToDevice> plain;
+  std::vector<HostToDevice> pageable_copies;
+  std::size_t pageable_bytes = 0;
+  const bool may_stage = total >= kStagedCopyBytes && !capturing(stream);
+  for (const HostToDevice& copy : copies) {
+    if (copy.bytes == 0) {
+      continue;
+    }
+    if (may_stage && pageable(copy.host)) {
+      pageable_copies.push_back(copy);
+      pageable_bytes += copy.bytes;
+    } else {
+      plain.push_back(copy);
+    }
   }
-  to_device_bytes.fetch_add(bytes, std::memory_order_relaxed);
+  if (!(pageable_bytes >= kStagedCopyBytes && staged_copy_to_device(stream, pageable_copies))) {
+    plain.insert(plain.end(), pageable_copies.begin(), pageable_copies.end());
+  }
+  for (const HostToDevice& copy : plain) {
+    CORESET_CUDA_TRY(
+        cudaMemcpyAsync(copy.device, copy.host, copy.bytes, cudaMemcpyHostToDevice, stream));
+  }
+  to_device_bytes.fetch_add(total, std::memory_order_relaxed);
 }
 
 void copy_to_host_async(cudaStream_t stream, void* host, const void* device, std::size_t bytes) {

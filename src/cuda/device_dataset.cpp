@@ -63,10 +63,15 @@ DeviceData upload_data(Resources& resources, const models::Model& model,
   DeviceData data;
   data.rows = n;
   data.dim = d;
-  const cudaStream_t stream = resources.stream();
-  kernels::upload_async(stream, data.design, model.design.data(), n * d);
-  kernels::upload_async(stream, data.response, model.response.data(), n);
-  kernels::upload_async(stream, data.offset, model.offset.data(), n);
+  // The three arrays in one call: staged, they share the pinned buffers as one stream.
+  data.design.resize_discard(std::max<index_t>(n * d, 1));
+  data.response.resize_discard(std::max<index_t>(n, 1));
+  data.offset.resize_discard(std::max<index_t>(n, 1));
+  kernels::copy_all_to_device_async(
+      resources.stream(),
+      {{data.design.data(), model.design.data(), n_bytes * static_cast<std::size_t>(d)},
+       {data.response.data(), model.response.data(), n_bytes},
+       {data.offset.data(), model.offset.data(), n_bytes}});
   resources.synchronize();
   return data;
 }

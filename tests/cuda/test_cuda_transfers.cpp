@@ -190,5 +190,61 @@ TEST(GpuTransfers, ALargePageableUploadArrivesIntactThroughThePinnedStages) {
   EXPECT_EQ(kernels::transfer_totals().staged_to_device, plain.staged_to_device);
 }
 
+// A dataset's arrays in one call (kernels::copy_all_to_device_async): pageable arrays that are
+// each below the staging bound but reach it together go through the stages as one stream, with
+// fills that straddle the arrays' boundaries. Every array must arrive intact at its own address;
+// an empty array and a pinned one in the same call take the plain path.
+TEST(GpuTransfers, ADatasetsArraysShareThePinnedStagesAndArriveIntact) {
+  CORESET_REQUIRE_GPU();
+  const std::vector<std::size_t> sizes = {kernels::kStagedCopyBytes / 2 + 13, 0,
+                                          kernels::kStagedCopyBytes / 2 + kernels::kStageBytes / 3,
+                                          5};
+  std::vector<std::vector<unsigned char>> host(sizes.size());
+  std::vector<kernels::DeviceBuffer<unsigned char>> device;
+  device.reserve(sizes.size());
+  std::vector<kernels::HostToDevice> copies;
+  std::size_t total = 0;
+  for (std::size_t a = 0; a < sizes.size(); ++a) {
+    host[a].resize(sizes[a] + 1);
+    for (std::size_t i = 0; i < sizes[a]; ++i) {
+      host[a][i] = static_cast<unsigned char>((i * 2654435761u + a * 97u) >> 11);
+    }
+    device.emplace_back(static_cast<index_t>(sizes[a] + 1));
+    copies.push_back({device[a].data(), host[a].data(), sizes[a]});
+    total += sizes[a];
+  }
+  unsigned char* pinned = nullptr;
+  const std::size_t pinned_bytes = 1000;
+  ASSERT_EQ(cudaHostAlloc(reinterpret_cast<void**>(&pinned), pinned_bytes, cudaHostAllocDefault),
+            cudaSuccess);
+  std::fill(pinned, pinned + pinned_bytes, static_cast<unsigned char>(42));
+  kernels::DeviceBuffer<unsigned char> pinned_device(static_cast<index_t>(pinned_bytes));
+  copies.push_back({pinned_device.data(), pinned, pinned_bytes});
+
+  const kernels::TransferTotals before = kernels::transfer_totals();
+  kernels::copy_all_to_device_async(nullptr, copies);
+  ASSERT_EQ(cudaStreamSynchronize(nullptr), cudaSuccess);
+  cudaFreeHost(pinned);
+  const kernels::TransferTotals after = kernels::transfer_totals();
+  EXPECT_EQ(after.to_device - before.to_device, total + pinned_bytes);
+  EXPECT_EQ(after.staged_to_device - before.staged_to_device, total)
+      << "the pageable arrays should have gone through the stages together";
+  for (std::size_t a = 0; a < sizes.size(); ++a) {
+    std::vector<unsigned char> back(sizes[a]);
+    kernels::copy_to_host_async(nullptr, back.data(), device[a].data(), sizes[a]);
+    ASSERT_EQ(cudaStreamSynchronize(nullptr), cudaSuccess);
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < sizes[a]; ++i) {
+      wrong += back[i] != host[a][i] ? 1 : 0;
+    }
+    EXPECT_EQ(wrong, 0u) << "array " << a << " of " << sizes[a] << " bytes";
+  }
+  std::vector<unsigned char> pinned_back(pinned_bytes);
+  kernels::copy_to_host_async(nullptr, pinned_back.data(), pinned_device.data(), pinned_bytes);
+  ASSERT_EQ(cudaStreamSynchronize(nullptr), cudaSuccess);
+  EXPECT_EQ(std::count(pinned_back.begin(), pinned_back.end(), 42),
+            static_cast<std::ptrdiff_t>(pinned_bytes));
+}
+
 }  // namespace
 }  // namespace coreset
