@@ -193,7 +193,7 @@ TEST(GpuTransfers, ALargePageableUploadArrivesIntactThroughThePinnedStages) {
 // A dataset's arrays in one call (kernels::copy_all_to_device_async): pageable arrays that are
 // each below the staging bound but reach it together go through the stages as one stream, with
 // fills that straddle the arrays' boundaries. Every array must arrive intact at its own address;
-// an empty array and a pinned one in the same call take the plain path.
+// an empty array in the same call is skipped, and a pinned one takes the plain path.
 TEST(GpuTransfers, ADatasetsArraysShareThePinnedStagesAndArriveIntact) {
   CORESET_REQUIRE_GPU();
   const std::vector<std::size_t> sizes = {kernels::kStagedCopyBytes / 2 + 13, 0,

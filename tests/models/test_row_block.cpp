@@ -113,13 +113,21 @@ TEST_P(RowBlockKernels, WeightedSumsFollowTheLaneOrderBitForBit) {
       const RowBlock& z = design.block;
       const std::vector<double> g = random_vector(rows, rng);
       const std::vector<double> c = random_vector(rows, rng, true);
-      std::vector<double> vector(static_cast<std::size_t>(cols), -7.0);
-      std::vector<double> upper(static_cast<std::size_t>(cols * (cols + 1) / 2), -7.0);
+      const auto entries = static_cast<std::size_t>(cols * (cols + 1) / 2);
+      // Both sums in one call (the Hessian's tiles then take the gradient too), and each alone
+      // (other code paths), all to the same bits; one guard slot past each output.
+      std::vector<double> vector(static_cast<std::size_t>(cols) + 1, -7.0);
+      std::vector<double> upper(entries + 1, -7.0);
+      std::vector<double> vector_alone(static_cast<std::size_t>(cols) + 1, -7.0);
+      std::vector<double> upper_alone(entries + 1, -7.0);
       weighted_row_sums(GetParam(), z, g.data(), c.data(), vector.data(), upper.data());
+      weighted_row_sums(GetParam(), z, g.data(), nullptr, vector_alone.data(), nullptr);
+      weighted_row_sums(GetParam(), z, nullptr, c.data(), nullptr, upper_alone.data());
       for (index_t i = 0; i < cols; ++i) {
         const double want = lane_sum_by_definition(
             GetParam(), rows, [&](index_t j) { return g[j]; }, [&](index_t j) { return z(j, i); });
         ASSERT_EQ(vector[i], want) << rows << " x " << cols << ", entry " << i;
+        ASSERT_EQ(vector_alone[i], want) << rows << " x " << cols << ", entry " << i << " alone";
       }
       index_t slot = 0;
       for (index_t l = 0; l < cols; ++l) {
@@ -129,8 +137,14 @@ TEST_P(RowBlockKernels, WeightedSumsFollowTheLaneOrderBitForBit) {
               [&](index_t j) { return z(j, i); });
           ASSERT_EQ(upper[slot], want)
               << rows << " x " << cols << ", entry (" << i << ", " << l << ")";
+          ASSERT_EQ(upper_alone[slot], want)
+              << rows << " x " << cols << ", entry (" << i << ", " << l << ") alone";
         }
       }
+      EXPECT_EQ(vector[cols], -7.0) << "wrote past the vector";
+      EXPECT_EQ(vector_alone[cols], -7.0) << "wrote past the vector";
+      EXPECT_EQ(upper[entries], -7.0) << "wrote past the triangle";
+      EXPECT_EQ(upper_alone[entries], -7.0) << "wrote past the triangle";
     }
   }
 }

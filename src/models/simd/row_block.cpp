@@ -15,8 +15,8 @@ namespace {
 /// Eight lanes of scalars: what the vector variants do, a lane at a time.
 struct ScalarLanes {
   static constexpr int kColumnTile = 4;
-  /// Square Hessian tiles of 6 columns: 8.3 -> 5.6 us per 256-row block at d = 10 (x86-64
-  /// baseline, bench_row_blocks; the strips of kHessianTile = 1 were the slowest).
+  /// Square Hessian tiles of 6 columns: 8.4 -> 5.6-5.8 us per 256-row block at d = 10 (x86-64
+  /// baseline; bench/results/laplace_tiles_20261127/, with the sizes tried).
   static constexpr int kHessianTile = 6;
   struct V {
     double lane[kSumLanes];

@@ -16,8 +16,8 @@ namespace {
 /// block is touched.
 struct Avx2Lanes {
   static constexpr int kColumnTile = 4;
-  /// Column strips: with 16 registers and each V two of them, square tiles spilled or ran out
-  /// of accumulators, and every size measured (2, 3, 4) was slower than the strips.
+  /// Column strips: with 16 registers and each V two of them, no square tile size measured
+  /// (2, 3, 4; bench/results/laplace_tiles_20261127/) was faster than the strips.
   static constexpr int kHessianTile = 1;
   struct V {
     __m256d low;

@@ -17,8 +17,8 @@ namespace {
 struct Avx512Lanes {
   static constexpr int kColumnTile = 8;
   /// Square Hessian tiles of 5 columns: 25 accumulators, 5 products and a column in the 32
-  /// registers. Measured against 4 and 6 at d = 5, 10, 21, 40 (bench_row_blocks): 5 was best or
-  /// within a few percent everywhere.
+  /// registers. Measured against 4 and 6 at d = 5, 10, 21, 40 (bench/results/
+  /// laplace_tiles_20261127/): 5 was the best or within 2% of it everywhere.
   static constexpr int kHessianTile = 5;
   using V = __m512d;
   static __mmask8 first(int count) { return static_cast<__mmask8>((1u << count) - 1u); }
