@@ -11,6 +11,7 @@
 #pragma once
 
 #include <algorithm>
+#include <type_traits>
 
 #include "models/simd/row_block.hpp"
 
@@ -90,20 +91,35 @@ inline typename Ops::V rows_of(const double* p, int count) {
   }
 }
 
-/// Rows j ... j + 7 (kPartial: the `count` left) of gradient_columns: p[t] += g_j z_j,t.
-template <class Ops, int W, bool kPartial>
-[[gnu::always_inline]] inline void add_gradient_rows(const double* const (&z)[W], const double* g,
-                                                     index_t j, int count,
-                                                     typename Ops::V (&p)[W]) {
-  const typename Ops::V gj = rows_of<Ops, kPartial>(g + j, count);
-#pragma GCC unroll 8
-  for (int t = 0; t < W; ++t) {
-    p[t] = Ops::fma(gj, rows_of<Ops, kPartial>(z[t] + j, count), p[t]);
+/// f(partial, j, count) for each group of eight rows of a block of `rows`: the whole groups with
+/// partial = std::false_type, then the last `count` < 8 rows, if any, with std::true_type (its
+/// lanes past the block read as zeros: rows_of).
+template <class F>
+[[gnu::always_inline]] inline void for_each_row_group(index_t rows, F&& f) {
+  const index_t whole = rows / kSumLanes * kSumLanes;
+  for (index_t j = 0; j < whole; j += kSumLanes) {
+    f(std::false_type{}, j, kSumLanes);
+  }
+  if (whole < rows) {
+    f(std::true_type{}, whole, static_cast<int>(rows - whole));
   }
 }
 
+/// f(std::integral_constant<int, width>{}) for a run-time width, 1 <= width <= kMax: the
+/// instantiation found by counting down from kMax.
+template <int kMax, class F>
+inline void with_width(index_t width, F&& f) {
+  if constexpr (kMax > 1) {
+    if (width < kMax) {
+      with_width<kMax - 1>(width, f);
+      return;
+    }
+  }
+  f(std::integral_constant<int, kMax>{});
+}
+
 /// out[t] = sum over the block's rows of g_j z_j,(first + t) for t < W, in the lanes of
-/// row_block.hpp: g^T Z's entries when the Hessian is not wanted (hessian_tile takes them
+/// row_block.hpp: g^T Z's entries when the Hessian is not wanted (HessianTile takes them
 /// otherwise). The W accumulators are locals, kept in registers across the rows (the loops over
 /// t are unrolled: at -O2 GCC would otherwise keep them in memory, and each fma would wait on a
 /// store; accumulators that are members of an object stayed in memory too).
@@ -117,31 +133,18 @@ inline void gradient_columns(const RowBlock& block, const double* g, index_t fir
     z[t] = block.column(first + t);
     p[t] = Ops::splat(0.0);
   }
-  const index_t whole = block.rows / kSumLanes * kSumLanes;
-  for (index_t j = 0; j < whole; j += kSumLanes) {
-    add_gradient_rows<Ops, W, false>(z, g, j, kSumLanes, p);
-  }
-  if (whole < block.rows) {  // the last rows, with zeros in the lanes past the block
-    add_gradient_rows<Ops, W, true>(z, g, whole, static_cast<int>(block.rows - whole), p);
-  }
+  for_each_row_group(block.rows, [&](auto partial, index_t j, int count) {
+    constexpr bool kPartial = decltype(partial)::value;
+    const V gj = rows_of<Ops, kPartial>(g + j, count);
+#pragma GCC unroll 8
+    for (int t = 0; t < W; ++t) {
+      p[t] = Ops::fma(gj, rows_of<Ops, kPartial>(z[t] + j, count), p[t]);
+    }
+  });
 #pragma GCC unroll 8
   for (int t = 0; t < W; ++t) {
     out[t] = sum_of_lanes<Ops>(p[t]);
   }
-}
-
-/// Columns first ... first + width - 1 (1 <= width <= kMaxWidth) of gradient_columns: the
-/// instantiation for `width`, found by counting down from kMaxWidth.
-template <class Ops, int kMaxWidth>
-inline void gradient_columns(const RowBlock& block, const double* g, index_t first, index_t width,
-                             double* out) {
-  if constexpr (kMaxWidth > 1) {
-    if (width < kMaxWidth) {
-      gradient_columns<Ops, kMaxWidth - 1>(block, g, first, width, out);
-      return;
-    }
-  }
-  gradient_columns<Ops, kMaxWidth>(block, g, first, out);
 }
 
 /// One tile of the Hessian's upper triangle, register-blocked: the entries (i0 + s, l0 + t) for
@@ -227,13 +230,9 @@ struct HessianTile {
     for (int t = 0; t < WL; ++t) {
       zl[t] = block.column(l0 + t);
     }
-    const index_t whole = block.rows / kSumLanes * kSumLanes;
-    for (index_t j = 0; j < whole; j += kSumLanes) {
-      add_rows<false>(zi, zl, g, c, j, kSumLanes, p, q);
-    }
-    if (whole < block.rows) {  // the last rows, with zeros in the lanes past the block
-      add_rows<true>(zi, zl, g, c, whole, static_cast<int>(block.rows - whole), p, q);
-    }
+    for_each_row_group(block.rows, [&](auto partial, index_t j, int count) {
+      add_rows<decltype(partial)::value>(zi, zl, g, c, j, count, p, q);
+    });
 #pragma GCC unroll 8
     for (int t = 0; t < WL; ++t) {
       const index_t l = l0 + t;
@@ -253,91 +252,54 @@ struct HessianTile {
   }
 };
 
-/// The diagonal tile on columns first ... first + width - 1 (1 <= width <= kMaxWidth): the
-/// instantiation for `width`, found by counting down from kMaxWidth.
-template <class Ops, bool kGradient, int kMaxWidth>
-inline void diagonal_tile(const RowBlock& block, const double* g, const double* c, index_t first,
-                          index_t width, double* vector, double* upper) {
-  if constexpr (kMaxWidth > 1) {
-    if (width < kMaxWidth) {
-      diagonal_tile<Ops, kGradient, kMaxWidth - 1>(block, g, c, first, width, vector, upper);
-      return;
-    }
-  }
-  HessianTile<Ops, kMaxWidth, kMaxWidth, true, kGradient>::sum(block, g, c, first, first, vector,
-                                                               upper);
-}
-
-/// The tile of rows i0 ... i0 + WI - 1 and columns l0 ... l0 + width - 1, 1 <= width <=
-/// kMaxWidth, all above the diagonal: the instantiation for `width`, found by counting down.
-template <class Ops, int WI, int kMaxWidth>
-inline void off_diagonal_tile(const RowBlock& block, const double* c, index_t i0, index_t l0,
-                              index_t width, double* upper) {
-  if constexpr (kMaxWidth > 1) {
-    if (width < kMaxWidth) {
-      off_diagonal_tile<Ops, WI, kMaxWidth - 1>(block, c, i0, l0, width, upper);
-      return;
-    }
-  }
-  HessianTile<Ops, WI, kMaxWidth, false, false>::sum(block, nullptr, c, i0, l0, nullptr, upper);
-}
-
-/// The strip of rows i0 ... i0 + height - 1 (1 <= height <= kMaxHeight, i0 + height - 1 <= l) of
-/// column l: the instantiation for `height`, found by counting down.
-template <class Ops, int kMaxHeight>
-inline void column_strip(const RowBlock& block, const double* c, index_t i0, index_t l,
-                         index_t height, double* upper) {
-  if constexpr (kMaxHeight > 1) {
-    if (height < kMaxHeight) {
-      column_strip<Ops, kMaxHeight - 1>(block, c, i0, l, height, upper);
-      return;
-    }
-  }
-  HessianTile<Ops, kMaxHeight, 1, false, false>::sum(block, nullptr, c, i0, l, nullptr, upper);
-}
-
 template <class Ops>
 void weighted_row_sums_impl(const RowBlock& block, const double* g, const double* c, double* vector,
                             double* upper) {
-  if (upper == nullptr) {
-    if (vector != nullptr) {
-      // Columns summed at once (Ops::kColumnTile): enough accumulators to keep the FMA units
-      // busy without spilling the set's registers.
-      constexpr int tile = Ops::kColumnTile;
-      for (index_t i = 0; i < block.cols; i += tile) {
-        gradient_columns<Ops, tile>(block, g, i, std::min<index_t>(tile, block.cols - i),
-                                    vector + i);
-      }
+  constexpr int tile = Ops::kHessianTile;
+  // Square tiles take the gradient's entries along with the Hessian's; otherwise it has sweeps
+  // of its own, Ops::kColumnTile columns at a time (enough accumulators to keep the FMA units
+  // busy without spilling the set's registers).
+  if (vector != nullptr && (upper == nullptr || tile == 1)) {
+    constexpr int columns = Ops::kColumnTile;
+    for (index_t i = 0; i < block.cols; i += columns) {
+      with_width<columns>(std::min<index_t>(columns, block.cols - i), [&](auto width) {
+        gradient_columns<Ops, decltype(width)::value>(block, g, i, vector + i);
+      });
     }
+  }
+  if (upper == nullptr) {
     return;
   }
-  constexpr int tile = Ops::kHessianTile;
   if constexpr (tile == 1) {
     // Column strips: column l's entries kColumnTile rows at a time, each strip a sweep. For sets
     // with 16 registers, where a square tile's accumulators and columns would spill.
     constexpr int height = Ops::kColumnTile;
     for (index_t l = 0; l < block.cols; ++l) {
       for (index_t i0 = 0; i0 <= l; i0 += height) {
-        column_strip<Ops, height>(block, c, i0, l, std::min<index_t>(height, l + 1 - i0), upper);
+        with_width<height>(std::min<index_t>(height, l + 1 - i0), [&](auto rows) {
+          HessianTile<Ops, decltype(rows)::value, 1, false, false>::sum(block, nullptr, c, i0, l,
+                                                                        nullptr, upper);
+        });
       }
-    }
-    if (vector != nullptr) {
-      weighted_row_sums_impl<Ops>(block, g, nullptr, vector, nullptr);
     }
   } else {
     // Square tiles of `tile` columns: tile b's diagonal tile (which also takes the gradient's
     // entries when they are asked for), then the tiles above it. Only the last tile is narrower,
-    // and it is never above the diagonal, so the tiles above take its width alone.
+    // and it is never above the diagonal, so the tiles above are `tile` rows high and take the
+    // last tile's width alone.
     for (index_t l0 = 0; l0 < block.cols; l0 += tile) {
-      const index_t width = std::min<index_t>(tile, block.cols - l0);
-      if (vector != nullptr) {
-        diagonal_tile<Ops, true, tile>(block, g, c, l0, width, vector, upper);
-      } else {
-        diagonal_tile<Ops, false, tile>(block, g, c, l0, width, vector, upper);
-      }
-      for (index_t i0 = 0; i0 < l0; i0 += tile) {
-        off_diagonal_tile<Ops, tile, tile>(block, c, i0, l0, width, upper);
-      }
+      with_width<tile>(std::min<index_t>(tile, block.cols - l0), [&](auto width) {
+        constexpr int kWidth = decltype(width)::value;
+        if (vector != nullptr) {
+          HessianTile<Ops, kWidth, kWidth, true, true>::sum(block, g, c, l0, l0, vector, upper);
+        } else {
+          HessianTile<Ops, kWidth, kWidth, true, false>::sum(block, g, c, l0, l0, vector, upper);
+        }
+        for (index_t i0 = 0; i0 < l0; i0 += tile) {
+          HessianTile<Ops, tile, kWidth, false, false>::sum(block, nullptr, c, i0, l0, nullptr,
+                                                            upper);
+        }
+      });
     }
   }
 }
