@@ -60,12 +60,19 @@ void copy_2d_to_device_async(cudaStream_t stream, void* device, std::size_t devi
                              const void* host, std::size_t host_pitch, std::size_t width,
                              std::size_t height);
 
-/// `count` host values into `out`, resized to hold them (at least one element, so that an empty
-/// input still has a valid pointer), on `stream`.
+/// `out` resized to hold `count` values (at least one element, so that an empty input still
+/// has a valid pointer), and the copy of `host`'s values into it, for copy_all_to_device_async.
+template <class U>
+HostToDevice sized_for(DeviceBuffer<U>& out, const U* host, index_t count) {
+  out.resize_discard(std::max<index_t>(count, 1));
+  return {out.data(), host, static_cast<std::size_t>(count) * sizeof(U)};
+}
+
+/// `count` host values into `out`, resized to hold them (sized_for), on `stream`.
 template <class U>
 void upload_async(cudaStream_t stream, DeviceBuffer<U>& out, const U* host, index_t count) {
-  out.resize_discard(std::max<index_t>(count, 1));
-  copy_to_device_async(stream, out.data(), host, static_cast<std::size_t>(count) * sizeof(U));
+  const HostToDevice copy = sized_for(out, host, count);
+  copy_to_device_async(stream, copy.device, copy.host, copy.bytes);
 }
 
 }  // namespace coreset::kernels

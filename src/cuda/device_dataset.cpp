@@ -64,14 +64,10 @@ DeviceData upload_data(Resources& resources, const models::Model& model,
   data.rows = n;
   data.dim = d;
   // The three arrays in one call: staged, they share the pinned buffers as one stream.
-  data.design.resize_discard(std::max<index_t>(n * d, 1));
-  data.response.resize_discard(std::max<index_t>(n, 1));
-  data.offset.resize_discard(std::max<index_t>(n, 1));
-  kernels::copy_all_to_device_async(
-      resources.stream(),
-      {{data.design.data(), model.design.data(), n_bytes * static_cast<std::size_t>(d)},
-       {data.response.data(), model.response.data(), n_bytes},
-       {data.offset.data(), model.offset.data(), n_bytes}});
+  kernels::copy_all_to_device_async(resources.stream(),
+                                    {kernels::sized_for(data.design, model.design.data(), n * d),
+                                     kernels::sized_for(data.response, model.response.data(), n),
+                                     kernels::sized_for(data.offset, model.offset.data(), n)});
   resources.synchronize();
   return data;
 }
