@@ -110,21 +110,29 @@ def stage_cell(stage):
     return f"{stage['seconds']:.3f} s"
 
 
-def end_to_end_table(runs):
-    order = ["setup", "laplace", "sampling", "upload_and_projection", "solve", "evaluation"]
-    lines = [
-        "| N | S | total | floor | ratio | " + " | ".join(order) + " | outside stages |",
-        "| --- | --- | --- | --- | --- | " + " | ".join("---" for _ in order) + " | --- |",
-    ]
+def markdown_header(columns):
+    """A table's header row and its separator."""
+    return ["| " + " | ".join(columns) + " |", "|" + " --- |" * len(columns)]
+
+
+def end_to_end_cases(runs):
+    """Every end-to-end case of the runs, in order."""
     for run in runs:
         for case in run.get("end_to_end_cases", []):
-            stages = case["stages"]
-            cells = [stage_cell(stages.get(name)) for name in order]
-            lines.append(
-                f"| {case['N']:.0e} | {case['S']} | {case['seconds_total']:.3f} s "
-                f"| {case['floor_seconds']:.3f} s "
-                f"| {case['seconds_total'] / case['floor_seconds']:.2f}x | " + " | ".join(cells) +
-                f" | {case.get('seconds_outside_stages', float('nan')):.3f} s |")
+            yield case
+
+
+def end_to_end_table(runs):
+    order = ["setup", "laplace", "sampling", "upload_and_projection", "solve", "evaluation"]
+    lines = markdown_header(["N", "S", "total", "floor", "ratio"] + order + ["outside stages"])
+    for case in end_to_end_cases(runs):
+        stages = case["stages"]
+        cells = [stage_cell(stages.get(name)) for name in order]
+        lines.append(
+            f"| {case['N']:.0e} | {case['S']} | {case['seconds_total']:.3f} s "
+            f"| {case['floor_seconds']:.3f} s "
+            f"| {case['seconds_total'] / case['floor_seconds']:.2f}x | " + " | ".join(cells) +
+            f" | {case.get('seconds_outside_stages', float('nan')):.3f} s |")
     return lines
 
 
@@ -132,22 +140,18 @@ def alone_table(runs):
     """The end-to-end parts timed again alone beside the build (older runs lack some: "-")."""
     order = ["model_alone", "session_alone", "upload_alone", "upload_registered_alone",
              "laplace_alone", "projection_alone", "phi_release_alone"]
-    lines = [
-        "| N | S | " + " | ".join(order) + " | registered: register / copy / unregister |",
-        "| --- | --- | " + " | ".join("---" for _ in order) + " | --- |",
-    ]
-    for run in runs:
-        for case in run.get("end_to_end_cases", []):
-            stages = case["stages"]
-            cells = [stage_cell(stages.get(name)) for name in order]
-            registered = case.get("upload_registered", {})
-            if "seconds" in registered:
-                parts = (f"{registered['register_seconds']:.3f} / {registered['copy_seconds']:.3f}"
-                         f" / {registered['unregister_seconds']:.3f} s")
-            else:
-                parts = registered.get("failed", "-")
-            lines.append(f"| {case['N']:.0e} | {case['S']} | " + " | ".join(cells) +
-                         f" | {parts} |")
+    lines = markdown_header(["N", "S"] + order + ["registered: register / copy / unregister"])
+    for case in end_to_end_cases(runs):
+        stages = case["stages"]
+        cells = [stage_cell(stages.get(name)) for name in order]
+        registered = case.get("upload_registered", {})
+        if "seconds" in registered:
+            parts = (f"{registered['register_seconds']:.3f} / {registered['copy_seconds']:.3f}"
+                     f" / {registered['unregister_seconds']:.3f} s")
+        else:
+            parts = registered.get("failed", "-")
+        lines.append(f"| {case['N']:.0e} | {case['S']} | " + " | ".join(cells) +
+                     f" | {parts} |")
     return lines
 
 
