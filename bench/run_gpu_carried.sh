@@ -15,7 +15,9 @@
 #   5. The Python extension, compiled there with g++ against that machine's Python and pybind11,
 #      then python/tests/test_gpu_arrays.py: arrays made with libcudart, CuPy and PyTorch.
 #   6. bench_gpu --end-to-end at N = 1e8 (S = 100).
-#   7. bench_build_stages on the host's CPUs: the Laplace fit against its passes over the design.
+#   7. bench_build_stages on the host's CPUs: the Laplace fit against its passes over the design;
+#      bench_row_blocks (one thread's costs per row block) and bench_parse at 4, 8 and every
+#      thread (the CSV reader's scaling).
 #
 # Output, in $OUT (at most 8 files come back):
 #   summary.json, ctest_gpu.log (the Python tests' output appended), bench_iterations.json,
@@ -82,6 +84,11 @@ export LD_LIBRARY_PATH="$build/src:$cuda_root/lib64:$cuda_root/lib${LD_LIBRARY_P
       "$(cat "$device/features" 2>/dev/null)"
   done
   grep -E 'MemTotal|MemFree|MemAvailable' /proc/meminfo 2>&1
+  # The host's CPUs behind the CPU steps: cores against hardware threads, caches.
+  echo "=== host CPUs"
+  lscpu 2>&1 | grep -E '^(Model name|CPU\(s\)|Thread|Core|Socket|NUMA node\(s\)|L[123])'
+  echo "vector extensions: $(grep -o -w -E 'avx2|avx512f|avx512bw|avx512vl' /proc/cpuinfo | sort -u |
+    tr '\n' ' ')"
 } > "$out/bench.log"
 
 declare -A result
@@ -200,6 +207,19 @@ step bench_end_to_end_1e8 90 "$out/bench.log" "$build/bench/bench_gpu" \
 step bench_cpu_fit 90 "$out/bench.log" "$build/bench/bench_build_stages" \
   --sizes 1e6,1e7 --samples 20 --solve-seconds 0 --no-end-to-end --rounds 1 --repeats 3 \
   --max-iter 1
+# Where the fit's time goes per 256-row block on this host's CPU, one thread (the link, the exact
+# additions, the sums), beside what the build VM measured (bench/results/laplace_tiles_20261127/).
+step bench_cpu_row_blocks 60 "$out/bench.log" "$build/bench/bench_row_blocks" --cols 10
+# The CSV reader against std::from_chars alone per thread, and its scaling with the threads
+# (issue 15's parse targets), at 4, 8 and every thread of this host: the build VM has 2.
+cpu_parse() {
+  local threads
+  for threads in 4 8 0; do
+    "$build/bench/bench_parse" --megabytes 512 --threads "$threads" --dir /tmp || return 1
+  done
+}
+export -f cpu_parse
+step bench_cpu_parse 150 "$out/bench.log" bash -c cpu_parse
 
 {
   printf '{\n  "commit": "%s",\n  "date": "%s",\n  "seconds": %d' \
