@@ -60,9 +60,10 @@ struct LineSpan {
 /// Yields the lines of a text without their "\n" or "\r\n". Skips a UTF-8 byte-order mark and
 /// stops at the last non-blank line, so trailing blank lines are not seen.
 ///
-/// A file larger than one chunk is read twice, a chunk at a time: once to count its lines (so
-/// that readers can allocate their result once, at its final size) and once to yield them. Only
-/// the chunk (grown to the longest line if need be) is held, never the whole text. Pipes and
+/// A file larger than one chunk is read twice: once to count its lines (so that readers can
+/// allocate their result once, at its final size), by byte ranges on one or more threads, and
+/// once to yield them, a chunk at a time. Only the chunk (grown to the longest line if need be)
+/// and each counting thread's block are held, never the whole text. Pipes and
 /// files of at most one chunk are read whole into memory, once.
 class LineReader {
  public:
@@ -70,8 +71,11 @@ class LineReader {
 
   /// The lines of `text`, which must outlive the reader; errors name `name`.
   LineReader(std::string name, std::string_view text);
-  /// The lines of the file at `path` (InputError when it cannot be opened or read).
-  explicit LineReader(const std::string& path, std::size_t chunk_bytes = kDefaultChunkBytes);
+  /// The lines of the file at `path` (InputError when it cannot be opened or read). A file
+  /// larger than a chunk is counted and read on `threads` threads, each reading its own range
+  /// of the bytes: the copies out of the page cache are then no longer one thread's work.
+  explicit LineReader(const std::string& path, std::size_t chunk_bytes = kDefaultChunkBytes,
+                      int threads = 1);
   /// Lines `span` of the file at `path`, which is neither read before span.first_byte nor
   /// scanned for its line count (the caller knows it): line_number() counts from
   /// span.first_line, and byte_count() is the bytes from span.first_byte to the end.
@@ -116,6 +120,9 @@ class LineReader {
   void count_lines_in_file();
   // Keeps the unread bytes and appends the next chunk of the file; false at end of file.
   bool refill();
+  // Reads up to `size` bytes from the file's position into `data`, as InputFile::read_some
+  // does, in ranges on up to read_threads_ threads; returns the bytes read.
+  std::size_t read_from_file(char* data, std::size_t size);
 
   std::string name_;
   std::unique_ptr<InputFile> file_;  // null when reading from memory
@@ -125,6 +132,7 @@ class LineReader {
   bool at_end_ = true;               // no more bytes beyond window_
   bool at_start_ = true;             // nothing read from the file yet (the BOM is still ahead)
   std::size_t chunk_bytes_ = kDefaultChunkBytes;
+  int read_threads_ = 1;
   index_t line_count_ = 0;
   index_t line_number_ = 0;
   std::int64_t byte_count_ = 0;

@@ -139,7 +139,9 @@ void read_rows(LineReader& lines, std::string_view line, index_t rows, const Row
                int threads, std::size_t block_bytes, Dataset& data) {
   const index_t dims = static_cast<index_t>(data.covariate_names.size());
   check_table_fits<double>(lines, line, rows, layout.cols, layout.delimiter, "the header");
-  data.covariates = Matrix<double>(rows, dims);
+  // Every element is written by the parse (or the read fails and the dataset is dropped), by
+  // the threads that parse its rows: they, not this one, first touch its pages.
+  data.covariates = Matrix<double>::uninitialized(rows, dims);
   if (data.response_column != 0) {
     data.response.resize(static_cast<std::size_t>(rows));
   }
@@ -251,7 +253,7 @@ Dataset detail::read_dataset_csv_share(const std::string& path, const std::strin
                                        int ranks) {
   check_delimiter(delimiter);
   threads = detail::resolve_threads(threads);
-  detail::LineReader lines(path, detail::chunk_bytes_for(threads));
+  detail::LineReader lines(path, detail::chunk_bytes_for(threads), threads);
   return detail::read_dataset_csv(lines, response, has_response, delimiter, threads, 0, rank,
                                   ranks);
 }

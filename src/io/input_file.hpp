@@ -99,6 +99,8 @@ class InputFile final : public ByteSource {
     return got;
   }
 
+  /// The read position: the byte read_some reads next.
+  std::int64_t position() const noexcept { return position_; }
   /// Moves the read position to byte `offset`.
   void seek(std::int64_t offset) {
     if (offset != position_) {

@@ -1,13 +1,16 @@
 // LineReader: lines of a file read a chunk at a time, or of text in memory.
 #include <algorithm>
 #include <cstring>
+#include <exception>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "coreset/error.hpp"
 #include "io/csv_parse.hpp"
 #include "io/input_file.hpp"
+#include "io/parallel_rows.hpp"
 
 namespace coreset::io::detail {
 namespace {
@@ -42,6 +45,37 @@ std::string_view skip_byte_order_mark(std::string_view text) {
   return text;
 }
 
+// Calls read(i) for every i in [0, ranges), on up to `ranges` threads (the caller's among
+// them), each range read through its own handle on the file; rethrows the first range's error.
+// The bytes the helper threads read count as the calling thread's (thread_bytes_read), as if it
+// had read them all.
+template <class Read>
+void read_ranges(int ranges, const Read& read) {
+  struct Outcome {
+    std::int64_t bytes_read = 0;
+    bool by_caller = false;
+    std::exception_ptr error;
+  };
+  std::vector<Outcome> outcomes(static_cast<std::size_t>(ranges));
+  for_each_piece(ranges, ranges, [&](int i, int worker) {
+    Outcome& outcome = outcomes[static_cast<std::size_t>(i)];
+    const std::int64_t before = thread_bytes_read();
+    try {
+      read(i);
+    } catch (...) {
+      outcome.error = std::current_exception();
+    }
+    outcome.bytes_read = thread_bytes_read() - before;
+    outcome.by_caller = worker == 0;
+  });
+  for (const Outcome& outcome : outcomes) {
+    if (outcome.error) {
+      std::rethrow_exception(outcome.error);
+    }
+    thread_bytes_read() += outcome.by_caller ? 0 : outcome.bytes_read;
+  }
+}
+
 }  // namespace
 
 LineEnds line_ends(std::string_view bytes) {
@@ -50,7 +84,12 @@ LineEnds line_ends(std::string_view bytes) {
     --last;
   }
   const index_t newlines = count_newlines(bytes.data(), bytes.data() + bytes.size());
-  return {newlines, last == 0 ? -1 : count_newlines(bytes.data(), bytes.data() + last - 1)};
+  if (last == 0) {
+    return {newlines, -1};
+  }
+  // The line ends before the last content byte: all but those in the blank tail after it, which
+  // is short, so the bytes are scanned once rather than twice.
+  return {newlines, newlines - count_newlines(bytes.data() + last, bytes.data() + bytes.size())};
 }
 
 LineEnds line_ends(InputFile& file, std::int64_t begin, std::int64_t end) {
@@ -105,10 +144,11 @@ LineReader::LineReader(std::string name, std::string_view text) : name_(std::mov
   count_lines_in_memory();
 }
 
-LineReader::LineReader(const std::string& path, std::size_t chunk_bytes)
+LineReader::LineReader(const std::string& path, std::size_t chunk_bytes, int threads)
     : name_(path),
       file_(std::make_unique<InputFile>(path)),
-      chunk_bytes_(std::max(chunk_bytes, kMinChunkBytes)) {
+      chunk_bytes_(std::max(chunk_bytes, kMinChunkBytes)),
+      read_threads_(std::max(threads, 1)) {
   const std::int64_t size = file_->size();
   if (size >= 0 && static_cast<std::uint64_t>(size) <= chunk_bytes_) {
     // Small enough to hold: one read, then as from memory. A file that grew since it was
@@ -163,15 +203,30 @@ void LineReader::count_lines_in_memory() {
 }
 
 void LineReader::count_lines_in_file() {
+  const std::int64_t size = file_->size();
+  // Ranges of at least a scan block each: below that a thread would cost more than it saves.
+  // Scanning a block at a time also keeps the bytes in cache between the read and the count,
+  // where a chunk of many MiB would be read back from memory.
+  const std::int64_t ranges =
+      std::clamp<std::int64_t>(size / static_cast<std::int64_t>(kScanBlockBytes), 1, read_threads_);
+  // The ranges' line ends, each counted through its own handle on the file (on its own thread
+  // when there are several), then joined in order (LineEnds::then is associative): the count a
+  // single pass gives.
+  std::vector<LineEnds> counted(static_cast<std::size_t>(ranges));
+  const std::int64_t begin = byte_order_mark_length(*file_);
+  const std::int64_t text = size - begin;
+  const std::int64_t share = text / ranges;
+  read_ranges(static_cast<int>(ranges), [&](int i) {
+    const std::int64_t first = begin + share * i;
+    const std::int64_t last = i + 1 == ranges ? size : first + share;
+    InputFile file(name_);
+    counted[static_cast<std::size_t>(i)] = line_ends(file, first, last);
+  });
   LineEnds ends;
-  byte_count_ = 0;
-  rewind();
-  while (refill()) {
-    const std::string_view chunk = window_.substr(position_);
-    byte_count_ += static_cast<std::int64_t>(chunk.size());
-    ends = ends.then(line_ends(chunk));
-    position_ = window_.size();
+  for (const LineEnds& range : counted) {
+    ends = ends.then(range);
   }
+  byte_count_ = text;
   line_count_ = ends.lines();
 }
 
@@ -184,6 +239,41 @@ void LineReader::rewind() {
     at_end_ = false;
     at_start_ = start_.first_byte == 0;  // only then is a byte-order mark ahead
   }
+}
+
+std::size_t LineReader::read_from_file(char* data, std::size_t size) {
+  const std::int64_t at = file_->position();
+  // The bytes the file held when it was opened: read in ranges, each through its own handle on
+  // the file, of at least a scan block each.
+  const auto known = static_cast<std::size_t>(
+      std::clamp<std::int64_t>(file_->size() - at, 0, static_cast<std::int64_t>(size)));
+  const int ranges = static_cast<int>(
+      std::min<std::size_t>(static_cast<std::size_t>(read_threads_), known / kScanBlockBytes));
+  if (ranges <= 1) {
+    return file_->read_some(data, size);
+  }
+  std::vector<std::size_t> got_in(static_cast<std::size_t>(ranges));
+  const std::size_t share = known / static_cast<std::size_t>(ranges);
+  const auto range_start = [&](int i) { return share * static_cast<std::size_t>(i); };
+  const auto range_size = [&](int i) { return i + 1 == ranges ? known - range_start(i) : share; };
+  read_ranges(ranges, [&](int i) {
+    InputFile file(name_);
+    file.seek(at + static_cast<std::int64_t>(range_start(i)));
+    got_in[static_cast<std::size_t>(i)] = file.read_some(data + range_start(i), range_size(i));
+  });
+  // The bytes up to the first short range: a file that shrank since it was opened ends there,
+  // as a single read would have found, and the next read meets its end.
+  std::size_t got = 0;
+  bool whole = true;
+  for (int i = 0; i < ranges && whole; ++i) {
+    got += got_in[static_cast<std::size_t>(i)];
+    whole = got_in[static_cast<std::size_t>(i)] == range_size(i);
+  }
+  file_->seek(at + static_cast<std::int64_t>(got));
+  if (whole && got < size) {
+    got += file_->read_some(data + got, size - got);  // bytes appended since it was opened
+  }
+  return got;
 }
 
 bool LineReader::refill() {
@@ -202,7 +292,7 @@ bool LineReader::refill() {
   } else if (kept > 0) {
     std::memmove(buffer_.data(), window_.data() + position_, kept);
   }
-  const std::size_t got = file_->read_some(buffer_.data() + kept, buffer_.size() - kept);
+  const std::size_t got = read_from_file(buffer_.data() + kept, buffer_.size() - kept);
   if (got == 0) {
     at_end_ = true;
   }
