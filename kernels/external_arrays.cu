@@ -27,13 +27,13 @@ __global__ void gather_strided_kernel(const T* in, index_t rows, index_t cols, i
   }
 }
 
-// One block per datapoint (grid-stride over them), threads over its draws: the fixed-tree sum of
-// grid.cuh, so a column's mean is the same from run to run.
+// One warp per datapoint (grid-stride over them), lanes over its draws: the fixed butterfly sum
+// of grid.cuh, so a column's mean is the same from run to run.
 template <class T>
 __global__ void center_loglik_kernel(const T* loglik, index_t datapoints, index_t draws,
                                      index_t datapoint_stride, index_t draw_stride, T* phi,
                                      unsigned long long* first_bad) {
-  for (index_t i = blockIdx.x; i < datapoints; i += gridDim.x) {
+  for (index_t i = global_warp(); i < datapoints; i += warp_grid_stride()) {
     const T* in = loglik + i * datapoint_stride;
     const auto value = [&](index_t s) { return static_cast<double>(in[s * draw_stride]); };
     centre_column(value, value, draws, static_cast<unsigned long long>(i * draws), phi + i * draws,
@@ -55,9 +55,8 @@ template <class T>
 void center_loglik(cudaStream_t s, const T* loglik, index_t datapoints, index_t draws,
                    index_t datapoint_stride, index_t draw_stride, T* phi,
                    unsigned long long* first_bad) {
-  const auto blocks = static_cast<unsigned int>(std::min<index_t>(datapoints, index_t{1} << 16));
-  center_loglik_kernel<T><<<blocks, kBlock, 0, s>>>(loglik, datapoints, draws, datapoint_stride,
-                                                    draw_stride, phi, first_bad);
+  center_loglik_kernel<T><<<blocks_for_warps(datapoints), kBlock, 0, s>>>(
+      loglik, datapoints, draws, datapoint_stride, draw_stride, phi, first_bad);
   CORESET_CUDA_CHECK_LAUNCH();
 }
 

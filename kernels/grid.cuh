@@ -12,6 +12,7 @@
 namespace coreset::kernels {
 
 constexpr int kBlock = 256;
+constexpr int kWarp = 32;
 
 /// Blocks for a grid-stride loop over m items: enough to fill the device, capped so that a
 /// launch over 1e8 items does not queue millions of blocks.
@@ -25,6 +26,23 @@ __device__ inline index_t global_thread() {
 }
 __device__ inline index_t grid_stride() {
   return static_cast<index_t>(gridDim.x) * blockDim.x;
+}
+
+/// Blocks of kBlock threads for a grid-stride loop that gives each of m items a warp, capped as
+/// blocks_for is.
+inline unsigned int blocks_for_warps(index_t m, index_t cap = index_t{1} << 16) {
+  constexpr index_t warps_per_block = kBlock / kWarp;
+  const index_t blocks = (std::max<index_t>(m, 1) + warps_per_block - 1) / warps_per_block;
+  return static_cast<unsigned int>(std::min(blocks, cap));
+}
+
+/// This thread's warp in the grid, and the warps in the grid: a grid-stride loop over items by
+/// warp runs every lane of a warp through the same items, as warp_sum needs.
+__device__ inline index_t global_warp() {
+  return global_thread() / kWarp;
+}
+__device__ inline index_t warp_grid_stride() {
+  return grid_stride() / kWarp;
 }
 
 // Double arithmetic without contraction into fused multiply-adds, as the CPU backend rounds.
@@ -47,6 +65,16 @@ __device__ inline double block_sum(double value) {
   const double total = shared[0];
   __syncthreads();  // the buffer may be reused by a following call
   return total;
+}
+
+/// The sum of `value` over the 32 lanes of the warp, in every lane; called by all of them. A
+/// fixed butterfly: the same inputs round alike every time, and every lane holds the same bits
+/// (at each step the two lanes of a pair add the same two partials, and addition commutes).
+__device__ inline double warp_sum(double value) {
+  for (int offset = kWarp / 2; offset > 0; offset /= 2) {
+    value += __shfl_xor_sync(0xffffffffu, value, offset);
+  }
+  return value;
 }
 
 }  // namespace coreset::kernels

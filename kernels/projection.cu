@@ -2,7 +2,7 @@
 // its S linear predictors z = theta_s . x_n (from the GEMM) become
 //     phi_s = (ell(z_s, y_n) - q_s - mean) / sqrt(S),   mean = (1/S) sum_s (ell(z_s, y_n) - q_s),
 // with ell the model's link (models/link.hpp, shared with the CPU) and q_s the shared quadratic
-// 1/2 theta_s^T Q theta_s. One block per datapoint: threads over the samples, a fixed-tree sum.
+// 1/2 theta_s^T Q theta_s. One warp per datapoint: lanes over the samples, a fixed butterfly sum.
 #include <cstdint>
 
 #include "kernels/centring.cuh"
@@ -17,7 +17,7 @@ __global__ void link_center_kernel(double* z, index_t rows, index_t first, index
                                    const double* response, const double* quadratic,
                                    models::Link link, double precision, T* phi,
                                    unsigned long long* first_bad) {
-  for (index_t j = blockIdx.x; j < width; j += gridDim.x) {
+  for (index_t j = global_warp(); j < width; j += warp_grid_stride()) {
     double* column = z + j * rows;
     const index_t row = first + j;
     const double y = response[row];
@@ -42,9 +42,8 @@ template <class T>
 void link_center(cudaStream_t s, double* z, index_t rows, index_t first, index_t width,
                  const double* response, const double* quadratic, models::Link link,
                  double precision, T* phi, unsigned long long* first_bad) {
-  const auto blocks = static_cast<unsigned int>(std::min<index_t>(width, index_t{1} << 16));
-  link_center_kernel<T><<<blocks, kBlock, 0, s>>>(z, rows, first, width, response, quadratic, link,
-                                                  precision, phi, first_bad);
+  link_center_kernel<T><<<blocks_for_warps(width), kBlock, 0, s>>>(
+      z, rows, first, width, response, quadratic, link, precision, phi, first_bad);
   CORESET_CUDA_CHECK_LAUNCH();
 }
 

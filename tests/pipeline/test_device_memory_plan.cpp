@@ -70,7 +70,7 @@ TEST(DeviceMemoryPlan, ABuildsPartsAreItsDatasetPhiAndTheLargerOfProjectionAndSo
     // Phi, exactly, in the job's precision.
     EXPECT_EQ(parts[1].bytes, static_cast<std::size_t>(s) * n * element);
     EXPECT_NE(parts[1].what.find(element == 4 ? "float" : "double"), std::string::npos);
-    // At n = 1e7 the solver's vectors outweigh the projection's 512 MiB block.
+    // At n = 1e7 the solver's vectors outweigh the projection's 32 MiB block.
     EXPECT_EQ(parts[2].bytes, solver_state_bytes(n, element));
     EXPECT_GT(parts[2].bytes, projection_scratch_bytes(s, n, d));
     EXPECT_EQ(parts[2].what, "the solver's vectors");
