@@ -15,9 +15,10 @@ namespace coreset::kernels {
 /// non-finite total (a non-finite value has the lower index and wins the minimum). Called by
 /// every lane of the warp.
 ///
-/// A warp per column, not a block: a block's tree sum costs a barrier per level for every
-/// column, and with a few hundred samples per column those barriers, not the bytes, bounded
-/// the projection (about 1.7 ns per datapoint on an H100 at 2026-11-27, 0.29 s at N = 1e8).
+/// A warp per column, not a block: a block's tree sum costs a barrier per level (eight with 256
+/// threads) for every column, which short columns cannot hide. At N = 1e8, S = 100 the
+/// projection alone took 0.29 s on an H100 with a block per column, 0.23 s on an H200 with a
+/// warp (bench/results/gpu_h200_20261127_373e1ae/).
 template <class T, class First, class Again>
 __device__ void centre_column(const First& first, const Again& again, index_t rows,
                               unsigned long long flat_first, T* out,

@@ -22,9 +22,11 @@ namespace coreset::cuda {
 namespace {
 
 // The GEMM's output is S x width doubles per block: 32 MiB, whatever S, so that the link pass
-// reads it back (and writes it over) in the GPU's L2 cache (50 MB on an H100, 60 MB on an H200)
-// rather than through its memory. 512 MiB blocks moved about 100 GB of z through memory at
-// N = 1e7, S = 500, five times Phi's own 20 GB.
+// can read it back (and write it over) in the GPU's L2 cache (50 MB on an H100, 60 MB on an
+// H200) rather than through its memory, as 512 MiB blocks could not. Measured with the warp
+// centring (bench/results/gpu_h200_20261127_373e1ae/): no change at N = 1e7, S = 500, where
+// the projection's time lies elsewhere; the N = 1e8 build's projection stage took 0.66 s
+// against 0.77-0.80 s.
 constexpr index_t kBlockDoubles = index_t{1} << 22;
 
 // Datapoints per block of the GEMM: its output (S x width) stays within kBlockDoubles.
