@@ -140,7 +140,8 @@ def alone_table(runs):
     """The end-to-end parts timed again alone beside the build (older runs lack some: "-")."""
     order = ["model_alone", "session_alone", "upload_alone", "upload_registered_alone",
              "laplace_alone", "projection_alone", "phi_release_alone"]
-    lines = markdown_header(["N", "S"] + order + ["registered: register / copy / unregister"])
+    lines = markdown_header(["N", "S"] + order + ["registered: register / copy / unregister",
+                                                   "projection: set-up / GEMMs / link passes"])
     for case in end_to_end_cases(runs):
         stages = case["stages"]
         cells = [stage_cell(stages.get(name)) for name in order]
@@ -150,8 +151,16 @@ def alone_table(runs):
                      f" / {registered['unregister_seconds']:.3f} s")
         else:
             parts = registered.get("failed", "-")
+        projection = case.get("projection_parts")
+        if projection:
+            projection_cell = (f"{projection['setup_seconds']:.3f} / "
+                               f"{projection['products_seconds']:.3f} / "
+                               f"{projection['link_passes_seconds']:.3f} s "
+                               f"({projection['blocks']} blocks)")
+        else:
+            projection_cell = "-"
         lines.append(f"| {case['N']:.0e} | {case['S']} | " + " | ".join(cells) +
-                     f" | {parts} |")
+                     f" | {parts} | {projection_cell} |")
     return lines
 
 

@@ -13,11 +13,24 @@
 
 namespace coreset::cuda {
 
+/// Where project_on_device's time went, when asked (bench_gpu --end-to-end): the allocation of
+/// its buffers and its set-up on the host clock, then the device time of its two kernels, summed
+/// over the blocks of datapoints from events around each (seconds).
+struct ProjectionTimings {
+  double setup = 0.0;        // the samples' upload and the allocation of the GEMM's block and Phi
+  double products = 0.0;     // the GEMMs: each block's linear predictors
+  double link_passes = 0.0;  // the fused link, centring and scaling passes
+  index_t blocks = 0;
+  index_t block_width = 0;  // datapoints per block
+};
+
 /// Phi (S x n, column-major, ld = S) in device memory, computed on `resources`' stream, which
 /// is synchronised on return, from `data`, model's dataset in device memory (its link and shared
-/// quadratic are read from `model`). Throws as projection_on_gpu does.
+/// quadratic are read from `model`). Throws as projection_on_gpu does. With `timings`, records
+/// events around every kernel (three per block) and fills it.
 template <class T>
 kernels::DeviceBuffer<T> project_on_device(Resources& resources, const models::Model& model,
-                                           const DeviceData& data, const Eigen::MatrixXd& samples);
+                                           const DeviceData& data, const Eigen::MatrixXd& samples,
+                                           ProjectionTimings* timings = nullptr);
 
 }  // namespace coreset::cuda

@@ -3,8 +3,11 @@
 #include <cublas_v2.h>
 
 #include <algorithm>
+#include <chrono>
 #include <limits>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "coreset/error.hpp"
 #include "cuda/device_projection.hpp"
@@ -34,6 +37,46 @@ index_t block_width(index_t samples, index_t n) {
   return std::max<index_t>(1, std::min(n, kBlockDoubles / samples));
 }
 
+// The events of ProjectionTimings: one before each block's GEMM, one between it and the link
+// pass, one after (three per block), created only when timings are asked for.
+class BlockEvents {
+ public:
+  explicit BlockEvents(index_t blocks) : events_(static_cast<std::size_t>(3 * blocks), nullptr) {
+    for (cudaEvent_t& event : events_) {
+      CORESET_CUDA_TRY(cudaEventCreate(&event));
+    }
+  }
+  ~BlockEvents() {
+    for (cudaEvent_t event : events_) {
+      if (event != nullptr) {
+        cudaEventDestroy(event);  // no throw from a destructor; a failure here leaks an event
+      }
+    }
+  }
+  BlockEvents(const BlockEvents&) = delete;
+  BlockEvents& operator=(const BlockEvents&) = delete;
+
+  void record(index_t block, int which, cudaStream_t stream) {
+    CORESET_CUDA_TRY(cudaEventRecord(event(block, which), stream));
+  }
+  /// Seconds between events `from` and `to` of every block, summed (the stream synchronised).
+  double seconds(int from, int to) {
+    double total = 0.0;
+    for (index_t block = 0; 3 * block < static_cast<index_t>(events_.size()); ++block) {
+      float milliseconds = 0.0f;
+      CORESET_CUDA_TRY(cudaEventElapsedTime(&milliseconds, event(block, from), event(block, to)));
+      total += 1e-3 * milliseconds;
+    }
+    return total;
+  }
+
+ private:
+  cudaEvent_t event(index_t block, int which) {
+    return events_[static_cast<std::size_t>(3 * block + which)];
+  }
+  std::vector<cudaEvent_t> events_;
+};
+
 }  // namespace
 
 std::size_t projection_scratch_bytes(index_t samples, index_t n, index_t d) {
@@ -44,7 +87,8 @@ std::size_t projection_scratch_bytes(index_t samples, index_t n, index_t d) {
 
 template <class T>
 kernels::DeviceBuffer<T> project_on_device(Resources& res, const models::Model& model,
-                                           const DeviceData& data, const Eigen::MatrixXd& samples) {
+                                           const DeviceData& data, const Eigen::MatrixXd& samples,
+                                           ProjectionTimings* timings) {
   models::validate_projection_inputs(model, samples);
   if (data.rows != model.rows() || data.dim != model.dim()) {
     throw InvalidArgument("the device dataset is " + std::to_string(data.rows) + " x " +
@@ -61,6 +105,7 @@ kernels::DeviceBuffer<T> project_on_device(Resources& res, const models::Model& 
              "the projection Phi (" + std::to_string(s) + " x " + std::to_string(n) + ")");
 
   const cudaStream_t stream = res.stream();
+  const auto started = std::chrono::steady_clock::now();
   // 1/2 theta_s^T Q theta_s, once per sample, on the host exactly as the CPU computes it.
   Eigen::VectorXd quadratic;
   if (model.shared_quadratic.size() > 0) {
@@ -75,23 +120,48 @@ kernels::DeviceBuffer<T> project_on_device(Resources& res, const models::Model& 
   kernels::DeviceBuffer<unsigned long long> first_bad(1);
   CORESET_CUDA_TRY(cudaMemsetAsync(first_bad.data(), 0xff, sizeof(unsigned long long), stream));
 
+  const index_t blocks = (n + width_max - 1) / width_max;
+  std::unique_ptr<BlockEvents> events;
+  if (timings != nullptr) {
+    res.synchronize();
+    timings->setup =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    timings->blocks = blocks;
+    timings->block_width = width_max;
+    events = std::make_unique<BlockEvents>(blocks);
+  }
+
   const double one = 1.0;
   const double zero = 0.0;
-  for (index_t first = 0; first < n; first += width_max) {
+  for (index_t block = 0; block < blocks; ++block) {
+    const index_t first = block * width_max;
     const index_t width = std::min(width_max, n - first);
+    if (events) {
+      events->record(block, 0, stream);
+    }
     // z (S x width) = samples (S x d) * block^T (d x width); the block is rows first.. of the
     // resident design (n x d, column-major), read in place with ld = n.
     CORESET_CUBLAS_TRY(cublasDgemm_64(res.cublas(), CUBLAS_OP_N, CUBLAS_OP_T, s, width, d, &one,
                                       samples_device.data(), s, data.design.data() + first, n,
                                       &zero, z.data(), s));
+    if (events) {
+      events->record(block, 1, stream);
+    }
     kernels::link_center<T>(stream, z.data(), s, first, width, data.response.data(),
                             quadratic.size() > 0 ? quadratic_device.data() : nullptr, model.link,
                             model.noise_precision, phi.data(), first_bad.data());
+    if (events) {
+      events->record(block, 2, stream);
+    }
     // z is reused by the next block only after this one's link pass: stream order.
   }
   unsigned long long bad = 0;
   kernels::copy_to_host_async(stream, &bad, first_bad.data(), sizeof bad);
   res.synchronize();
+  if (events) {
+    timings->products = events->seconds(0, 1);
+    timings->link_passes = events->seconds(1, 2);
+  }
   if (bad != std::numeric_limits<unsigned long long>::max()) {
     const auto flat = static_cast<index_t>(bad);
     // Named in the whole dataset (a rank's share starts at model.first_row), as the CPU does.
@@ -118,10 +188,12 @@ Matrix<T> projection_on_gpu(GpuSession& session, const models::Model& model,
 
 template kernels::DeviceBuffer<float> project_on_device<float>(Resources&, const models::Model&,
                                                                const DeviceData&,
-                                                               const Eigen::MatrixXd&);
+                                                               const Eigen::MatrixXd&,
+                                                               ProjectionTimings*);
 template kernels::DeviceBuffer<double> project_on_device<double>(Resources&, const models::Model&,
                                                                  const DeviceData&,
-                                                                 const Eigen::MatrixXd&);
+                                                                 const Eigen::MatrixXd&,
+                                                                 ProjectionTimings*);
 template Matrix<float> projection_on_gpu<float>(GpuSession&, const models::Model&,
                                                 const Eigen::MatrixXd&);
 template Matrix<double> projection_on_gpu<double>(GpuSession&, const models::Model&,
