@@ -4,6 +4,7 @@
 #pragma once
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdint>
@@ -112,10 +113,33 @@ class InputFile final : public ByteSource {
     }
   }
 
-  /// Reads exactly `size` bytes at byte `offset`.
+  /// Reads up to `size` bytes at byte `offset` (fewer only at the end of the file) without
+  /// moving the read position: safe from several threads at once on one InputFile, every range
+  /// read from the file that was opened (a file renamed over the path meanwhile is not seen).
+  std::size_t read_some_at(std::int64_t offset, void* data, std::size_t size) const {
+    auto* bytes = static_cast<char*>(data);
+    std::size_t got = 0;
+    while (got < size) {
+      const ssize_t count = ::pread(::fileno(file_), bytes + got, size - got,
+                                    static_cast<off_t>(offset + static_cast<std::int64_t>(got)));
+      if (count < 0) {
+        const int error_number = errno;
+        if (error_number == EINTR) {
+          continue;
+        }
+        throw InputError(path_, std::string("read error: ") + std::strerror(error_number));
+      }
+      if (count == 0) {
+        break;
+      }
+      got += static_cast<std::size_t>(count);
+    }
+    thread_bytes_read() += static_cast<std::int64_t>(got);
+    return got;
+  }
+  /// Reads exactly `size` bytes at byte `offset`, as read_some_at (the read position stays).
   void read_at(std::int64_t offset, void* data, std::size_t size) override {
-    seek(offset);
-    if (read_some(data, size) != size) {
+    if (read_some_at(offset, data, size) != size) {
       throw InputError(path_, "unexpected end of file (was the file changed while being read?)");
     }
   }

@@ -46,11 +46,10 @@ std::string_view skip_byte_order_mark(std::string_view text) {
 }
 
 // Calls read(i) for every i in [0, ranges), on up to `ranges` threads (the caller's among
-// them), each range read through its own handle on the file; rethrows the first range's error.
-// The bytes the helper threads read count as the calling thread's (thread_bytes_read), as if it
-// had read them all.
+// them), and rethrows the first range's error. The bytes the helper threads read count as the
+// calling thread's (thread_bytes_read), as if it had read them all.
 template <class Read>
-void read_ranges(int ranges, const Read& read) {
+void for_each_range(int ranges, const Read& read) {
   struct Outcome {
     std::int64_t bytes_read = 0;
     bool by_caller = false;
@@ -209,18 +208,17 @@ void LineReader::count_lines_in_file() {
   // where a chunk of many MiB would be read back from memory.
   const std::int64_t ranges =
       std::clamp<std::int64_t>(size / static_cast<std::int64_t>(kScanBlockBytes), 1, read_threads_);
-  // The ranges' line ends, each counted through its own handle on the file (on its own thread
-  // when there are several), then joined in order (LineEnds::then is associative): the count a
-  // single pass gives.
+  // The ranges' line ends, each counted on its own thread when there are several (reads at an
+  // offset on the one handle), then joined in order (LineEnds::then is associative): the count
+  // a single pass gives.
   std::vector<LineEnds> counted(static_cast<std::size_t>(ranges));
   const std::int64_t begin = byte_order_mark_length(*file_);
   const std::int64_t text = size - begin;
   const std::int64_t share = text / ranges;
-  read_ranges(static_cast<int>(ranges), [&](int i) {
+  for_each_range(static_cast<int>(ranges), [&](int i) {
     const std::int64_t first = begin + share * i;
     const std::int64_t last = i + 1 == ranges ? size : first + share;
-    InputFile file(name_);
-    counted[static_cast<std::size_t>(i)] = line_ends(file, first, last);
+    counted[static_cast<std::size_t>(i)] = line_ends(*file_, first, last);
   });
   LineEnds ends;
   for (const LineEnds& range : counted) {
@@ -243,8 +241,8 @@ void LineReader::rewind() {
 
 std::size_t LineReader::read_from_file(char* data, std::size_t size) {
   const std::int64_t at = file_->position();
-  // The bytes the file held when it was opened: read in ranges, each through its own handle on
-  // the file, of at least a scan block each.
+  // The bytes the file held when it was opened: read in ranges of at least a scan block each,
+  // on a thread each, at their offsets on the one handle.
   const auto known = static_cast<std::size_t>(
       std::clamp<std::int64_t>(file_->size() - at, 0, static_cast<std::int64_t>(size)));
   const int ranges = static_cast<int>(
@@ -256,10 +254,9 @@ std::size_t LineReader::read_from_file(char* data, std::size_t size) {
   const std::size_t share = known / static_cast<std::size_t>(ranges);
   const auto range_start = [&](int i) { return share * static_cast<std::size_t>(i); };
   const auto range_size = [&](int i) { return i + 1 == ranges ? known - range_start(i) : share; };
-  read_ranges(ranges, [&](int i) {
-    InputFile file(name_);
-    file.seek(at + static_cast<std::int64_t>(range_start(i)));
-    got_in[static_cast<std::size_t>(i)] = file.read_some(data + range_start(i), range_size(i));
+  for_each_range(ranges, [&](int i) {
+    got_in[static_cast<std::size_t>(i)] = file_->read_some_at(
+        at + static_cast<std::int64_t>(range_start(i)), data + range_start(i), range_size(i));
   });
   // The bytes up to the first short range: a file that shrank since it was opened ends there,
   // as a single read would have found, and the next read meets its end.

@@ -3,6 +3,7 @@
 // counted as read and the errors of a file that shrinks must be those of one thread.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -116,6 +117,27 @@ TEST(LineReaderRanges, TheBytesReadCountAsTheCallersWhicheverThreadReadThem) {
   EXPECT_GE(one, 2 * static_cast<std::int64_t>(text.size()));
   for (const int threads : {2, 4}) {
     EXPECT_EQ(bytes_read(threads), one) << threads;
+  }
+}
+
+TEST(LineReaderRanges, AFileRenamedOverThePathWhileReadIsNotSeen) {
+  // Every range is read from the file that was opened, as one thread reads it: a dataset
+  // replaced by an atomic rename during the read must not mix two files' rows.
+  test::TempDir dir;
+  const std::string text = table(6 * kMiB, "", "");
+  // The same shape, other digits: rows read from it would show.
+  std::string other = text;
+  std::replace(other.begin(), other.end(), '1', '7');
+  const std::string path = dir.write("table.csv", text);
+  const std::string replacement = dir.write("replacement.csv", other);
+  detail::LineReader in_memory("table.csv", text);
+  const std::string expected = lines_of(in_memory);
+  for (const int threads : {1, 2, 3}) {
+    test::write_bytes(path, text);
+    test::write_bytes(replacement, other);
+    detail::LineReader lines(path, 5 * kMiB / 2, threads);
+    std::filesystem::rename(replacement, path);
+    EXPECT_TRUE(lines_of(lines) == expected) << threads;
   }
 }
 
