@@ -141,7 +141,8 @@ def alone_table(runs):
     order = ["model_alone", "session_alone", "upload_alone", "upload_registered_alone",
              "laplace_alone", "projection_alone", "phi_release_alone"]
     lines = markdown_header(["N", "S"] + order + ["registered: register / copy / unregister",
-                                                   "projection: set-up / GEMMs / link passes"])
+                                                   "projection: set-up / GEMMs / link passes /"
+                                                   " between blocks"])
     for case in end_to_end_cases(runs):
         stages = case["stages"]
         cells = [stage_cell(stages.get(name)) for name in order]
@@ -155,7 +156,8 @@ def alone_table(runs):
         if projection:
             projection_cell = (f"{projection['setup_seconds']:.3f} / "
                                f"{projection['products_seconds']:.3f} / "
-                               f"{projection['link_passes_seconds']:.3f} s "
+                               f"{projection['link_passes_seconds']:.3f} / "
+                               f"{projection['between_blocks_seconds']:.3f} s "
                                f"({projection['blocks']} blocks)")
         else:
             projection_cell = "-"

@@ -17,15 +17,7 @@
 namespace coreset::kernels {
 namespace {
 
-constexpr int kWarp = 32;
 constexpr int kWarpsPerBlock = kBlock / kWarp;
-
-__device__ inline double warp_sum(double value) {
-  for (int offset = kWarp / 2; offset > 0; offset /= 2) {
-    value += __shfl_down_sync(0xffffffffu, value, offset);
-  }
-  return value;  // in lane 0
-}
 
 // One warp per listed column: lanes stride over the rows (coalesced), then a fixed shuffle tree.
 template <class T>
@@ -64,11 +56,6 @@ __global__ void column_norms_kernel(const T* phi, index_t rows, index_t n, T* ou
       out[j] = static_cast<T>(sqrt(sum));
     }
   }
-}
-
-unsigned int warp_blocks(index_t columns) {
-  const index_t blocks = (std::max<index_t>(columns, 1) + kWarpsPerBlock - 1) / kWarpsPerBlock;
-  return static_cast<unsigned int>(std::min<index_t>(blocks, index_t{1} << 16));
 }
 
 // Support entries per chunk of phi_times_list: at least 64, and at most 1024 chunks in all, so
@@ -283,7 +270,7 @@ void columns_dot(cudaStream_t s, const T* phi, index_t rows, const index_t* cols
   if (m <= 0) {
     return;
   }
-  columns_dot_kernel<<<warp_blocks(m), kBlock, 0, s>>>(phi, rows, cols, count, m, r, at, out);
+  columns_dot_kernel<<<blocks_for_warps(m), kBlock, 0, s>>>(phi, rows, cols, count, m, r, at, out);
   CORESET_CUDA_CHECK_LAUNCH();
 }
 
@@ -318,13 +305,13 @@ void phi_times_list(cudaStream_t s, const T* phi, index_t rows, const index_t* i
                   static_cast<unsigned int>((rows + kBlock - 1) / kBlock));
   phi_times_chunks_kernel<<<grid, kBlock, 0, s>>>(phi, rows, index, count, chunk, value, partials);
   CORESET_CUDA_CHECK_LAUNCH();
-  phi_times_final_kernel<<<warp_blocks(rows), kBlock, 0, s>>>(partials, rows, chunks, out);
+  phi_times_final_kernel<<<blocks_for_warps(rows), kBlock, 0, s>>>(partials, rows, chunks, out);
   CORESET_CUDA_CHECK_LAUNCH();
 }
 
 template <class T>
 void column_norms(cudaStream_t s, const T* phi, index_t rows, index_t n, T* out) {
-  column_norms_kernel<<<warp_blocks(n), kBlock, 0, s>>>(phi, rows, n, out);
+  column_norms_kernel<<<blocks_for_warps(n), kBlock, 0, s>>>(phi, rows, n, out);
   CORESET_CUDA_CHECK_LAUNCH();
 }
 
@@ -340,7 +327,7 @@ void gather_columns(cudaStream_t s, const T* phi, index_t rows, const index_t* c
 
 template <class T>
 void column_hashes(cudaStream_t s, const T* phi, index_t rows, index_t n, std::uint64_t* out) {
-  column_hashes_kernel<<<warp_blocks(n), kBlock, 0, s>>>(phi, rows, n, out);
+  column_hashes_kernel<<<blocks_for_warps(n), kBlock, 0, s>>>(phi, rows, n, out);
   CORESET_CUDA_CHECK_LAUNCH();
 }
 

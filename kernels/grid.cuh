@@ -13,6 +13,7 @@ namespace coreset::kernels {
 
 constexpr int kBlock = 256;
 constexpr int kWarp = 32;
+static_assert(kBlock % kWarp == 0, "the loops by warp give every lane of a block's warps work");
 
 /// Blocks for a grid-stride loop over m items: enough to fill the device, capped so that a
 /// launch over 1e8 items does not queue millions of blocks.

@@ -15,11 +15,14 @@ namespace coreset::cuda {
 
 /// Where project_on_device's time went, when asked (bench_gpu --end-to-end): the allocation of
 /// its buffers and its set-up on the host clock, then the device time of its two kernels, summed
-/// over the blocks of datapoints from events around each (seconds).
+/// over the blocks of datapoints from events around each, and the time between one block's link
+/// pass and the next block's GEMM (the stream waiting for the host's launches), in seconds. The
+/// events and a synchronisation add to the call's own time: time it apart.
 struct ProjectionTimings {
-  double setup = 0.0;        // the samples' upload and the allocation of the GEMM's block and Phi
-  double products = 0.0;     // the GEMMs: each block's linear predictors
-  double link_passes = 0.0;  // the fused link, centring and scaling passes
+  double setup = 0.0;           // the samples' upload, the allocation of the GEMM's block and Phi
+  double products = 0.0;        // the GEMMs: each block's linear predictors
+  double link_passes = 0.0;     // the fused link, centring and scaling passes
+  double between_blocks = 0.0;  // from each link pass to the next block's GEMM
   index_t blocks = 0;
   index_t block_width = 0;  // datapoints per block
 };

@@ -41,30 +41,34 @@ index_t block_width(index_t samples, index_t n) {
 // pass, one after (three per block), created only when timings are asked for.
 class BlockEvents {
  public:
-  explicit BlockEvents(index_t blocks) : events_(static_cast<std::size_t>(3 * blocks), nullptr) {
-    for (cudaEvent_t& event : events_) {
-      CORESET_CUDA_TRY(cudaEventCreate(&event));
-    }
-  }
-  ~BlockEvents() {
-    for (cudaEvent_t event : events_) {
-      if (event != nullptr) {
-        cudaEventDestroy(event);  // no throw from a destructor; a failure here leaks an event
+  explicit BlockEvents(index_t blocks) {
+    events_.reserve(static_cast<std::size_t>(3 * blocks));
+    try {
+      for (index_t i = 0; i < 3 * blocks; ++i) {
+        cudaEvent_t event = nullptr;
+        CORESET_CUDA_TRY(cudaEventCreate(&event));
+        events_.push_back(event);
       }
+    } catch (...) {
+      destroy();  // the destructor does not run for a constructor that throws
+      throw;
     }
   }
+  ~BlockEvents() { destroy(); }
   BlockEvents(const BlockEvents&) = delete;
   BlockEvents& operator=(const BlockEvents&) = delete;
 
   void record(index_t block, int which, cudaStream_t stream) {
     CORESET_CUDA_TRY(cudaEventRecord(event(block, which), stream));
   }
-  /// Seconds between events `from` and `to` of every block, summed (the stream synchronised).
-  double seconds(int from, int to) {
+  /// Seconds from event `from` of each block to event `to` of block + `later` (0: the same
+  /// block, 1: the next), summed over the blocks that have one (the stream synchronised).
+  double seconds(int from, int to, index_t later = 0) {
     double total = 0.0;
-    for (index_t block = 0; 3 * block < static_cast<index_t>(events_.size()); ++block) {
+    for (index_t block = 0; 3 * (block + later) < static_cast<index_t>(events_.size()); ++block) {
       float milliseconds = 0.0f;
-      CORESET_CUDA_TRY(cudaEventElapsedTime(&milliseconds, event(block, from), event(block, to)));
+      CORESET_CUDA_TRY(
+          cudaEventElapsedTime(&milliseconds, event(block, from), event(block + later, to)));
       total += 1e-3 * milliseconds;
     }
     return total;
@@ -73,6 +77,12 @@ class BlockEvents {
  private:
   cudaEvent_t event(index_t block, int which) {
     return events_[static_cast<std::size_t>(3 * block + which)];
+  }
+  void destroy() noexcept {
+    for (cudaEvent_t event : events_) {
+      cudaEventDestroy(event);  // unchecked: no throw from here; a failure leaks one event
+    }
+    events_.clear();
   }
   std::vector<cudaEvent_t> events_;
 };
@@ -161,6 +171,7 @@ kernels::DeviceBuffer<T> project_on_device(Resources& res, const models::Model& 
   if (events) {
     timings->products = events->seconds(0, 1);
     timings->link_passes = events->seconds(1, 2);
+    timings->between_blocks = events->seconds(2, 0, 1);
   }
   if (bad != std::numeric_limits<unsigned long long>::max()) {
     const auto flat = static_cast<index_t>(bad);
