@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <new>
 #include <utility>
 #include <vector>
@@ -101,6 +102,22 @@ struct MatrixAllocator {
   }
 };
 
+/// Sanitized builds (CMakeLists.txt defines CORESET_POISON_UNINITIALIZED) fill the elements of
+/// Matrix::uninitialized with NaN: an element its producer forgets to write then reads as NaN,
+/// which the tests that compare values see, not as the plausible 0.0 of fresh pages.
+template <class T, class Values>
+void poison_uninitialized(Values& values) {
+#ifdef CORESET_POISON_UNINITIALIZED
+  if constexpr (std::numeric_limits<T>::has_quiet_NaN) {
+    for (T& value : values) {
+      value = std::numeric_limits<T>::quiet_NaN();
+    }
+  }
+#else
+  static_cast<void>(values);
+#endif
+}
+
 }  // namespace detail
 
 /// Owning column-major matrix with leading dimension equal to its row count. Copyable (a deep
@@ -135,6 +152,7 @@ class Matrix {
   static Matrix uninitialized(index_t rows, index_t cols) {
     Matrix matrix;
     matrix.values_.resize(checked_size(rows, cols));
+    detail::poison_uninitialized<T>(matrix.values_);
     matrix.rows_ = rows;
     matrix.cols_ = cols;
     return matrix;
