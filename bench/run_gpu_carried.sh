@@ -219,7 +219,7 @@ cpu_parse() {
   done
 }
 export -f cpu_parse
-step bench_cpu_parse 150 "$out/bench.log" bash -c cpu_parse
+step bench_cpu_parse 100 "$out/bench.log" bash -c cpu_parse
 
 {
   printf '{\n  "commit": "%s",\n  "date": "%s",\n  "seconds": %d' \
