@@ -21,15 +21,17 @@
 // reader cannot avoid. reader / from_chars says what the reader adds to them.
 //
 // The reader parses on every thread. Both the reader and the from_chars reference are measured
-// on 1 thread and on --threads (default: every core); the reference on T threads runs T
-// from_chars loops over T shares of the text cut at line ends. MB/s per thread and the ratio
-// at the same thread count say how well the reader scales against the conversions alone.
+// on 1 thread and on each count of --threads (a list; default: every core), one file for all;
+// the reference on T threads runs T from_chars loops over T shares of the text cut at line
+// ends. MB/s per thread and the ratio at the same thread count say how well the reader scales
+// against the conversions alone. The largest count is "all" in the summary and the JSON.
 #include <fcntl.h>
 #include <omp.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstdint>
@@ -37,6 +39,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
@@ -67,7 +70,7 @@ struct Config {
   std::string dir = "/tmp";
   std::string json_path;
   std::string commit = "unknown";
-  int threads = 0;  // the parallel measurement's thread count; 0: every core
+  std::vector<int> threads = {0};  // the parallel measurements' thread counts; 0: every core
 };
 
 // Writes the CSV; returns its size in bytes and sets `rows`.
@@ -199,7 +202,9 @@ int main(int argc, char** argv) {
   app.add_option("--json", config.json_path, "write the results as JSON to this file");
   app.add_option("--commit", config.commit, "git commit being measured (recorded in the JSON)");
   app.add_option("--threads", config.threads,
-                 "threads of the parallel measurement (0: every core); 1 thread is always measured")
+                 "threads of the parallel measurements, a comma-separated list (0: every core); "
+                 "1 thread is always measured")
+      ->delimiter(',')
       ->check(CLI::NonNegativeNumber);
   CLI11_PARSE(app, argc, argv);
 
@@ -221,18 +226,22 @@ int main(int argc, char** argv) {
   }
   const double rss_before = max_rss_mib();
 
-  const int all_threads = config.threads > 0 ? config.threads : std::max(1, omp_get_max_threads());
+  // 1, then every count asked for (0: every core), in increasing order, each once.
   std::vector<int> thread_counts = {1};
-  if (all_threads > 1) {
-    thread_counts.push_back(all_threads);
+  for (const int asked : config.threads) {
+    thread_counts.push_back(asked > 0 ? asked : std::max(1, omp_get_max_threads()));
   }
+  std::sort(thread_counts.begin(), thread_counts.end());
+  thread_counts.erase(std::unique(thread_counts.begin(), thread_counts.end()), thread_counts.end());
+  const int all_threads = thread_counts.back();
+  // Each measurement's repeats, by thread count.
+  std::map<int, std::vector<Timing>> parse_by_threads;
+  std::map<int, std::vector<Timing>> conversions_by_threads;
   std::vector<Timing> floor;
-  std::vector<Timing> parse;  // on every thread (all_threads)
-  std::vector<Timing> parse_one;
   for (int r = 0; r < config.repeats; ++r) {
     floor.push_back(timed([&] { scan_newlines(path, buffer); }));
     for (const int threads : thread_counts) {
-      (threads == all_threads ? parse : parse_one).push_back(timed([&] {
+      parse_by_threads[threads].push_back(timed([&] {
         const coreset::Dataset data = coreset::io::read_dataset_csv(path, "", true, 0, threads);
         if (data.rows() != rows || data.dims() != config.columns) {
           std::fprintf(stderr, "read %lld x %lld, expected %lld x %d\n",
@@ -242,9 +251,6 @@ int main(int argc, char** argv) {
         }
       }));
     }
-  }
-  if (all_threads == 1) {
-    parse_one = parse;
   }
   const double rss_after = max_rss_mib();
 
@@ -263,19 +269,16 @@ int main(int argc, char** argv) {
     ::close(fd);
   }
   std::filesystem::remove(path);
-  std::vector<Timing> conversions;  // on all_threads
-  std::vector<Timing> conversions_one;
   double checksum = 0;
   for (int r = 0; r < config.repeats; ++r) {
     for (const int threads : thread_counts) {
-      (threads == all_threads ? conversions : conversions_one).push_back(timed([&] {
-        checksum = convert_all(text, threads);
-      }));
+      conversions_by_threads[threads].push_back(
+          timed([&] { checksum = convert_all(text, threads); }));
     }
   }
-  if (all_threads == 1) {
-    conversions_one = conversions;
-  }
+  const std::vector<Timing>& parse = parse_by_threads[all_threads];
+  const std::vector<Timing>& parse_one = parse_by_threads[1];
+  const std::vector<Timing>& conversions = conversions_by_threads[all_threads];
 
   auto seconds = [](const std::vector<Timing>& timings) {
     std::vector<double> values;
@@ -288,7 +291,6 @@ int main(int argc, char** argv) {
   const double parse_seconds = seconds(parse);
   const double conversion_seconds = seconds(conversions);
   const double parse_one_seconds = seconds(parse_one);
-  const double conversion_one_seconds = seconds(conversions_one);
   const double numbers_mib =
       static_cast<double>(rows) * (config.columns + 1) * sizeof(double) / (1024.0 * 1024.0);
 
@@ -302,20 +304,30 @@ int main(int argc, char** argv) {
     std::printf("%-28s %10.3f %10.1f  %s\n", name, median_seconds, mb / median_seconds,
                 shares.c_str());
   };
-  const std::string all_label = std::to_string(all_threads) + " threads";
+  const auto label = [](const char* what, int threads) {
+    return std::string(what) + ", " + std::to_string(threads) +
+           (threads == 1 ? " thread" : " threads");
+  };
   row("floor: read + memchr '\\n'", floor, floor_seconds);
-  row("read_dataset_csv, 1 thread", parse_one, parse_one_seconds);
-  row(("read_dataset_csv, " + all_label).c_str(), parse, parse_seconds);
-  row("from_chars only, 1 thread", conversions_one, conversion_one_seconds);
-  row(("from_chars only, " + all_label).c_str(), conversions, conversion_seconds);
+  for (const int threads : thread_counts) {
+    row(label("read_dataset_csv", threads).c_str(), parse_by_threads[threads],
+        seconds(parse_by_threads[threads]));
+  }
+  for (const int threads : thread_counts) {
+    row(label("from_chars only", threads).c_str(), conversions_by_threads[threads],
+        seconds(conversions_by_threads[threads]));
+  }
   std::printf("ratio read_dataset_csv (%d threads) / floor: %.2f\n", all_threads,
               parse_seconds / floor_seconds);
   std::printf("%-10s %14s %20s %24s\n", "threads", "reader MB/s/thr", "from_chars MB/s/thr",
               "reader / from_chars");
-  std::printf("%-10d %14.1f %20.1f %24.2f\n", 1, mb / parse_one_seconds,
-              mb / conversion_one_seconds, parse_one_seconds / conversion_one_seconds);
-  std::printf("%-10d %14.1f %20.1f %24.2f\n", all_threads, mb / parse_seconds / all_threads,
-              mb / conversion_seconds / all_threads, parse_seconds / conversion_seconds);
+  for (const int threads : thread_counts) {
+    const double reader = seconds(parse_by_threads[threads]);
+    const double reference = seconds(conversions_by_threads[threads]);
+    std::printf("%-10d %14.1f %20.1f %24.2f   (reader speed-up over 1 thread: %.2f)\n", threads,
+                mb / reader / threads, mb / reference / threads, reader / reference,
+                parse_one_seconds / reader);
+  }
   std::printf("speed-up of the reader, %d threads over 1: %.2f (checksum %g)\n", all_threads,
               parse_one_seconds / parse_seconds, checksum);
   std::printf(
@@ -359,21 +371,21 @@ int main(int argc, char** argv) {
     // Per thread count: the reader and the reference on the same number of threads.
     nlohmann::json per_thread = nlohmann::json::array();
     for (const int threads : thread_counts) {
-      const bool all = threads == all_threads;
-      const double reader = all ? parse_seconds : parse_one_seconds;
-      const double reference = all ? conversion_seconds : conversion_one_seconds;
+      const double reader = seconds(parse_by_threads[threads]);
+      const double reference = seconds(conversions_by_threads[threads]);
       per_thread.push_back({{"threads", threads},
                             {"read_dataset_csv",
                              {{"median_seconds", reader},
                               {"megabytes_per_second", mb / reader},
                               {"megabytes_per_second_per_thread", mb / reader / threads},
-                              {"repeats", timings_json(all ? parse : parse_one)}}},
+                              {"repeats", timings_json(parse_by_threads[threads])}}},
                             {"from_chars_only",
                              {{"median_seconds", reference},
                               {"megabytes_per_second", mb / reference},
                               {"megabytes_per_second_per_thread", mb / reference / threads},
-                              {"repeats", timings_json(all ? conversions : conversions_one)}}},
-                            {"ratio_to_from_chars_only", reader / reference}});
+                              {"repeats", timings_json(conversions_by_threads[threads])}}},
+                            {"ratio_to_from_chars_only", reader / reference},
+                            {"speedup_over_one_thread", parse_one_seconds / reader}});
     }
     out["per_thread_count"] = per_thread;
     out["speedup_all_threads_over_one"] = parse_one_seconds / parse_seconds;

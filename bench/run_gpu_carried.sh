@@ -16,8 +16,8 @@
 #      then python/tests/test_gpu_arrays.py: arrays made with libcudart, CuPy and PyTorch.
 #   6. bench_gpu --end-to-end at N = 1e8 (S = 100).
 #   7. bench_build_stages on the host's CPUs: the Laplace fit against its passes over the design;
-#      bench_row_blocks (one thread's costs per row block) and bench_parse at 4, 8 and every
-#      thread (the CSV reader's scaling).
+#      bench_row_blocks (one thread's costs per row block) and bench_parse at 1, 2, 4, 8 and
+#      every thread (the CSV reader's scaling).
 #
 # Output, in $OUT (at most 8 files come back):
 #   summary.json, ctest_gpu.log (the Python tests' output appended), bench_iterations.json,
@@ -211,15 +211,10 @@ step bench_cpu_fit 90 "$out/bench.log" "$build/bench/bench_build_stages" \
 # additions, the sums), beside what the build VM measured (bench/results/laplace_tiles_20261127/).
 step bench_cpu_row_blocks 60 "$out/bench.log" "$build/bench/bench_row_blocks" --cols 10
 # The CSV reader against std::from_chars alone per thread, and its scaling with the threads
-# (issue 15's parse targets), at 4, 8 and every thread of this host: the build VM has 2.
-cpu_parse() {
-  local threads
-  for threads in 4 8 0; do
-    "$build/bench/bench_parse" --megabytes 512 --threads "$threads" --dir /tmp || return 1
-  done
-}
-export -f cpu_parse
-step bench_cpu_parse 100 "$out/bench.log" bash -c cpu_parse
+# (issue 15's parse targets), at 1, 2, 4, 8 and every thread of this host, on one file: the
+# build VM has 2.
+step bench_cpu_parse 100 "$out/bench.log" "$build/bench/bench_parse" --megabytes 512 \
+  --threads 2,4,8,0 --dir /tmp
 
 {
   printf '{\n  "commit": "%s",\n  "date": "%s",\n  "seconds": %d' \
