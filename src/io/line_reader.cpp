@@ -45,6 +45,25 @@ std::string_view skip_byte_order_mark(std::string_view text) {
   return text;
 }
 
+// `length` bytes from `begin`, cut to be read on up to `threads` threads: a range per thread,
+// but none shorter than a scan block (a thread would cost more than it saves there), and at least
+// one. Range i is [start(i), start(i + 1)); the last takes the remainder.
+struct ByteRanges {
+  ByteRanges(std::int64_t first_byte, std::int64_t bytes, int threads)
+      : begin(first_byte),
+        length(bytes),
+        count(static_cast<int>(std::clamp<std::int64_t>(
+            bytes / static_cast<std::int64_t>(kScanBlockBytes), 1, std::max(threads, 1)))) {}
+  std::int64_t start(int i) const {
+    return i == count ? begin + length : begin + length / count * i;
+  }
+  std::int64_t size(int i) const { return start(i + 1) - start(i); }
+
+  std::int64_t begin;
+  std::int64_t length;
+  int count;
+};
+
 // Calls read(i) for every i in [0, ranges), on up to `ranges` threads (the caller's among
 // them), and rethrows the first range's error. The bytes the helper threads read count as the
 // calling thread's (thread_bytes_read), as if it had read them all.
@@ -202,29 +221,21 @@ void LineReader::count_lines_in_memory() {
 }
 
 void LineReader::count_lines_in_file() {
-  const std::int64_t size = file_->size();
-  // Ranges of at least a scan block each: below that a thread would cost more than it saves.
-  // Scanning a block at a time also keeps the bytes in cache between the read and the count,
-  // where a chunk of many MiB would be read back from memory.
-  const std::int64_t ranges =
-      std::clamp<std::int64_t>(size / static_cast<std::int64_t>(kScanBlockBytes), 1, read_threads_);
   // The ranges' line ends, each counted on its own thread when there are several (reads at an
   // offset on the one handle), then joined in order (LineEnds::then is associative): the count
-  // a single pass gives.
-  std::vector<LineEnds> counted(static_cast<std::size_t>(ranges));
+  // a single pass gives. Scanning a block at a time also keeps the bytes in cache between the
+  // read and the count, where a chunk of many MiB would be read back from memory.
   const std::int64_t begin = byte_order_mark_length(*file_);
-  const std::int64_t text = size - begin;
-  const std::int64_t share = text / ranges;
-  for_each_range(static_cast<int>(ranges), [&](int i) {
-    const std::int64_t first = begin + share * i;
-    const std::int64_t last = i + 1 == ranges ? size : first + share;
-    counted[static_cast<std::size_t>(i)] = line_ends(*file_, first, last);
+  const ByteRanges ranges(begin, file_->size() - begin, read_threads_);
+  std::vector<LineEnds> counted(static_cast<std::size_t>(ranges.count));
+  for_each_range(ranges.count, [&](int i) {
+    counted[static_cast<std::size_t>(i)] = line_ends(*file_, ranges.start(i), ranges.start(i + 1));
   });
   LineEnds ends;
   for (const LineEnds& range : counted) {
     ends = ends.then(range);
   }
-  byte_count_ = text;
+  byte_count_ = ranges.length;
   line_count_ = ends.lines();
 }
 
@@ -241,30 +252,26 @@ void LineReader::rewind() {
 
 std::size_t LineReader::read_from_file(char* data, std::size_t size) {
   const std::int64_t at = file_->position();
-  // The bytes the file held when it was opened: read in ranges of at least a scan block each,
-  // on a thread each, at their offsets on the one handle.
-  const auto known = static_cast<std::size_t>(
-      std::clamp<std::int64_t>(file_->size() - at, 0, static_cast<std::int64_t>(size)));
-  const int ranges = static_cast<int>(
-      std::min<std::size_t>(static_cast<std::size_t>(read_threads_), known / kScanBlockBytes));
-  if (ranges <= 1) {
+  // The bytes the file held when it was opened, in ranges on a thread each, at their offsets on
+  // the one handle.
+  const ByteRanges ranges(
+      at, std::clamp<std::int64_t>(file_->size() - at, 0, static_cast<std::int64_t>(size)),
+      read_threads_);
+  if (ranges.count == 1) {
     return file_->read_some(data, size);
   }
-  std::vector<std::size_t> got_in(static_cast<std::size_t>(ranges));
-  const std::size_t share = known / static_cast<std::size_t>(ranges);
-  const auto range_start = [&](int i) { return share * static_cast<std::size_t>(i); };
-  const auto range_size = [&](int i) { return i + 1 == ranges ? known - range_start(i) : share; };
-  for_each_range(ranges, [&](int i) {
+  std::vector<std::size_t> got_in(static_cast<std::size_t>(ranges.count));
+  for_each_range(ranges.count, [&](int i) {
     got_in[static_cast<std::size_t>(i)] = file_->read_some_at(
-        at + static_cast<std::int64_t>(range_start(i)), data + range_start(i), range_size(i));
+        ranges.start(i), data + (ranges.start(i) - at), static_cast<std::size_t>(ranges.size(i)));
   });
   // The bytes up to the first short range: a file that shrank since it was opened ends there,
   // as a single read would have found, and the next read meets its end.
   std::size_t got = 0;
   bool whole = true;
-  for (int i = 0; i < ranges && whole; ++i) {
+  for (int i = 0; i < ranges.count && whole; ++i) {
     got += got_in[static_cast<std::size_t>(i)];
-    whole = got_in[static_cast<std::size_t>(i)] == range_size(i);
+    whole = got_in[static_cast<std::size_t>(i)] == static_cast<std::size_t>(ranges.size(i));
   }
   file_->seek(at + static_cast<std::int64_t>(got));
   if (whole && got < size) {
