@@ -17,16 +17,13 @@
 namespace coreset::kernels {
 namespace {
 
-constexpr int kWarpsPerBlock = kBlock / kWarp;
-
 // One warp per listed column: lanes stride over the rows (coalesced), then a fixed shuffle tree.
 template <class T>
 __global__ void columns_dot_kernel(const T* phi, index_t rows, const index_t* cols,
                                    const index_t* count, index_t m, const T* r, DotsAt at, T* out) {
   const index_t limit = count != nullptr ? min(*count, m) : m;
   const int lane = threadIdx.x % kWarp;
-  const index_t warps = static_cast<index_t>(gridDim.x) * kWarpsPerBlock;
-  for (index_t p = global_thread() / kWarp; p < limit; p += warps) {
+  for (index_t p = global_warp(); p < limit; p += warp_grid_stride()) {
     const index_t j = cols[p];
     const T* column = phi + j * rows;
     double sum = 0.0;
@@ -43,8 +40,7 @@ __global__ void columns_dot_kernel(const T* phi, index_t rows, const index_t* co
 template <class T>
 __global__ void column_norms_kernel(const T* phi, index_t rows, index_t n, T* out) {
   const int lane = threadIdx.x % kWarp;
-  const index_t warps = static_cast<index_t>(gridDim.x) * kWarpsPerBlock;
-  for (index_t j = global_thread() / kWarp; j < n; j += warps) {
+  for (index_t j = global_warp(); j < n; j += warp_grid_stride()) {
     const T* column = phi + j * rows;
     double sum = 0.0;
     for (index_t i = lane; i < rows; i += kWarp) {
@@ -91,8 +87,7 @@ template <class T>
 __global__ void phi_times_final_kernel(const double* partials, index_t rows, index_t chunks,
                                        T* out) {
   const int lane = threadIdx.x % kWarp;
-  const index_t warps = static_cast<index_t>(gridDim.x) * kWarpsPerBlock;
-  for (index_t row = global_thread() / kWarp; row < rows; row += warps) {
+  for (index_t row = global_warp(); row < rows; row += warp_grid_stride()) {
     double sum = 0.0;
     for (index_t c = lane; c < chunks; c += kWarp) {
       sum += partials[c * rows + row];
@@ -205,8 +200,7 @@ __device__ inline std::uint64_t bits_of(T value) {
 template <class T>
 __global__ void column_hashes_kernel(const T* phi, index_t rows, index_t n, std::uint64_t* out) {
   const int lane = threadIdx.x % kWarp;
-  const index_t warps = static_cast<index_t>(gridDim.x) * kWarpsPerBlock;
-  for (index_t j = global_thread() / kWarp; j < n; j += warps) {
+  for (index_t j = global_warp(); j < n; j += warp_grid_stride()) {
     const T* column = phi + j * rows;
     std::uint64_t h = 0;
     for (index_t i = lane; i < rows; i += kWarp) {

@@ -32,9 +32,7 @@ __device__ inline index_t grid_stride() {
 /// Blocks of kBlock threads for a grid-stride loop that gives each of m items a warp, capped as
 /// blocks_for is.
 inline unsigned int blocks_for_warps(index_t m, index_t cap = index_t{1} << 16) {
-  constexpr index_t warps_per_block = kBlock / kWarp;
-  const index_t blocks = (std::max<index_t>(m, 1) + warps_per_block - 1) / warps_per_block;
-  return static_cast<unsigned int>(std::min(blocks, cap));
+  return blocks_for(m * kWarp, cap);
 }
 
 /// This thread's warp in the grid, and the warps in the grid: a grid-stride loop over items by
