@@ -149,9 +149,13 @@ void compact(cudaStream_t s, Scratch& scratch, index_t n, const Mask* mask, inde
              index_t* out_count);
 /// Bytes of state top_k needs.
 constexpr index_t kTopKStateBytes = 64;
+/// Bytes of a top-k threshold hint (radix::ThresholdHint of the key type).
+constexpr index_t kTopKHintBytes = 64;
 /// Where top_k works: 256 histogram counters and a count of finished blocks (both zero between
 /// selections: zero them once, when allocated), its state, the positions above the threshold (k
-/// entries), the tied positions (n entries) and their two counts.
+/// entries), the tied positions (n entries; also the candidates), three counts (above, ties,
+/// candidates), and a threshold hint carried from one selection to the next (null: none; else
+/// kTopKHintBytes holding a radix::ThresholdHint made on the host, see select_hint_bytes).
 struct TopKWork {
   unsigned long long* histogram = nullptr;
   unsigned int* blocks_done = nullptr;
@@ -159,10 +163,13 @@ struct TopKWork {
   index_t* above = nullptr;
   index_t* ties = nullptr;
   index_t* counts = nullptr;
+  unsigned char* hint = nullptr;
 };
 /// The radix top-k (kernels/radix_select_logic.hpp) of v[0..n) under the rule, skipping exclude
 /// (null: none): the selected positions, ascending, into out_positions (k entries) and their
-/// number into *out_count.
+/// number into *out_count. With a hint and k <= radix::kCandidateCapacity, first among the
+/// candidates the hint's last threshold points to (the same positions, found by less work when
+/// the vector changed little since the hint's last selection).
 template <class T>
 void top_k(cudaStream_t s, Scratch& scratch, index_t n, const T* v, bool by_magnitude,
            const Mask* exclude, index_t k, const TopKWork& work, index_t* out_positions,

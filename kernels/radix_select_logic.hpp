@@ -106,6 +106,32 @@ CORESET_HOST_DEVICE inline DigitChoice choose_digit(const unsigned long long* hi
   return {0, remaining - above};
 }
 
+/// choose_digit() shared by the lanes of a warp: lane L holds the kChunkBins bins below
+/// kBins - L * kChunkBins (lane 0 the highest), and is told how many counted keys the bins above
+/// its chunk hold (`above`, an exclusive scan of the chunks' sums from the top). Exactly one lane
+/// answers, with choose_digit()'s result: the lane whose chunk holds the remaining-th largest, or,
+/// when the histogram holds too few keys, the lane holding bin 0 (choose_digit's fall-through).
+/// A warp scans 8 bins a lane instead of one thread walking all 256.
+constexpr int kChunkBins = 8;
+constexpr int kChunks = kBins / kChunkBins;
+CORESET_HOST_DEVICE inline bool choose_digit_in_chunk(const unsigned long long* histogram, int lane,
+                                                      index_t above, index_t remaining,
+                                                      DigitChoice& choice) {
+  if (above >= remaining) {
+    return false;  // an earlier chunk holds it
+  }
+  const int top = kBins - 1 - lane * kChunkBins;
+  for (int digit = top; digit > top - kChunkBins; --digit) {
+    const auto here = static_cast<index_t>(histogram[digit]);
+    if (digit == 0 || above + here >= remaining) {
+      choice = {digit, remaining - above};
+      return true;
+    }
+    above += here;
+  }
+  return false;
+}
+
 /// The state of step 2 between passes: the digits of t chosen so far and the count still to take.
 /// Lives in device memory on the GPU, so no pass needs the host.
 template <class Key>
@@ -135,7 +161,10 @@ struct SelectState {
   }
   /// Folds one pass's histogram into the state.
   CORESET_HOST_DEVICE void advance(const unsigned long long* histogram) {
-    const DigitChoice choice = choose_digit(histogram, remaining);
+    advance(choose_digit(histogram, remaining));
+  }
+  /// Folds one pass's digit choice (choose_digit() of its histogram) into the state.
+  CORESET_HOST_DEVICE void advance(const DigitChoice& choice) {
     prefix |= static_cast<Key>(choice.digit) << digit_shift<Key>(pass);
     remaining = choice.remaining;
     ++pass;
@@ -147,6 +176,103 @@ struct SelectState {
   /// After the last pass: keys equal to t compete for `remaining` places, lowest index first;
   /// t = 0 means fewer than k positive keys, and zero keys are never taken.
   CORESET_HOST_DEVICE bool tie(Key key) const { return prefix != 0 && key == prefix; }
+};
+
+// ---- threshold reuse ----
+//
+// A solver selects from a gradient that changes little between iterations, so the last
+// selection's threshold t nearly tells the next one's. A selection with a hint first gathers, in
+// one pass, the candidates: the keys at or above a bound a little below the last t. When at least
+// k and at most kCandidateCapacity keys pass, the k best of the candidates, found within one
+// block, are exactly the k best of all (see ThresholdHint::fits); otherwise the full passes run.
+// Either way the result is the same set; the hint only decides which work finds it.
+
+/// The most candidates one block selects among: 4 keys a thread of 1024.
+constexpr index_t kCandidateCapacity = 4096;
+
+/// Key bits below the exponent (the fraction): a key difference of 1 << fraction_bits is one
+/// octave (a factor 2) of the score.
+template <class Key>
+constexpr int fraction_bits() {
+  return sizeof(Key) == 4 ? 23 : 52;
+}
+/// The bound's distance below t is counted in steps of 1/64 of an octave's keys (the keys of an
+/// octave are evenly spaced in value, so a step is 0.8-1.6% of t).
+constexpr int kRelaxStepsPerOctaveLog2 = 6;
+constexpr int kInitialRelax = 8;     ///< 1/8 of an octave's keys: 6-12.5% below t
+constexpr int kMostRelax = 64 * 16;  ///< 16 octaves
+
+/// Misses in a row (selections whose candidates did not fit) before a hint rests, and the longest
+/// rest: a vector whose candidates never fit (ties at t by the thousand, a gap in its values)
+/// pays the candidates' pass on one selection in 2 to 65 instead of on every one.
+constexpr int kMissesBeforeRest = 3;
+constexpr int kLongestRest = 64;
+
+/// What a selection leaves for the next one with the same hint, and how the hint has fared. Lives
+/// in device memory on the GPU (written by the selection's kernels, read by the next).
+template <class Key>
+struct ThresholdHint {
+  Key threshold = 0;          ///< the last selection's t; 0: none yet, or t was 0
+  Key bound = ~Key(0);        ///< candidates are the keys >= bound; all ones: no guess (no key
+                              ///< is all ones, so none is a candidate)
+  int relax = kInitialRelax;  ///< bound = t lowered by relax / 64 of an octave's keys
+  int misses = 0;             ///< guesses in a row whose candidates did not fit
+  int resting = 0;            ///< selections still to make without a guess
+  int rest = 1;               ///< the next rest's length
+  int by_candidates = 0;      ///< 1: the last selection was made among its candidates
+  long long candidate_selections = 0;  ///< selections made among the candidates
+  long long full_selections = 0;       ///< selections made by the full passes
+
+  /// Whether this selection has a guess: a bound some keys may reach.
+  CORESET_HOST_DEVICE bool guessing() const { return bound != ~Key(0); }
+
+  /// Whether `candidates` keys >= bound let the k best be found among them: at least k of them
+  /// (then the k-th largest key of all is >= bound, so every key > t and every tie with t is a
+  /// candidate, in index order) and few enough for one block.
+  CORESET_HOST_DEVICE static bool fits(index_t candidates, index_t k) {
+    return candidates >= k && candidates <= kCandidateCapacity;
+  }
+
+  /// After counting a guess's candidates: too few widen the next bound, too many narrow it, and
+  /// kMissesBeforeRest misses in a row rest the hint, twice as long as its last rest.
+  CORESET_HOST_DEVICE void adapt(index_t candidates, index_t k) {
+    if (!guessing()) {
+      return;  // there was no guess to judge
+    }
+    if (fits(candidates, k)) {
+      misses = 0;
+      rest = 1;
+      return;
+    }
+    if (candidates < k) {
+      relax = relax * 2 < kMostRelax ? relax * 2 : kMostRelax;
+    } else {
+      relax = relax / 2 > 1 ? relax / 2 : 1;
+    }
+    if (++misses == kMissesBeforeRest) {
+      misses = 0;
+      resting = rest;
+      rest = rest * 2 < kLongestRest ? rest * 2 : kLongestRest;
+    }
+  }
+
+  /// After a selection whose threshold was t: the next bound hangs below it, unless the hint
+  /// rests or t is 0 (fewer than k positive keys).
+  CORESET_HOST_DEVICE void record(Key t) {
+    threshold = t;
+    if (resting > 0) {
+      --resting;
+      bound = ~Key(0);
+    } else {
+      bound = t == 0 ? ~Key(0) : bound_below(t, relax);
+    }
+  }
+
+  /// t lowered by relax / 64 octaves, at least the smallest positive key.
+  CORESET_HOST_DEVICE static Key bound_below(Key t, int relax) {
+    const Key step = static_cast<Key>(relax) << (fraction_bits<Key>() - kRelaxStepsPerOctaveLog2);
+    return t > step ? t - step : Key(1);
+  }
 };
 
 }  // namespace coreset::kernels::radix

@@ -36,6 +36,38 @@ struct KeyOf {
 
 template <class T>
 using State = kernels::radix::SelectState<kernels::radix::key_t<T>>;
+template <class T>
+using Hint = kernels::radix::ThresholdHint<kernels::radix::key_t<T>>;
+
+static_assert(kernels::radix::kChunks == kWarp, "a warp's lanes hold the histogram's chunks");
+
+// choose_digit() by the calling warp, all 32 lanes (radix::choose_digit_in_chunk): each lane sums
+// its chunk of 8 bins, a scan of the chunks from the highest gives each lane the keys above its
+// chunk, and the one lane that answers passes its choice to all. A few dozen instructions a lane
+// instead of one thread walking 256 bins, once per pass, while the rest of the block waits.
+__device__ kernels::radix::DigitChoice choose_digit_by_warp(const unsigned long long* histogram,
+                                                            index_t remaining) {
+  constexpr unsigned kAll = 0xffffffffu;
+  const int lane = static_cast<int>(threadIdx.x % kWarp);
+  const int top = kernels::radix::kBins - 1 - lane * kernels::radix::kChunkBins;
+  long long chunk = 0;
+  for (int j = 0; j < kernels::radix::kChunkBins; ++j) {
+    chunk += static_cast<long long>(histogram[top - j]);
+  }
+  long long through = chunk;  // the keys of this chunk and every chunk above it
+  for (int offset = 1; offset < kWarp; offset *= 2) {
+    const long long other = __shfl_up_sync(kAll, through, offset);
+    if (lane >= offset) {
+      through += other;
+    }
+  }
+  kernels::radix::DigitChoice mine{0, 0};
+  const bool answers =
+      kernels::radix::choose_digit_in_chunk(histogram, lane, through - chunk, remaining, mine);
+  const int source = __ffs(static_cast<int>(__ballot_sync(kAll, answers))) - 1;
+  return {__shfl_sync(kAll, mine.digit, source),
+          static_cast<index_t>(__shfl_sync(kAll, static_cast<long long>(mine.remaining), source))};
+}
 
 // Adds one to bin `digit` of a histogram in shared memory for every calling thread. The first
 // passes send nearly every key to a few bins (the exponent's), so the lanes of a warp that share
@@ -79,7 +111,10 @@ __device__ index_t compact_tile(typename cub::BlockScan<index_t, kThreads>::Temp
 template <class T>
 __global__ void histogram_pass_kernel(index_t n, KeyOf<T> key_of, State<T>* state, bool fresh,
                                       index_t k, unsigned long long* histogram,
-                                      unsigned int* blocks_done) {
+                                      unsigned int* blocks_done, const Hint<T>* hint) {
+  if (hint != nullptr && hint->by_candidates != 0) {
+    return;  // selected among the candidates: every block leaves, the count stays 0
+  }
   __shared__ unsigned int local[kernels::radix::kBins];
   __shared__ unsigned long long totals[kernels::radix::kBins];
   __shared__ bool last;
@@ -119,39 +154,68 @@ __global__ void histogram_pass_kernel(index_t n, KeyOf<T> key_of, State<T>* stat
     histogram[b] = 0;
   }
   __syncthreads();
-  if (threadIdx.x == 0) {
-    State<T> next = st;
-    next.advance(totals);
-    *state = next;
-    *blocks_done = 0;
+  if (threadIdx.x < kWarp) {
+    const kernels::radix::DigitChoice choice = choose_digit_by_warp(totals, st.remaining);
+    if (threadIdx.x == 0) {
+      State<T> next = st;
+      next.advance(choice);
+      *state = next;
+      *blocks_done = 0;
+    }
   }
 }
 
+// The full selection's predicates; none holds when the selection was made among the candidates.
 template <class T>
 struct IsAbove {
   KeyOf<T> key_of;
   const State<T>* state;
-  __device__ bool operator()(index_t i) const { return state->above(key_of(i)); }
+  const Hint<T>* hint;
+  __device__ bool operator()(index_t i) const {
+    return (hint == nullptr || hint->by_candidates == 0) && state->above(key_of(i));
+  }
 };
 
 template <class T>
 struct IsTie {
   KeyOf<T> key_of;
   const State<T>* state;
-  __device__ bool operator()(index_t i) const { return state->tie(key_of(i)); }
+  const Hint<T>* hint;
+  __device__ bool operator()(index_t i) const {
+    return (hint == nullptr || hint->by_candidates == 0) && state->tie(key_of(i));
+  }
+};
+
+// The candidates of a selection with a hint: the keys at or above the hint's bound; without a
+// guess, none, and no value is read.
+template <class T>
+struct IsCandidate {
+  KeyOf<T> key_of;
+  const Hint<T>* hint;
+  __device__ bool operator()(index_t i) const {
+    return hint->guessing() && key_of(i) >= hint->bound;
+  }
 };
 
 // The selection: the positions above the threshold and the lowest-index ties that fill the places
 // left, both ascending, merged into one ascending list (sparse_list_logic.hpp).
+// With a hint: nothing when the selection was made among the candidates, else t is recorded for
+// the next selection.
 template <class T>
 __global__ void take_selection_kernel(index_t bound, const index_t* above, const index_t* ties,
-                                      const index_t* counts, const State<T>* state,
+                                      const index_t* counts, const State<T>* state, Hint<T>* hint,
                                       index_t* out_positions, index_t* out_count) {
+  if (hint != nullptr && hint->by_candidates != 0) {
+    return;
+  }
   const index_t above_count = counts[0];
   const index_t ties_taken = min(counts[1], state->remaining);
   const index_t total = min(above_count + ties_taken, bound);
   if (global_thread() == 0) {
     *out_count = total;
+    if (hint != nullptr) {
+      hint->record(state->prefix);
+    }
   }
   for (index_t p = global_thread(); p < total; p += grid_stride()) {
     out_positions[p] = sparse::selected_position(above, above_count, ties, ties_taken, p);
@@ -192,72 +256,117 @@ __global__ void compact_entries_kernel(index_t m, const index_t* index, const T*
   }
 }
 
-// Up to this many entries the whole top-k runs in one block, in one launch (the projected step
-// selects among at most 3k candidates: supp(z), up to 2k, and k outside it): the passes' histograms
-// in shared memory, then the positions above the threshold and the first `remaining` ties, in
-// ascending order, by two block-wide scans per tile. The state machine is the multi-block path's.
-// Each pass is a chain of n / 256 loads per thread, so the bound is low (16 per pass; k up to
-// 1365): see kOneBlockCompaction for what a larger one cost.
-constexpr index_t kOneBlockSelection = index_t{1} << 12;
+// A selection within one block of 1024 threads, of at most radix::kCandidateCapacity keys (4 a
+// thread): the keys read once into shared memory, the passes' histograms there, each pass's digit
+// chosen by a warp, then the positions above the threshold and the first `remaining` ties, in
+// ascending order, by two block-wide scans. The state machine is the multi-block path's. Serves
+// two callers (see top_k): a short dense vector (DenseKeys), and the candidates of a selection
+// with a hint (ListedKeys), where the kernel first judges whether the candidates hold the answer
+// (ThresholdHint::fits) and leaves the work to the full passes when they do not.
+constexpr int kSelectThreads = 1024;
+constexpr int kSelectItems = static_cast<int>(kernels::radix::kCandidateCapacity / kSelectThreads);
+static_assert(kSelectItems * kSelectThreads == kernels::radix::kCandidateCapacity,
+              "one tile of the block holds every key");
 
+// Entries 0 ... n - 1 of a dense vector, at their own positions.
 template <class T>
-__global__ void top_k_one_block_kernel(index_t n, KeyOf<T> key_of, index_t k,
-                                       index_t* out_positions, index_t* out_count) {
+struct DenseKeys {
+  KeyOf<T> key_of;
+  index_t n;
+  __device__ index_t count() const { return n; }
+  __device__ kernels::radix::key_t<T> key(index_t j) const { return key_of(j); }
+  __device__ index_t position(index_t j) const { return j; }
+};
+
+// The entries at the listed positions (ascending), as many as the count on the device says.
+template <class T>
+struct ListedKeys {
+  KeyOf<T> key_of;
+  const index_t* list;
+  const index_t* list_count;
+  __device__ index_t count() const { return *list_count; }
+  __device__ kernels::radix::key_t<T> key(index_t j) const { return key_of(list[j]); }
+  __device__ index_t position(index_t j) const { return list[j]; }
+};
+
+template <class T, class Keys>
+__global__ void __launch_bounds__(kSelectThreads)
+    select_in_block_kernel(Keys keys, index_t k, Hint<T>* hint, index_t* out_positions,
+                           index_t* out_count) {
   using Key = kernels::radix::key_t<T>;
-  using Scan = cub::BlockScan<index_t, kernels::radix::kBins>;
-  constexpr int kItems = 8;
-  constexpr index_t kTile = index_t{kernels::radix::kBins} * kItems;
+  using Scan = cub::BlockScan<index_t, kSelectThreads>;
+  __shared__ Key key_at[kernels::radix::kCandidateCapacity];
   __shared__ unsigned long long histogram[kernels::radix::kBins];
   __shared__ typename Scan::TempStorage scan;
-  // Raw storage: a __shared__ variable may not have a constructor.
-  __shared__ alignas(State<T>) unsigned char state_bytes[sizeof(State<T>)];
-  auto& state = *reinterpret_cast<State<T>*>(state_bytes);
-  if (threadIdx.x == 0) {
-    state = State<T>::fresh(k);
-  }
-  for (int pass = 0; pass < kernels::radix::pass_count<Key>(); ++pass) {
-    histogram[threadIdx.x] = 0;  // one bin per thread
-    __syncthreads();
-    const State<T> st = state;
-    for (index_t i = threadIdx.x; i < n; i += blockDim.x) {
-      const Key key = key_of(i);
-      if (st.counts(key)) {
-        add_to_bin(histogram, st.digit(key));
-      }
-    }
-    __syncthreads();
+  __shared__ kernels::radix::DigitChoice choice;
+  const index_t n = keys.count();
+  if (hint != nullptr) {
+    // The same verdict in every thread; only thread 0 writes the hint, which no thread reads.
+    const bool fits = Hint<T>::fits(n, k);
     if (threadIdx.x == 0) {
-      state.advance(histogram);
+      hint->adapt(n, k);
+      hint->by_candidates = fits ? 1 : 0;
+      ++(fits ? hint->candidate_selections : hint->full_selections);
     }
-    __syncthreads();
+    if (!fits) {
+      return;
+    }
   }
-  const State<T> st = state;
-  index_t written = 0;    // positions taken so far (the same in every thread)
-  index_t ties_seen = 0;  // ties met so far
-  for (index_t tile = 0; tile < n; tile += kTile) {
-    const index_t first = tile + static_cast<index_t>(threadIdx.x) * kItems;
-    index_t tie[kItems];
-    index_t take[kItems];
-    for (int j = 0; j < kItems; ++j) {
-      const Key key = first + j < n ? key_of(first + j) : Key(0);
-      tie[j] = st.tie(key) ? 1 : 0;
-      take[j] = st.above(key) ? 1 : 0;
+  for (index_t j = threadIdx.x; j < n; j += kSelectThreads) {
+    key_at[j] = keys.key(j);
+  }
+  State<T> state = State<T>::fresh(k);  // every thread keeps the same copy
+  for (int pass = 0; pass < kernels::radix::pass_count<Key>(); ++pass) {
+    for (int b = threadIdx.x; b < kernels::radix::kBins; b += kSelectThreads) {
+      histogram[b] = 0;
     }
-    index_t tie_rank[kItems];
-    index_t tile_ties = 0;
-    Scan(scan).ExclusiveSum(tie, tie_rank, tile_ties);
-    __syncthreads();  // the scan's storage serves the next scan
-    for (int j = 0; j < kItems; ++j) {
-      if (tie[j] != 0 && ties_seen + tie_rank[j] < st.remaining) {
-        take[j] = 1;  // the lowest-index ties fill the places left
+    __syncthreads();  // the keys are in, the histogram clear, the last choice read by all
+    for (index_t j = threadIdx.x; j < n; j += kSelectThreads) {
+      if (state.counts(key_at[j])) {
+        add_to_bin(histogram, state.digit(key_at[j]));
       }
     }
-    written += compact_tile<kernels::radix::kBins>(
-        scan, take, written, [&](int j, index_t at) { out_positions[at] = first + j; });
-    ties_seen += tile_ties;
+    __syncthreads();
+    if (threadIdx.x < kWarp) {
+      const kernels::radix::DigitChoice chosen = choose_digit_by_warp(histogram, state.remaining);
+      if (threadIdx.x == 0) {
+        choice = chosen;
+      }
+    }
+    __syncthreads();
+    state.advance(choice);
+  }
+  // Blocked: thread t holds keys 4t ... 4t + 3; keys past n are 0, neither above nor tied.
+  const index_t first = static_cast<index_t>(threadIdx.x) * kSelectItems;
+  index_t tie[kSelectItems];
+  index_t take[kSelectItems];
+  for (int j = 0; j < kSelectItems; ++j) {
+    const Key key = first + j < n ? key_at[first + j] : Key(0);
+    tie[j] = state.tie(key) ? 1 : 0;
+    take[j] = state.above(key) ? 1 : 0;
+  }
+  index_t tie_rank[kSelectItems];
+  index_t ties = 0;
+  Scan(scan).ExclusiveSum(tie, tie_rank, ties);
+  __syncthreads();  // the scan's storage serves the next scan
+  for (int j = 0; j < kSelectItems; ++j) {
+    if (tie[j] != 0 && tie_rank[j] < state.remaining) {
+      take[j] = 1;  // the lowest-index ties fill the places left
+    }
+  }
+  index_t at[kSelectItems];
+  index_t taken = 0;
+  Scan(scan).ExclusiveSum(take, at, taken);
+  for (int j = 0; j < kSelectItems; ++j) {
+    if (take[j] != 0) {
+      out_positions[at[j]] = keys.position(first + j);
+    }
   }
   if (threadIdx.x == 0) {
-    *out_count = written;
+    *out_count = taken;
+    if (hint != nullptr) {
+      hint->record(state.prefix);
+    }
   }
 }
 
@@ -283,24 +392,43 @@ void top_k(cudaStream_t s, Scratch& scratch, index_t n, const T* v, bool by_magn
            const Mask* exclude, index_t k, const TopKWork& work, index_t* out_positions,
            index_t* out_count) {
   static_assert(sizeof(State<T>) <= kTopKStateBytes, "top-k state does not fit its buffer");
+  static_assert(sizeof(Hint<T>) <= kTopKHintBytes, "top-k hint does not fit its buffer");
   const KeyOf<T> key_of{v, exclude, by_magnitude};
-  if (n <= kOneBlockSelection) {
-    top_k_one_block_kernel<T>
-        <<<1, kernels::radix::kBins, 0, s>>>(n, key_of, k, out_positions, out_count);
+  if (n <= kernels::radix::kCandidateCapacity) {
+    select_in_block_kernel<T><<<1, kSelectThreads, 0, s>>>(DenseKeys<T>{key_of, n}, k, nullptr,
+                                                           out_positions, out_count);
     CORESET_CUDA_CHECK_LAUNCH();
     return;
+  }
+  // Threshold reuse (radix_select_logic.hpp): the candidates at or above the hint's bound,
+  // ascending, into `ties` (n places, free until the full passes' ties), and the selection among
+  // them when they hold it. The full passes below then return at once; they stay in the stream
+  // (and in a recorded CUDA graph) for the selections whose candidates do not hold it.
+  auto* hint =
+      k <= kernels::radix::kCandidateCapacity ? reinterpret_cast<Hint<T>*>(work.hint) : nullptr;
+  std::size_t bytes = 0;
+  if (hint != nullptr) {
+    const IsCandidate<T> is_candidate{key_of, hint};
+    index_t* candidate_count = work.counts + 2;
+    CORESET_CUDA_TRY(cub::DeviceSelect::If(nullptr, bytes, Counting(0), work.ties, candidate_count,
+                                           n, is_candidate, s));
+    CORESET_CUDA_TRY(cub::DeviceSelect::If(scratch.get(bytes), bytes, Counting(0), work.ties,
+                                           candidate_count, n, is_candidate, s));
+    select_in_block_kernel<T><<<1, kSelectThreads, 0, s>>>(
+        ListedKeys<T>{key_of, work.ties, candidate_count}, k, hint, out_positions, out_count);
+    CORESET_CUDA_CHECK_LAUNCH();
   }
   auto* state = reinterpret_cast<State<T>*>(work.state);
   const unsigned int blocks = blocks_for(n, 4096);
   for (int pass = 0; pass < kernels::radix::pass_count<kernels::radix::key_t<T>>(); ++pass) {
     histogram_pass_kernel<T><<<blocks, kBlock, 0, s>>>(n, key_of, state, pass == 0, k,
-                                                       work.histogram, work.blocks_done);
+                                                       work.histogram, work.blocks_done, hint);
     CORESET_CUDA_CHECK_LAUNCH();
   }
   // Fewer than k keys beat the k-th largest, so `above` needs k places; ties may be all n.
-  const IsAbove<T> is_above{key_of, state};
-  const IsTie<T> is_tie{key_of, state};
-  std::size_t bytes = 0;
+  const IsAbove<T> is_above{key_of, state, hint};
+  const IsTie<T> is_tie{key_of, state, hint};
+  bytes = 0;
   CORESET_CUDA_TRY(
       cub::DeviceSelect::If(nullptr, bytes, Counting(0), work.above, work.counts, n, is_above, s));
   CORESET_CUDA_TRY(cub::DeviceSelect::If(scratch.get(bytes), bytes, Counting(0), work.above,
@@ -312,7 +440,7 @@ void top_k(cudaStream_t s, Scratch& scratch, index_t n, const T* v, bool by_magn
                                          work.counts + 1, n, is_tie, s));
   const index_t bound = std::min(k, n);
   take_selection_kernel<T><<<blocks_for(bound), kBlock, 0, s>>>(
-      bound, work.above, work.ties, work.counts, state, out_positions, out_count);
+      bound, work.above, work.ties, work.counts, state, hint, out_positions, out_count);
   CORESET_CUDA_CHECK_LAUNCH();
 }
 

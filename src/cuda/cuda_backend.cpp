@@ -17,6 +17,7 @@
 #include "cuda/nvtx.hpp"
 #include "kernels/check.hpp"
 #include "kernels/launch.hpp"
+#include "kernels/radix_select_logic.hpp"
 #include "kernels/sparse_list_logic.hpp"
 #include "kernels/tiled_columns_logic.hpp"
 #include "kernels/transfer.hpp"
@@ -128,7 +129,18 @@ void CudaBackend<T>::allocate_working_state() {
   blocks_done_.resize_discard(1);
   zero(res_.stream(), blocks_done_.data(), 1);
   select_state_.resize_discard(kernels::kTopKStateBytes);
-  list_count_.resize_discard(2);
+  // Every hint starts with no guess (its first selection makes the full passes).
+  using Hint = kernels::radix::ThresholdHint<kernels::radix::key_t<T>>;
+  static_assert(sizeof(Hint) <= kernels::kTopKHintBytes, "top-k hint does not fit its buffer");
+  std::vector<unsigned char> fresh_hints(kHintSlots * kernels::kTopKHintBytes, 0);
+  for (int slot = 0; slot < kHintSlots; ++slot) {
+    const Hint fresh;
+    std::memcpy(fresh_hints.data() + slot * kernels::kTopKHintBytes, &fresh, sizeof(Hint));
+  }
+  select_hints_.resize_discard(static_cast<index_t>(fresh_hints.size()));
+  copy_to_device(res_.stream(), select_hints_.data(), fresh_hints.data(),
+                 static_cast<index_t>(fresh_hints.size()));
+  list_count_.resize_discard(3);
   unit_.resize_discard(2);
   set_count(unit_.data() + 1, 1);
   excluded_.resize_discard(cols_);
@@ -260,8 +272,9 @@ void CudaBackend<T>::select_top_k(const DatapointVector& v, index_t k, solvers::
     zero(res_.stream(), out.count.data(), 1);
   } else {
     // The positions of a dense vector are its indices.
-    top_k(cols_, v.data(), rule == solvers::SelectionRule::largest_magnitude,
-          excluded != nullptr ? excluded_.data() : nullptr, take, out.index.data(),
+    const bool by_magnitude = rule == solvers::SelectionRule::largest_magnitude;
+    top_k(cols_, v.data(), by_magnitude, excluded != nullptr ? excluded_.data() : nullptr, take,
+          by_magnitude ? HintSlot::by_magnitude : HintSlot::positive, out.index.data(),
           out.count.data());
     kernels::gather_list(res_.stream(), out.index.data(), out.count.data(), take, v.data(),
                          out.value.data());
@@ -380,7 +393,8 @@ void CudaBackend<T>::projected_step(const SparseDatapointVector& z,
   }
   // Positions into the candidates: ranking positions breaks ties by index too.
   positions_.reserve_discard(take);
-  top_k(slots, merged_value_.data(), false, nullptr, take, positions_.data(), x.count.data());
+  top_k(slots, merged_value_.data(), false, nullptr, take, HintSlot::projection, positions_.data(),
+        x.count.data());
   kernels::gather_entries(res_.stream(), positions_.data(), x.count.data(), take,
                           merged_index_.data(), merged_value_.data(), x.index.data(),
                           x.value.data());
@@ -841,13 +855,33 @@ void CudaBackend<T>::compact_slots(index_t slots, SparseDatapointVector& out) co
 
 template <class T>
 void CudaBackend<T>::top_k(index_t n, const T* v, bool by_magnitude, const kernels::Mask* exclude,
-                           index_t k, index_t* positions, index_t* count) const {
+                           index_t k, HintSlot hint, index_t* positions, index_t* count) const {
   above_.reserve_discard(k);
   list_.reserve_discard(n);
+  unsigned char* hint_bytes = nullptr;
+  if (reuse_thresholds_ && hint != HintSlot::none) {
+    hint_bytes = select_hints_.data() + static_cast<int>(hint) * kernels::kTopKHintBytes;
+  }
   const kernels::TopKWork work{histogram_.data(), blocks_done_.data(), select_state_.data(),
-                               above_.data(),     list_.data(),        list_count_.data()};
+                               above_.data(),     list_.data(),        list_count_.data(),
+                               hint_bytes};
   kernels::top_k(res_.stream(), res_.scratch(), n, v, by_magnitude, exclude, k, work, positions,
                  count);
+}
+
+template <class T>
+typename CudaBackend<T>::SelectionCounts CudaBackend<T>::selection_counts() const {
+  using Hint = kernels::radix::ThresholdHint<kernels::radix::key_t<T>>;
+  std::vector<unsigned char> bytes(static_cast<std::size_t>(select_hints_.size()));
+  copy_to_host(res_.stream(), bytes.data(), select_hints_.data(), select_hints_.size());
+  SelectionCounts counts;
+  for (int slot = 0; slot < kHintSlots; ++slot) {
+    Hint hint;
+    std::memcpy(&hint, bytes.data() + slot * kernels::kTopKHintBytes, sizeof(Hint));
+    counts.by_candidates += hint.candidate_selections;
+    counts.full += hint.full_selections;
+  }
+  return counts;
 }
 
 template class CudaBackend<float>;

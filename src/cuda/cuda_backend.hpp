@@ -27,7 +27,10 @@
 //    of the positions above the threshold and one of the ties, merged (the lowest-index ties
 //    fill the places left). Never a sort of n. An excluded support is marked in an n-byte mask,
 //    set before the selection and cleared after it, O(k) each. The projected step selects among
-//    its at most 2k candidates, not among n.
+//    its at most 3k candidates, not among n. Each of a solver's three selections keeps its last
+//    threshold on the device, and the next one first selects within one block among the entries
+//    near or above it (one compaction pass over n) when they hold the answer: the same positions,
+//    by one pass instead of six (kernels/radix_select_logic.hpp, ThresholdHint).
 //  - Reductions accumulate in double over a launch shape fixed by the size alone, so a result
 //    is the same from run to run (it may differ from the CPU backend's in the last bits).
 //
@@ -228,7 +231,24 @@ class CudaBackend {
   void fill_unit_random(DatapointVector& v, std::uint64_t seed) const;
   Coreset to_coreset(const SparseDatapointVector& w) const;
 
+  // ---- the top-k's threshold reuse (kernels/radix_select_logic.hpp) ----
+  /// How the selections over n entries with a hint were made since the backend was made: among
+  /// the candidates of the last threshold, or by the full passes. Synchronises.
+  struct SelectionCounts {
+    long long by_candidates = 0;
+    long long full = 0;
+  };
+  SelectionCounts selection_counts() const;
+  /// Whether selections use their hints (on by default); off, every selection makes the full
+  /// passes, for benchmarks that compare the two. The selected positions are the same.
+  void reuse_thresholds(bool on) noexcept { reuse_thresholds_ = on; }
+
  private:
+  /// The selections that keep a threshold hint each: the two of select_top_k over the gradient,
+  /// and the projected step's among its candidates.
+  enum class HintSlot { none = -1, by_magnitude = 0, positive = 1, projection = 2 };
+  static constexpr int kHintSlots = 3;
+
   template <class Rule>
   solvers::ArgMax argmax_of(const Rule& rule, const T* const* vectors, int count) const;
   void read_many(const Scalar* list, std::size_t count, double* out) const;
@@ -262,7 +282,7 @@ class CudaBackend {
   /// The top-k positions of v[0..n) (exclude: an n-byte mask, or null), ascending, and their
   /// number, both in device memory.
   void top_k(index_t n, const T* v, bool by_magnitude, const kernels::Mask* exclude, index_t k,
-             index_t* positions, index_t* count) const;
+             HintSlot hint, index_t* positions, index_t* count) const;
   /// `index` into list_ and its length into list_count_, for the list kernels.
   void upload_list(const std::vector<index_t>& index) const;
   /// dense[list_[p]] for the m listed entries (upload_list first), on the host.
@@ -284,6 +304,8 @@ class CudaBackend {
   mutable kernels::DeviceBuffer<unsigned long long> histogram_;
   mutable kernels::DeviceBuffer<unsigned int> blocks_done_;  // the top-k's finished blocks
   mutable kernels::DeviceBuffer<unsigned char> select_state_;
+  mutable kernels::DeviceBuffer<unsigned char> select_hints_;  // kHintSlots hints
+  bool reuse_thresholds_ = true;
   mutable kernels::DeviceBuffer<kernels::Mask> excluded_;  // n bytes, all zero between calls
   mutable kernels::DeviceBuffer<index_t> unit_;            // convex_step's vertex: index, count 1
   // The slots of a merge or map before their compaction.

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "coreset/error.hpp"
@@ -171,6 +172,82 @@ TYPED_TEST(GpuPrimitives, TopKMatchesTheCpuAndNthElementOnAwkwardInputs) {
       }
     }
   }
+}
+
+// Threshold reuse (kernels/radix_select_logic.hpp, ThresholdHint): one vector drifting a little
+// and selected again after every drift, as a solver's gradient is, with and without an excluded
+// support, and one jump in scale. Every selection must be the oracle's; after the first of each
+// rule and each jump, the selections must be made among the candidates, except for a few that
+// widen the bound; with reuse off, the same positions.
+TYPED_TEST(GpuPrimitives, TopKReusesItsThresholdOnADriftingVectorAndStaysExact) {
+  using T = TypeParam;
+  Resources resources;
+  const index_t n = 200003;
+  const Matrix<T> phi(1, n);  // only the size matters here
+  CudaBackend<T> gpu(resources, phi.view());
+  std::vector<T> v = test::gaussian_values<T>(n, 9);
+  std::mt19937_64 generator(4);
+  std::normal_distribution<double> noise(0.0, 1.0);
+  const solvers::SparseVector<T> exclude = random_sparse<T>(n, 2999, 21, true);
+  std::vector<bool> excluded(static_cast<std::size_t>(n), false);
+  for (const index_t i : exclude.index) {
+    excluded[static_cast<std::size_t>(i)] = true;
+  }
+  typename CudaBackend<T>::SparseDatapointVector exclude_gpu;
+  to_gpu(gpu, exclude, exclude_gpu);
+  const typename CudaBackend<T>::SparseDatapointVector none;
+  const int steps = 16;
+  for (const index_t k : {index_t{1}, index_t{100}, index_t{1000}, index_t{3000}}) {
+    const auto before = gpu.selection_counts();
+    for (int step = 0; step < steps; ++step) {
+      for (T& x : v) {
+        x = static_cast<T>(static_cast<double>(x) * 0.999 + 0.01 * noise(generator));
+      }
+      if (step == steps / 2) {
+        for (T& x : v) {
+          x = static_cast<T>(static_cast<double>(x) * 16.0);
+        }
+      }
+      typename CudaBackend<T>::DatapointVector v_gpu;
+      gpu.upload(v, v_gpu);
+      for (const auto rule : {SelectionRule::largest_positive, SelectionRule::largest_magnitude}) {
+        const bool excluding = step % 2 == 1;
+        typename CudaBackend<T>::SparseDatapointVector out;
+        gpu.select_top_k(v_gpu, k, rule, excluding ? exclude_gpu : none, out);
+        const auto got = to_cpu(gpu, out);
+        const std::string what = "k " + std::to_string(k) + " step " + std::to_string(step) +
+                                 " rule " + std::to_string(static_cast<int>(rule));
+        ASSERT_EQ(got.index,
+                  test::nth_element_top_k(v, k, rule, excluding ? excluded : std::vector<bool>{}))
+            << what;
+        for (std::size_t p = 0; p < got.index.size(); ++p) {
+          ASSERT_EQ(got.value[p], v[static_cast<std::size_t>(got.index[p])]) << what;
+        }
+      }
+    }
+    const auto after = gpu.selection_counts();
+    const long long by_candidates = after.by_candidates - before.by_candidates;
+    const long long full = after.full - before.full;
+    EXPECT_EQ(by_candidates + full, 2 * steps) << "k " << k;
+    if (k <= 1000) {
+      // Per rule: the first selection of this k after another k's hint, the jump, and a few
+      // widenings. The top 1000 of 200003 Gaussians are 0.5%: the keys up to 1/8 of an octave
+      // below t are about 1%, well under 4096. (At k = 3000 they are near 4096: exactness only.)
+      EXPECT_LE(full, 2 * 6) << "k " << k << ": " << by_candidates << " among candidates";
+    }
+  }
+  // Reuse off: the full passes every time, and the same positions.
+  gpu.reuse_thresholds(false);
+  const auto before = gpu.selection_counts();
+  typename CudaBackend<T>::DatapointVector v_gpu;
+  gpu.upload(v, v_gpu);
+  typename CudaBackend<T>::SparseDatapointVector out;
+  gpu.select_top_k(v_gpu, 1000, SelectionRule::largest_magnitude, none, out);
+  EXPECT_EQ(to_cpu(gpu, out).index,
+            test::nth_element_top_k(v, 1000, SelectionRule::largest_magnitude));
+  const auto after = gpu.selection_counts();
+  EXPECT_EQ(after.by_candidates, before.by_candidates);
+  EXPECT_EQ(after.full, before.full);
 }
 
 TYPED_TEST(GpuPrimitives, SparseProductsMatchTheCpu) {

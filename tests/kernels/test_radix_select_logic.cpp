@@ -5,10 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <iterator>
 #include <limits>
+#include <random>
 #include <vector>
 
 #include "helpers/top_k_oracle.hpp"
@@ -18,19 +21,30 @@ namespace {
 
 using solvers::SelectionRule;
 
-// The device algorithm step by step on the host: the histograms of every pass, then the keys
-// above t and the lowest-index ties.
 template <class T>
-std::vector<index_t> radix_top_k(const std::vector<T>& v, index_t k, SelectionRule rule,
-                                 const std::vector<bool>& excluded = {}) {
-  using Key = key_t<T>;
+std::vector<key_t<T>> keys_of(const std::vector<T>& v, SelectionRule rule,
+                              const std::vector<bool>& excluded = {}) {
   const bool magnitude = rule == SelectionRule::largest_magnitude;
-  std::vector<Key> keys(v.size());
+  std::vector<key_t<T>> keys(v.size());
   for (std::size_t i = 0; i < v.size(); ++i) {
     const bool out = !excluded.empty() && excluded[i];
-    keys[i] = out ? Key(0) : selection_key(v[i], magnitude);
+    keys[i] = out ? key_t<T>(0) : selection_key(v[i], magnitude);
   }
-  std::vector<index_t> selected;
+  return keys;
+}
+
+// A selection's positions (ascending) and its threshold t.
+template <class Key>
+struct Selected {
+  std::vector<index_t> positions;
+  Key threshold = 0;
+};
+
+// The device algorithm step by step on the host: the histograms of every pass, then the keys
+// above t and the lowest-index ties.
+template <class Key>
+Selected<Key> radix_select(const std::vector<Key>& keys, index_t k) {
+  Selected<Key> selected;
   if (k <= 0) {
     return selected;
   }
@@ -47,10 +61,50 @@ std::vector<index_t> radix_top_k(const std::vector<T>& v, index_t k, SelectionRu
   index_t ties = 0;
   for (std::size_t i = 0; i < keys.size(); ++i) {
     if (state.above(keys[i]) || (state.tie(keys[i]) && ties++ < state.remaining)) {
-      selected.push_back(static_cast<index_t>(i));
+      selected.positions.push_back(static_cast<index_t>(i));
     }
   }
+  selected.threshold = state.prefix;
   return selected;
+}
+
+template <class T>
+std::vector<index_t> radix_top_k(const std::vector<T>& v, index_t k, SelectionRule rule,
+                                 const std::vector<bool>& excluded = {}) {
+  return radix_select(keys_of(v, rule, excluded), k).positions;
+}
+
+// A selection with a hint as kernels/select.cu makes it: the candidates (keys >= the bound, in
+// index order), the verdict and the hint's adaptation, then the selection among the candidates
+// or the full one, and t recorded. `by_candidates` says which.
+template <class Key>
+std::vector<index_t> hinted_select(const std::vector<Key>& keys, index_t k,
+                                   ThresholdHint<Key>& hint, bool& by_candidates) {
+  std::vector<index_t> candidates;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (keys[i] >= hint.bound) {
+      candidates.push_back(static_cast<index_t>(i));
+    }
+  }
+  const auto count = static_cast<index_t>(candidates.size());
+  by_candidates = ThresholdHint<Key>::fits(count, k);
+  hint.adapt(count, k);
+  if (!by_candidates) {
+    const Selected<Key> full = radix_select(keys, k);
+    hint.record(full.threshold);
+    return full.positions;
+  }
+  std::vector<Key> candidate_keys;
+  for (const index_t i : candidates) {
+    candidate_keys.push_back(keys[static_cast<std::size_t>(i)]);
+  }
+  const Selected<Key> among = radix_select(candidate_keys, k);
+  hint.record(among.threshold);
+  std::vector<index_t> positions;
+  for (const index_t j : among.positions) {
+    positions.push_back(candidates[static_cast<std::size_t>(j)]);
+  }
+  return positions;
 }
 
 template <class T>
@@ -122,6 +176,52 @@ TEST(RadixDigit, PicksTheBucketOfTheKthLargestAndTheCountLeftInIt) {
   EXPECT_EQ(c.remaining, 5);
 }
 
+// The warp's digit choice (select.cu, choose_digit_by_warp) replayed lane by lane: the chunks'
+// sums, their exclusive scan from the top, then every lane's answer. Exactly one lane answers, and
+// with choose_digit's choice, on histograms that cross inside a chunk, on a chunk's edges, in bin
+// 0, and that hold too few keys.
+TEST(RadixDigit, OneLaneOfTheWarpAnswersWithChooseDigitsChoice) {
+  std::mt19937_64 generator(17);
+  for (int trial = 0; trial < 400; ++trial) {
+    std::array<unsigned long long, kBins> histogram{};
+    const int filled = trial % 5 == 0 ? 1 : 1 + static_cast<int>(generator() % kBins);
+    for (int b = 0; b < filled; ++b) {
+      const int digit = trial % 7 == 0 && b == 0 ? 0 : static_cast<int>(generator() % kBins);
+      histogram[static_cast<std::size_t>(digit)] += 1 + generator() % (trial % 3 == 0 ? 3 : 1000);
+    }
+    index_t total = 0;
+    for (const auto count : histogram) {
+      total += static_cast<index_t>(count);
+    }
+    for (const index_t remaining :
+         {index_t{1}, total / 2 + 1, total, total + 1, total + 50,
+          static_cast<index_t>(1 + generator() % static_cast<std::uint64_t>(total + 1))}) {
+      if (remaining < 1) {
+        continue;
+      }
+      index_t above = 0;  // the exclusive scan of the chunks, from the highest
+      int answers = 0;
+      DigitChoice answer{-1, -1};
+      for (int lane = 0; lane < kChunks; ++lane) {
+        DigitChoice mine{-1, -1};
+        if (choose_digit_in_chunk(histogram.data(), lane, above, remaining, mine)) {
+          ++answers;
+          answer = mine;
+        }
+        for (int j = 0; j < kChunkBins; ++j) {
+          above += static_cast<index_t>(
+              histogram[static_cast<std::size_t>(kBins - 1 - lane * kChunkBins - j)]);
+        }
+      }
+      const DigitChoice expected = choose_digit(histogram.data(), remaining);
+      ASSERT_EQ(answers, 1) << "trial " << trial << " remaining " << remaining;
+      EXPECT_EQ(answer.digit, expected.digit) << "trial " << trial << " remaining " << remaining;
+      EXPECT_EQ(answer.remaining, expected.remaining)
+          << "trial " << trial << " remaining " << remaining;
+    }
+  }
+}
+
 TEST(RadixState, CountsOnlyPositiveKeysSharingTheChosenDigits) {
   auto state = SelectState<std::uint32_t>::fresh(1);
   EXPECT_EQ(state.prefix, 0u);  // nothing chosen yet: the first pass is next
@@ -190,6 +290,187 @@ TYPED_TEST(RadixLogic, AllEqualValuesTakeTheLowestIndices) {
   const std::vector<T> negative(50, T(-1));
   EXPECT_TRUE(radix_top_k(negative, 5, SelectionRule::largest_positive).empty());
   EXPECT_EQ(radix_top_k(negative, 5, SelectionRule::largest_magnitude).size(), 5u);
+}
+
+TEST(RadixHint, BoundsHangBelowTheLastThresholdBySixtyFourthsOfAnOctave) {
+  using Hint = ThresholdHint<std::uint32_t>;
+  const std::uint32_t one = bit_pattern(1.0f);
+  // 64 steps: one octave, exactly half the score; 8 steps: 1/8 of the octave's keys below 1.
+  EXPECT_EQ(Hint::bound_below(one, 64), bit_pattern(0.5f));
+  EXPECT_EQ(Hint::bound_below(one, 8), bit_pattern(0.9375f));
+  EXPECT_EQ(ThresholdHint<std::uint64_t>::bound_below(bit_pattern(1.0), 64), bit_pattern(0.5));
+  // Never below the smallest positive key: a zero key (never selectable) is never a candidate.
+  EXPECT_EQ(Hint::bound_below(3u, 64), 1u);
+  // No guess yet: no key reaches the bound (NaN keys are 0, so all ones is never a key).
+  Hint hint;
+  EXPECT_FALSE(hint.guessing());
+  EXPECT_GT(hint.bound, bit_pattern(std::numeric_limits<float>::infinity()));
+  hint.adapt(0, 10);  // no guess to judge: nothing changes
+  EXPECT_EQ(hint.relax, kInitialRelax);
+  EXPECT_EQ(hint.misses, 0);
+  hint.record(one);
+  EXPECT_TRUE(hint.guessing());
+  EXPECT_EQ(hint.bound, Hint::bound_below(one, kInitialRelax));
+  hint.adapt(5, 10);  // too few candidates: the next bound twice as far below t
+  EXPECT_EQ(hint.relax, 2 * kInitialRelax);
+  hint.record(one);
+  EXPECT_EQ(hint.bound, Hint::bound_below(one, 2 * kInitialRelax));
+  hint.adapt(kCandidateCapacity + 1, 10);  // too many: half as far
+  EXPECT_EQ(hint.relax, kInitialRelax);
+  EXPECT_EQ(hint.misses, 2);
+  hint.adapt(kCandidateCapacity / 2, 10);  // fits: kept, and the misses forgotten
+  EXPECT_EQ(hint.relax, kInitialRelax);
+  EXPECT_EQ(hint.misses, 0);
+  hint.record(0);  // fewer than k positive keys: no guess
+  EXPECT_FALSE(hint.guessing());
+}
+
+// Misses in a row rest the hint: kMissesBeforeRest misses, then 1 selection without a guess, then
+// (missing again) 2, 4, ... up to kLongestRest; one fit ends it all. Each miss still moves the
+// bound.
+TEST(RadixHint, MissesInARowRestTheHintTwiceAsLongEachTime) {
+  using Hint = ThresholdHint<std::uint32_t>;
+  const std::uint32_t t = bit_pattern(2.0f);
+  Hint hint;
+  hint.record(t);
+  std::vector<int> rests;  // the lengths of the runs without a guess
+  int without = 0;
+  for (int selection = 0; selection < 400; ++selection) {
+    if (hint.guessing()) {
+      if (without > 0) {
+        rests.push_back(without);
+        without = 0;
+      }
+      hint.adapt(kCandidateCapacity + 1, 10);  // never fits
+    } else {
+      ++without;
+      hint.adapt(0, 10);  // no guess: nothing to judge
+    }
+    hint.record(t);
+  }
+  ASSERT_GE(rests.size(), 7u);
+  EXPECT_EQ(rests[0], 1);
+  EXPECT_EQ(rests[1], 2);
+  EXPECT_EQ(rests[2], 4);
+  EXPECT_EQ(rests[6], kLongestRest);
+  EXPECT_EQ(hint.relax, 1);  // narrowed all the way
+  // A fit: the next miss run starts from a rest of 1 again.
+  while (!hint.guessing()) {
+    hint.record(t);
+  }
+  hint.adapt(100, 10);
+  EXPECT_EQ(hint.rest, 1);
+  EXPECT_EQ(hint.misses, 0);
+  EXPECT_TRUE(Hint::fits(10, 10));
+  EXPECT_TRUE(Hint::fits(kCandidateCapacity, 10));
+  EXPECT_FALSE(Hint::fits(9, 10));
+  EXPECT_FALSE(Hint::fits(kCandidateCapacity + 1, 10));
+}
+
+// The claim threshold reuse rests on: whatever the bound, when at least k keys reach it, the k
+// best among those keys (in index order) are the k best of all, ties included.
+TYPED_TEST(RadixLogic, TheCandidatesOfAnyBoundThatHoldKKeysGiveTheFullSelection) {
+  using T = TypeParam;
+  using Key = key_t<T>;
+  std::mt19937_64 generator(5);
+  for (const index_t n : {300, 5000}) {
+    for (int trial = 0; trial < 3; ++trial) {
+      const auto seed = static_cast<std::uint64_t>(n + trial);
+      const std::vector<T> v =
+          trial == 0 ? test::gaussian_values<T>(n, seed) : test::awkward_values<T>(n, seed);
+      for (const auto rule : {SelectionRule::largest_positive, SelectionRule::largest_magnitude}) {
+        const std::vector<Key> keys = keys_of(v, rule);
+        std::vector<Key> sorted = keys;
+        std::sort(sorted.begin(), sorted.end(), std::greater<>());
+        for (const index_t k : {index_t{1}, index_t{7}, n / 10, n / 2}) {
+          // Bounds at, just below and well below the k-th largest key, and random ones.
+          const Key kth = sorted[static_cast<std::size_t>(k - 1)];
+          for (const Key bound : {kth, kth > 1 ? Key(kth - 1) : Key(1), Key(kth / 2 + 1),
+                                  Key(generator() % (kth + 1) + 1)}) {
+            ThresholdHint<Key> hint;
+            hint.bound = bound;
+            hint.threshold = kth;  // any guess: adapt() only moves the next bound
+            bool by_candidates = false;
+            const std::vector<index_t> got = hinted_select(keys, k, hint, by_candidates);
+            EXPECT_EQ(got, test::nth_element_top_k(v, k, rule))
+                << "n " << n << " k " << k << " trial " << trial << " bound " << bound;
+            if (kth > 0 && !by_candidates) {
+              // Only too many candidates may send a selection to the full passes.
+              index_t reaching = 0;
+              for (const Key key : keys) {
+                reaching += key >= bound ? 1 : 0;
+              }
+              EXPECT_GT(reaching, kCandidateCapacity) << "n " << n << " k " << k;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// A solver's gradients drift a little from one iteration to the next, and now and then jump.
+// Every selection of the sequence is the full one; after its first, nearly every selection is
+// made among the candidates; a jump to larger values (too many candidates) and to smaller ones
+// (too few) costs one full selection each, after which the hint follows the new scale.
+TYPED_TEST(RadixLogic, AHintFollowsADriftingVectorAndEverySelectionIsExact) {
+  using T = TypeParam;
+  using Key = key_t<T>;
+  const index_t n = 50000;
+  std::mt19937_64 generator(11);
+  std::normal_distribution<double> noise(0.0, 1.0);
+  std::vector<T> v = test::gaussian_values<T>(n, 3);
+  for (const auto rule : {SelectionRule::largest_positive, SelectionRule::largest_magnitude}) {
+    for (const index_t k : {index_t{1}, index_t{100}, index_t{1000}}) {
+      ThresholdHint<Key> hint;
+      int by_candidates_count = 0;
+      int full_count = 0;
+      for (int step = 0; step < 40; ++step) {
+        for (T& x : v) {
+          x = static_cast<T>(static_cast<double>(x) * 0.999 + 0.01 * noise(generator));
+        }
+        if (step == 20 || step == 30) {
+          const double scale = step == 20 ? 8.0 : 0.8;  // 0.8: some candidates, too few
+          for (T& x : v) {
+            x = static_cast<T>(static_cast<double>(x) * scale);
+          }
+        }
+        bool by_candidates = false;
+        const std::vector<index_t> got = hinted_select(keys_of(v, rule), k, hint, by_candidates);
+        ASSERT_EQ(got, test::nth_element_top_k(v, k, rule))
+            << "k " << k << " step " << step << " rule " << static_cast<int>(rule);
+        (by_candidates ? by_candidates_count : full_count) += 1;
+      }
+      // The first selection (no guess) and the two jumps; a widened bound may need a few more.
+      EXPECT_GE(full_count, 3) << "k " << k;
+      EXPECT_LE(full_count, 8) << "k " << k;
+      EXPECT_EQ(by_candidates_count + full_count, 40);
+    }
+  }
+}
+
+// Ties by the thousand at t: no bound below t holds few enough keys, so every guess misses. The
+// selections stay exact, and the hint rests, so few of them pay for the candidates' pass.
+TYPED_TEST(RadixLogic, AHintRestsWhenTiesAtTheThresholdNeverFit) {
+  using T = TypeParam;
+  using Key = key_t<T>;
+  std::vector<T> v(20000, T(1));
+  for (const index_t i : {7, 900, 13001}) {
+    v[static_cast<std::size_t>(i)] = T(3);
+  }
+  ThresholdHint<Key> hint;
+  int guesses = 0;
+  const int selections = 200;
+  for (int s = 0; s < selections; ++s) {
+    guesses += hint.guessing() ? 1 : 0;
+    bool by_candidates = false;
+    const std::vector<index_t> got =
+        hinted_select(keys_of(v, SelectionRule::largest_positive), 10, hint, by_candidates);
+    ASSERT_EQ(got, test::nth_element_top_k(v, 10, SelectionRule::largest_positive)) << s;
+    EXPECT_FALSE(by_candidates) << s;
+  }
+  EXPECT_LE(guesses, 30) << "of " << selections;
+  EXPECT_GE(guesses, 3);
 }
 
 }  // namespace
