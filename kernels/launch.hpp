@@ -164,6 +164,11 @@ struct TopKWork {
   index_t* ties = nullptr;
   index_t* counts = nullptr;
   unsigned char* hint = nullptr;
+  /// A stream used only to record (Resources::body_stream): while the selection's stream is
+  /// being captured into a CUDA graph, the full passes are recorded on it as the body of a
+  /// conditional node that runs only when the candidates did not hold the selection. Null: the
+  /// full passes are always recorded, and return at once when not needed.
+  cudaStream_t body_stream = nullptr;
 };
 /// The radix top-k (kernels/radix_select_logic.hpp) of v[0..n) under the rule, skipping exclude
 /// (null: none): the selected positions, ascending, into out_positions (k entries) and their

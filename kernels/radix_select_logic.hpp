@@ -111,13 +111,14 @@ CORESET_HOST_DEVICE inline DigitChoice choose_digit(const unsigned long long* hi
 /// its chunk hold (`above`, an exclusive scan of the chunks' sums from the top). Exactly one lane
 /// answers, with choose_digit()'s result: the lane whose chunk holds the remaining-th largest, or,
 /// when the histogram holds too few keys, the lane holding bin 0 (choose_digit's fall-through).
-/// A warp scans 8 bins a lane instead of one thread walking all 256.
+/// A warp scans 8 bins a lane instead of one thread walking all 256. (remaining <= 0: lane 0
+/// answers {255, remaining}, as choose_digit does, and nothing is selected.)
 constexpr int kChunkBins = 8;
 constexpr int kChunks = kBins / kChunkBins;
 CORESET_HOST_DEVICE inline bool choose_digit_in_chunk(const unsigned long long* histogram, int lane,
                                                       index_t above, index_t remaining,
                                                       DigitChoice& choice) {
-  if (above >= remaining) {
+  if (lane > 0 && above >= remaining) {
     return false;  // an earlier chunk holds it
   }
   const int top = kBins - 1 - lane * kChunkBins;

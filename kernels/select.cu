@@ -289,12 +289,17 @@ struct ListedKeys {
   __device__ index_t position(index_t j) const { return list[j]; }
 };
 
+// With a hint and `sets_condition` (the launch is part of a CUDA graph), the verdict also goes to
+// the graph's conditional node, whose body holds the full passes: 1, run them; 0, skip them.
 template <class T, class Keys>
 __global__ void __launch_bounds__(kSelectThreads)
-    select_in_block_kernel(Keys keys, index_t k, Hint<T>* hint, index_t* out_positions,
+    select_in_block_kernel(Keys keys, index_t k, Hint<T>* hint, bool sets_condition,
+                           cudaGraphConditionalHandle condition, index_t* out_positions,
                            index_t* out_count) {
   using Key = kernels::radix::key_t<T>;
-  using Scan = cub::BlockScan<index_t, kSelectThreads>;
+  // Ranks and offsets below 4096: 32-bit, so that 4 items a thread fit in the 64 registers a
+  // thread of 1024 has.
+  using Scan = cub::BlockScan<int, kSelectThreads>;
   __shared__ Key key_at[kernels::radix::kCandidateCapacity];
   __shared__ unsigned long long histogram[kernels::radix::kBins];
   __shared__ typename Scan::TempStorage scan;
@@ -307,6 +312,9 @@ __global__ void __launch_bounds__(kSelectThreads)
       hint->adapt(n, k);
       hint->by_candidates = fits ? 1 : 0;
       ++(fits ? hint->candidate_selections : hint->full_selections);
+      if (sets_condition) {
+        cudaGraphSetConditional(condition, fits ? 0u : 1u);
+      }
     }
     if (!fits) {
       return;
@@ -337,16 +345,16 @@ __global__ void __launch_bounds__(kSelectThreads)
     state.advance(choice);
   }
   // Blocked: thread t holds keys 4t ... 4t + 3; keys past n are 0, neither above nor tied.
-  const index_t first = static_cast<index_t>(threadIdx.x) * kSelectItems;
-  index_t tie[kSelectItems];
-  index_t take[kSelectItems];
+  const int first = static_cast<int>(threadIdx.x) * kSelectItems;
+  int tie[kSelectItems];
+  int take[kSelectItems];
   for (int j = 0; j < kSelectItems; ++j) {
     const Key key = first + j < n ? key_at[first + j] : Key(0);
     tie[j] = state.tie(key) ? 1 : 0;
     take[j] = state.above(key) ? 1 : 0;
   }
-  index_t tie_rank[kSelectItems];
-  index_t ties = 0;
+  int tie_rank[kSelectItems];
+  int ties = 0;
   Scan(scan).ExclusiveSum(tie, tie_rank, ties);
   __syncthreads();  // the scan's storage serves the next scan
   for (int j = 0; j < kSelectItems; ++j) {
@@ -354,8 +362,8 @@ __global__ void __launch_bounds__(kSelectThreads)
       take[j] = 1;  // the lowest-index ties fill the places left
     }
   }
-  index_t at[kSelectItems];
-  index_t taken = 0;
+  int at[kSelectItems];
+  int taken = 0;
   Scan(scan).ExclusiveSum(take, at, taken);
   for (int j = 0; j < kSelectItems; ++j) {
     if (take[j] != 0) {
@@ -376,6 +384,87 @@ __global__ void iota_kernel(index_t n, index_t* values) {
   }
 }
 
+// The full selection on stream s: the histogram passes, the positions above the threshold and
+// the ties, merged. With a hint, each kernel first checks whether the candidates already made the
+// selection (and returns at once if so), and the threshold is recorded in the hint.
+template <class T>
+void full_selection(cudaStream_t s, Scratch& scratch, index_t n, const KeyOf<T>& key_of, index_t k,
+                    const TopKWork& work, Hint<T>* hint, index_t* out_positions,
+                    index_t* out_count) {
+  auto* state = reinterpret_cast<State<T>*>(work.state);
+  const unsigned int blocks = blocks_for(n, 4096);
+  for (int pass = 0; pass < kernels::radix::pass_count<kernels::radix::key_t<T>>(); ++pass) {
+    histogram_pass_kernel<T><<<blocks, kBlock, 0, s>>>(n, key_of, state, pass == 0, k,
+                                                       work.histogram, work.blocks_done, hint);
+    CORESET_CUDA_CHECK_LAUNCH();
+  }
+  // Fewer than k keys beat the k-th largest, so `above` needs k places; ties may be all n.
+  const IsAbove<T> is_above{key_of, state, hint};
+  const IsTie<T> is_tie{key_of, state, hint};
+  std::size_t bytes = 0;
+  CORESET_CUDA_TRY(
+      cub::DeviceSelect::If(nullptr, bytes, Counting(0), work.above, work.counts, n, is_above, s));
+  CORESET_CUDA_TRY(cub::DeviceSelect::If(scratch.get(bytes), bytes, Counting(0), work.above,
+                                         work.counts, n, is_above, s));
+  bytes = 0;
+  CORESET_CUDA_TRY(
+      cub::DeviceSelect::If(nullptr, bytes, Counting(0), work.ties, work.counts + 1, n, is_tie, s));
+  CORESET_CUDA_TRY(cub::DeviceSelect::If(scratch.get(bytes), bytes, Counting(0), work.ties,
+                                         work.counts + 1, n, is_tie, s));
+  const index_t bound = std::min(k, n);
+  take_selection_kernel<T><<<blocks_for(bound), kBlock, 0, s>>>(
+      bound, work.above, work.ties, work.counts, state, hint, out_positions, out_count);
+  CORESET_CUDA_CHECK_LAUNCH();
+}
+
+// The graph stream s is being captured into (null when it is not being captured), and the nodes
+// its next work will follow.
+struct CaptureInfo {
+  cudaGraph_t graph = nullptr;
+  const cudaGraphNode_t* dependencies = nullptr;
+  std::size_t count = 0;
+};
+
+CaptureInfo capture_info(cudaStream_t s) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  CaptureInfo info;
+  CORESET_CUDA_TRY(cudaStreamGetCaptureInfo(s, &status, nullptr, &info.graph, &info.dependencies,
+                                            nullptr, &info.count));
+  if (status != cudaStreamCaptureStatusActive) {
+    info = CaptureInfo{};
+  }
+  return info;
+}
+
+// Appends to the graph s is captured into an `if` node on `condition`, after everything captured
+// so far (later work on s follows the node), and records body(body_stream) as the node's body.
+template <class Body>
+void capture_if(cudaStream_t s, cudaStream_t body_stream, cudaGraphConditionalHandle condition,
+                const Body& body) {
+  const CaptureInfo at = capture_info(s);
+  cudaGraphNodeParams params{};
+  params.type = cudaGraphNodeTypeConditional;
+  params.conditional.handle = condition;
+  params.conditional.type = cudaGraphCondTypeIf;
+  params.conditional.size = 1;
+  cudaGraphNode_t node = nullptr;
+  CORESET_CUDA_TRY(cudaGraphAddNode(&node, at.graph, at.dependencies, nullptr, at.count, &params));
+  CORESET_CUDA_TRY(
+      cudaStreamUpdateCaptureDependencies(s, &node, nullptr, 1, cudaStreamSetCaptureDependencies));
+  CORESET_CUDA_TRY(cudaStreamBeginCaptureToGraph(body_stream, params.conditional.phGraph_out[0],
+                                                 nullptr, nullptr, 0,
+                                                 cudaStreamCaptureModeThreadLocal));
+  cudaGraph_t recorded = nullptr;
+  try {
+    body(body_stream);
+  } catch (...) {
+    cudaStreamEndCapture(body_stream, &recorded);  // the error thrown is the first one
+    cudaGetLastError();
+    throw;
+  }
+  CORESET_CUDA_TRY(cudaStreamEndCapture(body_stream, &recorded));
+}
+
 }  // namespace
 
 void compact(cudaStream_t s, Scratch& scratch, index_t n, const Mask* mask, index_t* out_index,
@@ -393,55 +482,54 @@ void top_k(cudaStream_t s, Scratch& scratch, index_t n, const T* v, bool by_magn
            index_t* out_count) {
   static_assert(sizeof(State<T>) <= kTopKStateBytes, "top-k state does not fit its buffer");
   static_assert(sizeof(Hint<T>) <= kTopKHintBytes, "top-k hint does not fit its buffer");
+  if (k <= 0) {
+    CORESET_CUDA_TRY(cudaMemsetAsync(out_count, 0, sizeof(index_t), s));
+    return;
+  }
   const KeyOf<T> key_of{v, exclude, by_magnitude};
   if (n <= kernels::radix::kCandidateCapacity) {
     select_in_block_kernel<T><<<1, kSelectThreads, 0, s>>>(DenseKeys<T>{key_of, n}, k, nullptr,
-                                                           out_positions, out_count);
+                                                           false, 0, out_positions, out_count);
     CORESET_CUDA_CHECK_LAUNCH();
+    return;
+  }
+  auto* hint =
+      k <= kernels::radix::kCandidateCapacity ? reinterpret_cast<Hint<T>*>(work.hint) : nullptr;
+  if (hint == nullptr) {
+    full_selection(s, scratch, n, key_of, k, work, hint, out_positions, out_count);
     return;
   }
   // Threshold reuse (radix_select_logic.hpp): the candidates at or above the hint's bound,
   // ascending, into `ties` (n places, free until the full passes' ties), and the selection among
-  // them when they hold it. The full passes below then return at once; they stay in the stream
-  // (and in a recorded CUDA graph) for the selections whose candidates do not hold it.
-  auto* hint =
-      k <= kernels::radix::kCandidateCapacity ? reinterpret_cast<Hint<T>*>(work.hint) : nullptr;
+  // them when they hold it.
+  const IsCandidate<T> is_candidate{key_of, hint};
+  index_t* candidate_count = work.counts + 2;
   std::size_t bytes = 0;
-  if (hint != nullptr) {
-    const IsCandidate<T> is_candidate{key_of, hint};
-    index_t* candidate_count = work.counts + 2;
-    CORESET_CUDA_TRY(cub::DeviceSelect::If(nullptr, bytes, Counting(0), work.ties, candidate_count,
-                                           n, is_candidate, s));
-    CORESET_CUDA_TRY(cub::DeviceSelect::If(scratch.get(bytes), bytes, Counting(0), work.ties,
-                                           candidate_count, n, is_candidate, s));
-    select_in_block_kernel<T><<<1, kSelectThreads, 0, s>>>(
-        ListedKeys<T>{key_of, work.ties, candidate_count}, k, hint, out_positions, out_count);
-    CORESET_CUDA_CHECK_LAUNCH();
-  }
-  auto* state = reinterpret_cast<State<T>*>(work.state);
-  const unsigned int blocks = blocks_for(n, 4096);
-  for (int pass = 0; pass < kernels::radix::pass_count<kernels::radix::key_t<T>>(); ++pass) {
-    histogram_pass_kernel<T><<<blocks, kBlock, 0, s>>>(n, key_of, state, pass == 0, k,
-                                                       work.histogram, work.blocks_done, hint);
-    CORESET_CUDA_CHECK_LAUNCH();
-  }
-  // Fewer than k keys beat the k-th largest, so `above` needs k places; ties may be all n.
-  const IsAbove<T> is_above{key_of, state, hint};
-  const IsTie<T> is_tie{key_of, state, hint};
-  bytes = 0;
-  CORESET_CUDA_TRY(
-      cub::DeviceSelect::If(nullptr, bytes, Counting(0), work.above, work.counts, n, is_above, s));
-  CORESET_CUDA_TRY(cub::DeviceSelect::If(scratch.get(bytes), bytes, Counting(0), work.above,
-                                         work.counts, n, is_above, s));
-  bytes = 0;
-  CORESET_CUDA_TRY(
-      cub::DeviceSelect::If(nullptr, bytes, Counting(0), work.ties, work.counts + 1, n, is_tie, s));
+  CORESET_CUDA_TRY(cub::DeviceSelect::If(nullptr, bytes, Counting(0), work.ties, candidate_count, n,
+                                         is_candidate, s));
   CORESET_CUDA_TRY(cub::DeviceSelect::If(scratch.get(bytes), bytes, Counting(0), work.ties,
-                                         work.counts + 1, n, is_tie, s));
-  const index_t bound = std::min(k, n);
-  take_selection_kernel<T><<<blocks_for(bound), kBlock, 0, s>>>(
-      bound, work.above, work.ties, work.counts, state, hint, out_positions, out_count);
+                                         candidate_count, n, is_candidate, s));
+  // In a CUDA graph the full passes are the body of an `if` node that the candidates' kernel
+  // sets (reset to "run" at every launch of the graph): skipped, they cost no launch at all.
+  // Outside a graph (the host loop) they are queued after it and return at once when not needed.
+  const CaptureInfo capture = work.body_stream != nullptr ? capture_info(s) : CaptureInfo{};
+  const bool conditional = capture.graph != nullptr;
+  cudaGraphConditionalHandle condition = 0;
+  if (conditional) {
+    CORESET_CUDA_TRY(
+        cudaGraphConditionalHandleCreate(&condition, capture.graph, 1, cudaGraphCondAssignDefault));
+  }
+  select_in_block_kernel<T>
+      <<<1, kSelectThreads, 0, s>>>(ListedKeys<T>{key_of, work.ties, candidate_count}, k, hint,
+                                    conditional, condition, out_positions, out_count);
   CORESET_CUDA_CHECK_LAUNCH();
+  if (conditional) {
+    capture_if(s, work.body_stream, condition, [&](cudaStream_t body) {
+      full_selection(body, scratch, n, key_of, k, work, hint, out_positions, out_count);
+    });
+  } else {
+    full_selection(s, scratch, n, key_of, k, work, hint, out_positions, out_count);
+  }
 }
 
 template <class T>

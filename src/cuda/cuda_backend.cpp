@@ -864,7 +864,7 @@ void CudaBackend<T>::top_k(index_t n, const T* v, bool by_magnitude, const kerne
   }
   const kernels::TopKWork work{histogram_.data(), blocks_done_.data(), select_state_.data(),
                                above_.data(),     list_.data(),        list_count_.data(),
-                               hint_bytes};
+                               hint_bytes,        res_.body_stream()};
   kernels::top_k(res_.stream(), res_.scratch(), n, v, by_magnitude, exclude, k, work, positions,
                  count);
 }

@@ -29,8 +29,9 @@
 //    set before the selection and cleared after it, O(k) each. The projected step selects among
 //    its at most 3k candidates, not among n. Each of a solver's three selections keeps its last
 //    threshold on the device, and the next one first selects within one block among the entries
-//    near or above it (one compaction pass over n) when they hold the answer: the same positions,
-//    by one pass instead of six (kernels/radix_select_logic.hpp, ThresholdHint).
+//    near or above it (one compaction pass over n) when they hold the answer: the same positions.
+//    In a recorded CUDA graph the full passes are then skipped (a conditional node); in the host
+//    loop they launch and return at once (kernels/radix_select_logic.hpp, ThresholdHint).
 //  - Reductions accumulate in double over a launch shape fixed by the size alone, so a result
 //    is the same from run to run (it may differ from the CPU backend's in the last bits).
 //
@@ -298,7 +299,7 @@ class CudaBackend {
   mutable kernels::DeviceBuffer<double> partials_;
   mutable kernels::DeviceBuffer<T> candidates_;
   mutable kernels::DeviceBuffer<index_t> list_;        // host lists; the top-k's ties (n)
-  mutable kernels::DeviceBuffer<index_t> list_count_;  // list_'s length; the top-k's two counts
+  mutable kernels::DeviceBuffer<index_t> list_count_;  // list_'s length; the top-k's three counts
   mutable kernels::DeviceBuffer<index_t> above_;       // the top-k's positions above its threshold
   mutable kernels::DeviceBuffer<index_t> positions_;   // the projected step's selected candidates
   mutable kernels::DeviceBuffer<unsigned long long> histogram_;

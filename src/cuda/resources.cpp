@@ -60,6 +60,7 @@ Resources::Resources(int device) : device_(device) {
   CORESET_CUDA_TRY(cudaSetDevice(device));
   CORESET_CUDA_TRY(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   try {
+    CORESET_CUDA_TRY(cudaStreamCreateWithFlags(&body_stream_, cudaStreamNonBlocking));
     CORESET_CUBLAS_TRY(cublasCreate(&cublas_));
     CORESET_CUBLAS_TRY(cublasSetStream(cublas_, stream_));
     // A workspace of our own (after cublasSetStream, which resets it): a call recorded into a
@@ -76,6 +77,9 @@ Resources::Resources(int device) : device_(device) {
     if (cublas_ != nullptr) {
       cublasDestroy(cublas_);
     }
+    if (body_stream_ != nullptr) {
+      cudaStreamDestroy(body_stream_);
+    }
     cudaStreamDestroy(stream_);
     throw;
   }
@@ -88,6 +92,7 @@ Resources::~Resources() {
     cudaFreeHost(pinned_);
   }
   cublasDestroy(cublas_);
+  cudaStreamDestroy(body_stream_);
   cudaStreamDestroy(stream_);
 }
 

@@ -37,6 +37,9 @@ class Resources {
   Resources& operator=(const Resources&) = delete;
 
   cudaStream_t stream() const noexcept { return stream_; }
+  /// A second stream that only ever records: the body of a conditional node is captured on it
+  /// while stream() is being captured (kernels::top_k). Nothing is launched on it otherwise.
+  cudaStream_t body_stream() const noexcept { return body_stream_; }
   cublasHandle_t cublas() const noexcept { return cublas_; }
 
   /// CUB's temporary storage, shared by every selection on stream().
@@ -56,6 +59,7 @@ class Resources {
  private:
   int device_ = 0;
   cudaStream_t stream_ = nullptr;
+  cudaStream_t body_stream_ = nullptr;
   cublasHandle_t cublas_ = nullptr;
   kernels::Scratch scratch_;
   kernels::DeviceBuffer<unsigned char>

@@ -193,12 +193,10 @@ TEST(RadixDigit, OneLaneOfTheWarpAnswersWithChooseDigitsChoice) {
     for (const auto count : histogram) {
       total += static_cast<index_t>(count);
     }
+    // 0: nothing to take (a selection of k = 0), where choose_digit picks 255.
     for (const index_t remaining :
-         {index_t{1}, total / 2 + 1, total, total + 1, total + 50,
+         {index_t{0}, index_t{1}, total / 2 + 1, total, total + 1, total + 50,
           static_cast<index_t>(1 + generator() % static_cast<std::uint64_t>(total + 1))}) {
-      if (remaining < 1) {
-        continue;
-      }
       index_t above = 0;  // the exclusive scan of the chunks, from the highest
       int answers = 0;
       DigitChoice answer{-1, -1};
