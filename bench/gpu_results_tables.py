@@ -17,9 +17,10 @@ def load(folder, name):
 
 def iterations_table(run):
     lines = [
-        "| n | S | k | Phi^T r vs copy | A-IHT II | A-IHT | A-IHT II host loop | graph nodes"
-        " (II / I) | top-k | top-k, full passes | A-IHT II selections among candidates |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| n | S | k | Phi^T r vs copy | A-IHT II | A-IHT | A-IHT II host loop | A-IHT II without"
+        " threshold reuse | graph nodes (II / I) | top-k | top-k, full passes | A-IHT II"
+        " selections among candidates |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for case in run["cases"]:
         if "budgets" not in case:
@@ -34,11 +35,20 @@ def iterations_table(run):
                 f"| {b['a-iht-2_ratio_to_floor']:.3f}x ({b['a-iht-2_ms_per_iteration']:.3f} ms) "
                 f"| {b['a-iht_ratio_to_floor']:.3f}x ({b['a-iht_ms_per_iteration']:.3f} ms) "
                 f"| {f'{host:.3f} ms' if host else '-'} "
+                f"| {without_reuse(b)} "
                 f"| {b['a-iht-2_graph_nodes_per_iteration']:.0f} / "
                 f"{b['a-iht_graph_nodes_per_iteration']:.0f} "
                 f"| {b['top_k_ms']:.3f} ms "
                 f"| {full_passes(b)} | {candidate_share(b)} |")
     return lines
+
+
+def without_reuse(budget):
+    """A-IHT II's iteration with the top-k's threshold reuse off (at the second budget)."""
+    ms = budget.get("a-iht-2_without_threshold_reuse_ms_per_iteration")
+    if ms is None:
+        return "-"
+    return f"{budget['a-iht-2_without_threshold_reuse_ratio_to_floor']:.3f}x ({ms:.3f} ms)"
 
 
 def full_passes(budget):

@@ -178,17 +178,19 @@ step bench_primitives 45 "$out/bench.log" "$build/bench/bench_gpu" \
 sanitizer="$(command -v compute-sanitizer || echo "$cuda_root/bin/compute-sanitizer")"
 # GpuPrimitives holds every sparse step of the compact lists against the CPU; then the device
 # arrays, the device column blocks, and Laplace.
-step memcheck 45 "$out/sanitizer.log" "$sanitizer" --tool memcheck --leak-check full \
+step memcheck 60 "$out/sanitizer.log" "$sanitizer" --tool memcheck --leak-check full \
   --error-exitcode 1 "$build/tests/test_cuda" \
   --gtest_filter='GpuPrimitives*:GpuDeviceArrays*:DeviceColumnBlock*:*Laplace*'
 # racecheck took 91 s on an H100 and 104 s on an H200 (2026-11-26), most of it the top-k test's many
-# selections.
+# selections. The threshold reuse's drifting-vector test (128 more selections over 1e5 entries a
+# precision) is left to memcheck: its kernels are the ones TopKMatches... runs, hints included.
+primitives_for_races='GpuPrimitives*:-*TopKReusesItsThreshold*'
 step racecheck 160 "$out/sanitizer.log" "$sanitizer" --tool racecheck --error-exitcode 1 \
-  "$build/tests/test_cuda" --gtest_filter='GpuPrimitives*'
+  "$build/tests/test_cuda" --gtest_filter="$primitives_for_races"
 step initcheck 30 "$out/sanitizer.log" "$sanitizer" --tool initcheck --error-exitcode 1 \
-  "$build/tests/test_cuda" --gtest_filter='GpuPrimitives*'
+  "$build/tests/test_cuda" --gtest_filter="$primitives_for_races"
 step synccheck 30 "$out/sanitizer.log" "$sanitizer" --tool synccheck --error-exitcode 1 \
-  "$build/tests/test_cuda" --gtest_filter='GpuPrimitives*'
+  "$build/tests/test_cuda" --gtest_filter="$primitives_for_races"
 # Last: the extension is compiled there (about a minute) and checks the Python boundary, which
 # changes less often than the kernels.
 step python_gpu 90 "$out/ctest_gpu.log" bash -c python_gpu
