@@ -41,6 +41,13 @@ using Hint = kernels::radix::ThresholdHint<kernels::radix::key_t<T>>;
 
 static_assert(kernels::radix::kChunks == kWarp, "a warp's lanes hold the histogram's chunks");
 
+// Whether a selection's full passes have work: no hint, or its candidates did not hold the
+// selection (read in every kernel of the full passes, which return at once otherwise).
+template <class Key>
+__device__ bool full_passes_needed(const kernels::radix::ThresholdHint<Key>* hint) {
+  return hint == nullptr || hint->by_candidates == 0;
+}
+
 // choose_digit() by the calling warp, all 32 lanes (radix::choose_digit_in_chunk): each lane sums
 // its chunk of 8 bins, a scan of the chunks from the highest gives each lane the keys above its
 // chunk, and the one lane that answers passes its choice to all. A few dozen instructions a lane
@@ -112,7 +119,7 @@ template <class T>
 __global__ void histogram_pass_kernel(index_t n, KeyOf<T> key_of, State<T>* state, bool fresh,
                                       index_t k, unsigned long long* histogram,
                                       unsigned int* blocks_done, const Hint<T>* hint) {
-  if (hint != nullptr && hint->by_candidates != 0) {
+  if (!full_passes_needed(hint)) {
     return;  // selected among the candidates: every block leaves, the count stays 0
   }
   __shared__ unsigned int local[kernels::radix::kBins];
@@ -165,24 +172,19 @@ __global__ void histogram_pass_kernel(index_t n, KeyOf<T> key_of, State<T>* stat
   }
 }
 
-// The full selection's predicates; none holds when the selection was made among the candidates.
-template <class T>
-struct IsAbove {
+// The full selection's predicates, after the passes: the keys above t (kTies false) or tied with
+// it (true); none holds when the selection was made among the candidates.
+template <class T, bool kTies>
+struct InFullSelection {
   KeyOf<T> key_of;
   const State<T>* state;
   const Hint<T>* hint;
   __device__ bool operator()(index_t i) const {
-    return (hint == nullptr || hint->by_candidates == 0) && state->above(key_of(i));
-  }
-};
-
-template <class T>
-struct IsTie {
-  KeyOf<T> key_of;
-  const State<T>* state;
-  const Hint<T>* hint;
-  __device__ bool operator()(index_t i) const {
-    return (hint == nullptr || hint->by_candidates == 0) && state->tie(key_of(i));
+    if (!full_passes_needed(hint)) {
+      return false;
+    }
+    const auto key = key_of(i);
+    return kTies ? state->tie(key) : state->above(key);
   }
 };
 
@@ -205,7 +207,7 @@ template <class T>
 __global__ void take_selection_kernel(index_t bound, const index_t* above, const index_t* ties,
                                       const index_t* counts, const State<T>* state, Hint<T>* hint,
                                       index_t* out_positions, index_t* out_count) {
-  if (hint != nullptr && hint->by_candidates != 0) {
+  if (!full_passes_needed(hint)) {
     return;
   }
   const index_t above_count = counts[0];
@@ -399,8 +401,8 @@ void full_selection(cudaStream_t s, Scratch& scratch, index_t n, const KeyOf<T>&
     CORESET_CUDA_CHECK_LAUNCH();
   }
   // Fewer than k keys beat the k-th largest, so `above` needs k places; ties may be all n.
-  const IsAbove<T> is_above{key_of, state, hint};
-  const IsTie<T> is_tie{key_of, state, hint};
+  const InFullSelection<T, false> is_above{key_of, state, hint};
+  const InFullSelection<T, true> is_tie{key_of, state, hint};
   std::size_t bytes = 0;
   CORESET_CUDA_TRY(
       cub::DeviceSelect::If(nullptr, bytes, Counting(0), work.above, work.counts, n, is_above, s));
