@@ -250,7 +250,7 @@ Json run_case(coreset::cuda::Resources& res, const Config& config, index_t n, in
       const auto selections_after = backend.selection_counts();
       const std::string name = coreset::to_string(algorithm);
       // How the selections with a threshold hint were made over these solves (the two over n
-      // and the projected step's when it has over 4096 candidates).
+      // and the projected step's when it has over 16384 candidates).
       const long long by_candidates =
           selections_after.by_candidates - selections_before.by_candidates;
       const long long full = selections_after.full - selections_before.full;

@@ -179,6 +179,9 @@ template <class T>
 void top_k(cudaStream_t s, Scratch& scratch, index_t n, const T* v, bool by_magnitude,
            const Mask* exclude, index_t k, const TopKWork& work, index_t* out_positions,
            index_t* out_count);
+/// Lets top_k's one-block selection use the shared memory it needs on the current device: call
+/// once per device before top_k (CudaBackend does, when it allocates its working state).
+void prepare_top_k();
 /// The entries with keep[p] != 0 among p < m, in order: out_index, out_value and their count.
 template <class T>
 void compact_entries(cudaStream_t s, Scratch& scratch, index_t m, const index_t* index,

@@ -188,8 +188,9 @@ struct SelectState {
 // block, are exactly the k best of all (see ThresholdHint::fits); otherwise the full passes run.
 // Either way the result is the same set; the hint only decides which work finds it.
 
-/// The most candidates one block selects among: 4 keys a thread of 1024.
-constexpr index_t kCandidateCapacity = 4096;
+/// The most candidates one block selects among: 16 keys a thread of 1024, held in shared memory
+/// (64 KiB for float, 128 KiB for double). Also the largest dense selection made by one block.
+constexpr index_t kCandidateCapacity = 16384;
 
 /// Key bits below the exponent (the fraction): a key difference of 1 << fraction_bits is one
 /// octave (a factor 2) of the score.

@@ -258,17 +258,24 @@ __global__ void compact_entries_kernel(index_t m, const index_t* index, const T*
   }
 }
 
-// A selection within one block of 1024 threads, of at most radix::kCandidateCapacity keys (4 a
-// thread): the keys read once into shared memory, the passes' histograms there, each pass's digit
+// A selection within one block of 1024 threads, of at most radix::kCandidateCapacity keys: the
+// keys read once into (dynamic) shared memory, the passes' histograms there, each pass's digit
 // chosen by a warp, then the positions above the threshold and the first `remaining` ties, in
-// ascending order, by two block-wide scans. The state machine is the multi-block path's. Serves
-// two callers (see top_k): a short dense vector (DenseKeys), and the candidates of a selection
-// with a hint (ListedKeys), where the kernel first judges whether the candidates hold the answer
-// (ThresholdHint::fits) and leaves the work to the full passes when they do not.
+// ascending order, by two block-wide scans per tile of 4096 keys (4 a thread). The state machine
+// is the multi-block path's. Serves two callers (see top_k): a short dense vector (DenseKeys),
+// and the candidates of a selection with a hint (ListedKeys), where the kernel first judges
+// whether the candidates hold the answer (ThresholdHint::fits) and leaves the work to the full
+// passes when they do not.
 constexpr int kSelectThreads = 1024;
-constexpr int kSelectItems = static_cast<int>(kernels::radix::kCandidateCapacity / kSelectThreads);
-static_assert(kSelectItems * kSelectThreads == kernels::radix::kCandidateCapacity,
-              "one tile of the block holds every key");
+constexpr int kSelectItems = 4;  // per thread and tile
+constexpr int kSelectTile = kSelectThreads * kSelectItems;
+static_assert(kernels::radix::kCandidateCapacity % kSelectTile == 0, "the capacity is whole tiles");
+
+// The dynamic shared memory of a selection of up to m keys (the keys themselves).
+template <class T>
+std::size_t select_shared_bytes(index_t m) {
+  return static_cast<std::size_t>(m) * sizeof(kernels::radix::key_t<T>);
+}
 
 // Entries 0 ... n - 1 of a dense vector, at their own positions.
 template <class T>
@@ -299,10 +306,11 @@ __global__ void __launch_bounds__(kSelectThreads)
                            cudaGraphConditionalHandle condition, index_t* out_positions,
                            index_t* out_count) {
   using Key = kernels::radix::key_t<T>;
-  // Ranks and offsets below 4096: 32-bit, so that 4 items a thread fit in the 64 registers a
-  // thread of 1024 has.
+  // Ranks and offsets below the capacity: 32-bit, so that 4 items a thread fit in the 64
+  // registers a thread of 1024 has.
   using Scan = cub::BlockScan<int, kSelectThreads>;
-  __shared__ Key key_at[kernels::radix::kCandidateCapacity];
+  extern __shared__ __align__(16) unsigned char select_shared[];
+  Key* key_at = reinterpret_cast<Key*>(select_shared);  // the launch's select_shared_bytes
   __shared__ unsigned long long histogram[kernels::radix::kBins];
   __shared__ typename Scan::TempStorage scan;
   __shared__ kernels::radix::DigitChoice choice;
@@ -346,31 +354,40 @@ __global__ void __launch_bounds__(kSelectThreads)
     __syncthreads();
     state.advance(choice);
   }
-  // Blocked: thread t holds keys 4t ... 4t + 3; keys past n are 0, neither above nor tied.
-  const int first = static_cast<int>(threadIdx.x) * kSelectItems;
-  int tie[kSelectItems];
-  int take[kSelectItems];
-  for (int j = 0; j < kSelectItems; ++j) {
-    const Key key = first + j < n ? key_at[first + j] : Key(0);
-    tie[j] = state.tie(key) ? 1 : 0;
-    take[j] = state.above(key) ? 1 : 0;
-  }
-  int tie_rank[kSelectItems];
-  int ties = 0;
-  Scan(scan).ExclusiveSum(tie, tie_rank, ties);
-  __syncthreads();  // the scan's storage serves the next scan
-  for (int j = 0; j < kSelectItems; ++j) {
-    if (tie[j] != 0 && tie_rank[j] < state.remaining) {
-      take[j] = 1;  // the lowest-index ties fill the places left
-    }
-  }
-  int at[kSelectItems];
+  // Tile by tile; blocked within a tile: thread t holds its keys 4t ... 4t + 3. Keys past n are
+  // 0, neither above nor tied. `ties_seen` and `taken` run on over the tiles, the same in every
+  // thread.
+  int ties_seen = 0;
   int taken = 0;
-  Scan(scan).ExclusiveSum(take, at, taken);
-  for (int j = 0; j < kSelectItems; ++j) {
-    if (take[j] != 0) {
-      out_positions[at[j]] = keys.position(first + j);
+  for (int tile = 0; tile < n; tile += kSelectTile) {
+    const int first = tile + static_cast<int>(threadIdx.x) * kSelectItems;
+    int tie[kSelectItems];
+    int take[kSelectItems];
+    for (int j = 0; j < kSelectItems; ++j) {
+      const Key key = first + j < n ? key_at[first + j] : Key(0);
+      tie[j] = state.tie(key) ? 1 : 0;
+      take[j] = state.above(key) ? 1 : 0;
     }
+    int tie_rank[kSelectItems];
+    int tile_ties = 0;
+    Scan(scan).ExclusiveSum(tie, tie_rank, tile_ties);
+    __syncthreads();  // the scan's storage serves the next scan
+    for (int j = 0; j < kSelectItems; ++j) {
+      if (tie[j] != 0 && ties_seen + tie_rank[j] < state.remaining) {
+        take[j] = 1;  // the lowest-index ties fill the places left
+      }
+    }
+    int at[kSelectItems];
+    int tile_taken = 0;
+    Scan(scan).ExclusiveSum(take, at, tile_taken);
+    __syncthreads();  // and the next tile's
+    for (int j = 0; j < kSelectItems; ++j) {
+      if (take[j] != 0) {
+        out_positions[taken + at[j]] = keys.position(first + j);
+      }
+    }
+    ties_seen += tile_ties;
+    taken += tile_taken;
   }
   if (threadIdx.x == 0) {
     *out_count = taken;
@@ -490,8 +507,8 @@ void top_k(cudaStream_t s, Scratch& scratch, index_t n, const T* v, bool by_magn
   }
   const KeyOf<T> key_of{v, exclude, by_magnitude};
   if (n <= kernels::radix::kCandidateCapacity) {
-    select_in_block_kernel<T><<<1, kSelectThreads, 0, s>>>(DenseKeys<T>{key_of, n}, k, nullptr,
-                                                           false, 0, out_positions, out_count);
+    select_in_block_kernel<T><<<1, kSelectThreads, select_shared_bytes<T>(n), s>>>(
+        DenseKeys<T>{key_of, n}, k, nullptr, false, 0, out_positions, out_count);
     CORESET_CUDA_CHECK_LAUNCH();
     return;
   }
@@ -522,8 +539,9 @@ void top_k(cudaStream_t s, Scratch& scratch, index_t n, const T* v, bool by_magn
         cudaGraphConditionalHandleCreate(&condition, capture.graph, 1, cudaGraphCondAssignDefault));
   }
   select_in_block_kernel<T>
-      <<<1, kSelectThreads, 0, s>>>(ListedKeys<T>{key_of, work.ties, candidate_count}, k, hint,
-                                    conditional, condition, out_positions, out_count);
+      <<<1, kSelectThreads, select_shared_bytes<T>(kernels::radix::kCandidateCapacity), s>>>(
+          ListedKeys<T>{key_of, work.ties, candidate_count}, k, hint, conditional, condition,
+          out_positions, out_count);
   CORESET_CUDA_CHECK_LAUNCH();
   if (conditional) {
     capture_if(s, work.body_stream, condition, [&](cudaStream_t body) {
@@ -564,6 +582,24 @@ void sort_pairs(cudaStream_t s, Scratch& scratch, index_t n, const std::uint64_t
                                                    values_out, n, 0, 64, s));
   CORESET_CUDA_TRY(cub::DeviceRadixSort::SortPairs(scratch.get(bytes), bytes, keys_in, keys_out,
                                                    values_in, values_out, n, 0, 64, s));
+}
+
+// The one-block selection's keys take up to 64 KiB (float) or 128 KiB (double) of shared
+// memory, over the 48 KiB a launch gets unless the kernel is allowed more.
+void prepare_top_k() {
+  const auto allow = [](const void* kernel, std::size_t bytes) {
+    CORESET_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(bytes)));
+  };
+  constexpr index_t kMost = kernels::radix::kCandidateCapacity;
+  allow(reinterpret_cast<const void*>(&select_in_block_kernel<float, DenseKeys<float>>),
+        select_shared_bytes<float>(kMost));
+  allow(reinterpret_cast<const void*>(&select_in_block_kernel<float, ListedKeys<float>>),
+        select_shared_bytes<float>(kMost));
+  allow(reinterpret_cast<const void*>(&select_in_block_kernel<double, DenseKeys<double>>),
+        select_shared_bytes<double>(kMost));
+  allow(reinterpret_cast<const void*>(&select_in_block_kernel<double, ListedKeys<double>>),
+        select_shared_bytes<double>(kMost));
 }
 
 void iota(cudaStream_t s, index_t n, index_t* values) {

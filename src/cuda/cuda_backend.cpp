@@ -129,6 +129,7 @@ void CudaBackend<T>::allocate_working_state() {
   blocks_done_.resize_discard(1);
   zero(res_.stream(), blocks_done_.data(), 1);
   select_state_.resize_discard(kernels::kTopKStateBytes);
+  kernels::prepare_top_k();
   // Every hint starts with no guess (its first selection makes the full passes).
   using Hint = kernels::radix::ThresholdHint<kernels::radix::key_t<T>>;
   static_assert(sizeof(Hint) <= kernels::kTopKHintBytes, "top-k hint does not fit its buffer");

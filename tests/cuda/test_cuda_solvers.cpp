@@ -177,11 +177,12 @@ TEST_F(GpuSolvers, BatchRefitAndDuplicatesMatchTheCpu) {
 // the per-iteration host loop's solve on the same device bit for bit: the same iterations, stop,
 // history and coreset. Cases: convergence, the cap inside a pair and at its end, a warm start,
 // duplicate columns, k = n, both precisions and a-iht and a-iht-2 under every step rule; and over
-// 4096 columns, where the selections over n keep threshold hints and the graph holds their full
-// passes in conditional nodes (kernels/select.cu), which a host loop cannot use.
+// the one-block selection's 16384 keys, where the selections over n keep threshold hints and the
+// graph holds their full passes in conditional nodes (kernels/select.cu), which a host loop
+// cannot use.
 TEST_F(GpuSolvers, TheRecordedLoopGivesTheHostLoopsSolve) {
   const Matrix<double> shared = test::shared_direction_matrix<double>(64, 3000, 5, 0.5);
-  const Matrix<double> wide = test::shared_direction_matrix<double>(24, 9001, 7, 0.5);
+  const Matrix<double> wide = test::shared_direction_matrix<double>(16, 40001, 7, 0.5);
   const Matrix<double> copies = test::matrix_with_copies();
   struct Case {
     const char* name;
@@ -197,8 +198,8 @@ TEST_F(GpuSolvers, TheRecordedLoopGivesTheHostLoopsSolve) {
                         {"warm start", &shared, 40, 300, 1e-6, true},
                         {"duplicate columns", &copies, 12, 300, 1e-7, false},
                         {"k = n", &copies, copies.cols(), 300, 1e-7, false},
-                        {"over 4096 columns", &wide, 60, 300, 1e-6, false},
-                        {"over 4096 columns, k over 4096", &wide, 4500, 40, 0.0, false}};
+                        {"over 16384 columns", &wide, 60, 300, 1e-6, false},
+                        {"over 16384 columns, k over 16384", &wide, 17000, 40, 0.0, false}};
   for (const Case& c : cases) {
     const Matrix<float> phi32 = to_float(*c.phi);
     for (const test::SolverCase solver :

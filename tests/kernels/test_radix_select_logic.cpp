@@ -428,7 +428,7 @@ TYPED_TEST(RadixLogic, AHintFollowsADriftingVectorAndEverySelectionIsExact) {
           x = static_cast<T>(static_cast<double>(x) * 0.999 + 0.01 * noise(generator));
         }
         if (step == 20 || step == 30) {
-          const double scale = step == 20 ? 8.0 : 0.8;  // 0.8: some candidates, too few
+          const double scale = step == 20 ? 64.0 : 0.8;  // 0.8: some candidates, too few
           for (T& x : v) {
             x = static_cast<T>(static_cast<double>(x) * scale);
           }
@@ -452,7 +452,7 @@ TYPED_TEST(RadixLogic, AHintFollowsADriftingVectorAndEverySelectionIsExact) {
 TYPED_TEST(RadixLogic, AHintRestsWhenTiesAtTheThresholdNeverFit) {
   using T = TypeParam;
   using Key = key_t<T>;
-  std::vector<T> v(20000, T(1));
+  std::vector<T> v(static_cast<std::size_t>(3 * kCandidateCapacity), T(1));
   for (const index_t i : {7, 900, 13001}) {
     v[static_cast<std::size_t>(i)] = T(3);
   }
