@@ -169,6 +169,9 @@ struct TopKWork {
   /// conditional node that runs only when the candidates did not hold the selection. Null: the
   /// full passes are always recorded, and return at once when not needed.
   cudaStream_t body_stream = nullptr;
+  /// The keys one block selects among (prepare_top_k). Hints are used for k up to 3/4 of it:
+  /// nearer, the candidates near t rarely number between k and the capacity.
+  index_t capacity = 4096;
 };
 /// The radix top-k (kernels/radix_select_logic.hpp) of v[0..n) under the rule, skipping exclude
 /// (null: none): the selected positions, ascending, into out_positions (k entries) and their
@@ -179,9 +182,12 @@ template <class T>
 void top_k(cudaStream_t s, Scratch& scratch, index_t n, const T* v, bool by_magnitude,
            const Mask* exclude, index_t k, const TopKWork& work, index_t* out_positions,
            index_t* out_count);
-/// Lets top_k's one-block selection use the shared memory it needs on the current device: call
-/// once per device before top_k (CudaBackend does, when it allocates its working state).
-void prepare_top_k();
+/// Lets top_k's one-block selection of T use the shared memory the current device gives a block,
+/// and returns how many keys it may hold (radix::kCandidateCapacity at most, whole tiles of 4096,
+/// at least one): call once per device and precision before top_k, and pass the result as
+/// TopKWork::capacity and in the hints' `capacity` (CudaBackend does both).
+template <class T>
+index_t prepare_top_k();
 /// The entries with keep[p] != 0 among p < m, in order: out_index, out_value and their count.
 template <class T>
 void compact_entries(cudaStream_t s, Scratch& scratch, index_t m, const index_t* index,

@@ -189,7 +189,9 @@ struct SelectState {
 // Either way the result is the same set; the hint only decides which work finds it.
 
 /// The most candidates one block selects among: 16 keys a thread of 1024, held in shared memory
-/// (64 KiB for float, 128 KiB for double). Also the largest dense selection made by one block.
+/// (64 KiB for float, 128 KiB for double). Also the largest dense selection made by one block. A
+/// device that gives a block less shared memory gets a smaller capacity, in whole tiles of 4096
+/// keys (kernels::prepare_top_k), which its hints carry.
 constexpr index_t kCandidateCapacity = 16384;
 
 /// Key bits below the exponent (the fraction): a key difference of 1 << fraction_bits is one
@@ -221,9 +223,10 @@ struct ThresholdHint {
   int misses = 0;             ///< guesses in a row whose candidates did not fit
   int resting = 0;            ///< selections still to make without a guess
   int rest = 1;               ///< the next rest's length
-  int by_candidates = 0;      ///< 1: the last selection was made among its candidates
-  long long candidate_selections = 0;  ///< selections made among the candidates
-  long long full_selections = 0;       ///< selections made by the full passes
+  index_t capacity = kCandidateCapacity;  ///< the most candidates the device's block holds
+  int by_candidates = 0;                  ///< 1: the last selection was made among its candidates
+  long long candidate_selections = 0;     ///< selections made among the candidates
+  long long full_selections = 0;          ///< selections made by the full passes
 
   /// Whether this selection has a guess: a bound some keys may reach.
   CORESET_HOST_DEVICE bool guessing() const { return bound != ~Key(0); }
@@ -231,8 +234,8 @@ struct ThresholdHint {
   /// Whether `candidates` keys >= bound let the k best be found among them: at least k of them
   /// (then the k-th largest key of all is >= bound, so every key > t and every tie with t is a
   /// candidate, in index order) and few enough for one block.
-  CORESET_HOST_DEVICE static bool fits(index_t candidates, index_t k) {
-    return candidates >= k && candidates <= kCandidateCapacity;
+  CORESET_HOST_DEVICE bool fits(index_t candidates, index_t k) const {
+    return candidates >= k && candidates <= capacity;
   }
 
   /// After counting a guess's candidates: too few widen the next bound, too many narrow it, and

@@ -316,8 +316,9 @@ __global__ void __launch_bounds__(kSelectThreads)
   __shared__ kernels::radix::DigitChoice choice;
   const index_t n = keys.count();
   if (hint != nullptr) {
-    // The same verdict in every thread; only thread 0 writes the hint, which no thread reads.
-    const bool fits = Hint<T>::fits(n, k);
+    // The same verdict in every thread; only thread 0 writes the hint, never its capacity, the
+    // one field the others read.
+    const bool fits = hint->fits(n, k);
     if (threadIdx.x == 0) {
       hint->adapt(n, k);
       hint->by_candidates = fits ? 1 : 0;
@@ -444,6 +445,14 @@ struct CaptureInfo {
   std::size_t count = 0;
 };
 
+// The graph stream s is being captured into, or null.
+cudaGraph_t captured_graph(cudaStream_t s) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  cudaGraph_t graph = nullptr;
+  CORESET_CUDA_TRY(cudaStreamGetCaptureInfo(s, &status, nullptr, &graph));
+  return status == cudaStreamCaptureStatusActive ? graph : nullptr;
+}
+
 CaptureInfo capture_info(cudaStream_t s) {
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
   CaptureInfo info;
@@ -506,14 +515,13 @@ void top_k(cudaStream_t s, Scratch& scratch, index_t n, const T* v, bool by_magn
     return;
   }
   const KeyOf<T> key_of{v, exclude, by_magnitude};
-  if (n <= kernels::radix::kCandidateCapacity) {
+  if (n <= work.capacity) {
     select_in_block_kernel<T><<<1, kSelectThreads, select_shared_bytes<T>(n), s>>>(
         DenseKeys<T>{key_of, n}, k, nullptr, false, 0, out_positions, out_count);
     CORESET_CUDA_CHECK_LAUNCH();
     return;
   }
-  auto* hint =
-      k <= kernels::radix::kCandidateCapacity ? reinterpret_cast<Hint<T>*>(work.hint) : nullptr;
+  auto* hint = k <= work.capacity / 4 * 3 ? reinterpret_cast<Hint<T>*>(work.hint) : nullptr;
   if (hint == nullptr) {
     full_selection(s, scratch, n, key_of, k, work, hint, out_positions, out_count);
     return;
@@ -531,17 +539,16 @@ void top_k(cudaStream_t s, Scratch& scratch, index_t n, const T* v, bool by_magn
   // In a CUDA graph the full passes are the body of an `if` node that the candidates' kernel
   // sets (reset to "run" at every launch of the graph): skipped, they cost no launch at all.
   // Outside a graph (the host loop) they are queued after it and return at once when not needed.
-  const CaptureInfo capture = work.body_stream != nullptr ? capture_info(s) : CaptureInfo{};
-  const bool conditional = capture.graph != nullptr;
+  cudaGraph_t graph = work.body_stream != nullptr ? captured_graph(s) : nullptr;
+  const bool conditional = graph != nullptr;
   cudaGraphConditionalHandle condition = 0;
   if (conditional) {
     CORESET_CUDA_TRY(
-        cudaGraphConditionalHandleCreate(&condition, capture.graph, 1, cudaGraphCondAssignDefault));
+        cudaGraphConditionalHandleCreate(&condition, graph, 1, cudaGraphCondAssignDefault));
   }
-  select_in_block_kernel<T>
-      <<<1, kSelectThreads, select_shared_bytes<T>(kernels::radix::kCandidateCapacity), s>>>(
-          ListedKeys<T>{key_of, work.ties, candidate_count}, k, hint, conditional, condition,
-          out_positions, out_count);
+  select_in_block_kernel<T><<<1, kSelectThreads, select_shared_bytes<T>(work.capacity), s>>>(
+      ListedKeys<T>{key_of, work.ties, candidate_count}, k, hint, conditional, condition,
+      out_positions, out_count);
   CORESET_CUDA_CHECK_LAUNCH();
   if (conditional) {
     capture_if(s, work.body_stream, condition, [&](cudaStream_t body) {
@@ -584,22 +591,34 @@ void sort_pairs(cudaStream_t s, Scratch& scratch, index_t n, const std::uint64_t
                                                    values_in, values_out, n, 0, 64, s));
 }
 
-// The one-block selection's keys take up to 64 KiB (float) or 128 KiB (double) of shared
-// memory, over the 48 KiB a launch gets unless the kernel is allowed more.
-void prepare_top_k() {
-  const auto allow = [](const void* kernel, std::size_t bytes) {
+// The one-block selection's keys take up to 64 KiB (float) or 128 KiB (double) of shared memory,
+// over the 48 KiB a launch gets unless the kernel is allowed more, and over what some devices
+// give a block at all (99 KiB on sm_86/89/120, 64 KiB on sm_75): as many whole tiles as fit.
+template <class T>
+index_t prepare_top_k() {
+  const void* kernels[] = {
+      reinterpret_cast<const void*>(&select_in_block_kernel<T, DenseKeys<T>>),
+      reinterpret_cast<const void*>(&select_in_block_kernel<T, ListedKeys<T>>)};
+  int device = 0;
+  CORESET_CUDA_TRY(cudaGetDevice(&device));
+  int per_block = 0;
+  CORESET_CUDA_TRY(
+      cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  std::size_t fixed = 0;  // the kernels' static shared memory
+  for (const void* kernel : kernels) {
+    cudaFuncAttributes attributes{};
+    CORESET_CUDA_TRY(cudaFuncGetAttributes(&attributes, kernel));
+    fixed = std::max(fixed, attributes.sharedSizeBytes);
+  }
+  const std::size_t room = static_cast<std::size_t>(per_block) - fixed;
+  const auto tiles = static_cast<index_t>(room / select_shared_bytes<T>(kSelectTile));
+  const index_t capacity =
+      std::clamp<index_t>(tiles * kSelectTile, kSelectTile, kernels::radix::kCandidateCapacity);
+  for (const void* kernel : kernels) {
     CORESET_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          static_cast<int>(bytes)));
-  };
-  constexpr index_t kMost = kernels::radix::kCandidateCapacity;
-  allow(reinterpret_cast<const void*>(&select_in_block_kernel<float, DenseKeys<float>>),
-        select_shared_bytes<float>(kMost));
-  allow(reinterpret_cast<const void*>(&select_in_block_kernel<float, ListedKeys<float>>),
-        select_shared_bytes<float>(kMost));
-  allow(reinterpret_cast<const void*>(&select_in_block_kernel<double, DenseKeys<double>>),
-        select_shared_bytes<double>(kMost));
-  allow(reinterpret_cast<const void*>(&select_in_block_kernel<double, ListedKeys<double>>),
-        select_shared_bytes<double>(kMost));
+                                          static_cast<int>(select_shared_bytes<T>(capacity))));
+  }
+  return capacity;
 }
 
 void iota(cudaStream_t s, index_t n, index_t* values) {
@@ -608,6 +627,7 @@ void iota(cudaStream_t s, index_t n, index_t* values) {
 }
 
 #define CORESET_INSTANTIATE(T)                                                                  \
+  template index_t prepare_top_k<T>();                                                          \
   template void top_k<T>(cudaStream_t, Scratch&, index_t, const T*, bool, const Mask*, index_t, \
                          const TopKWork&, index_t*, index_t*);                                  \
   template void compact_entries<T>(cudaStream_t, Scratch&, index_t, const index_t*, const T*,   \

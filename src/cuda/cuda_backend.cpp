@@ -129,13 +129,14 @@ void CudaBackend<T>::allocate_working_state() {
   blocks_done_.resize_discard(1);
   zero(res_.stream(), blocks_done_.data(), 1);
   select_state_.resize_discard(kernels::kTopKStateBytes);
-  kernels::prepare_top_k();
+  select_capacity_ = kernels::prepare_top_k<T>();
   // Every hint starts with no guess (its first selection makes the full passes).
   using Hint = kernels::radix::ThresholdHint<kernels::radix::key_t<T>>;
   static_assert(sizeof(Hint) <= kernels::kTopKHintBytes, "top-k hint does not fit its buffer");
   std::vector<unsigned char> fresh_hints(kHintSlots * kernels::kTopKHintBytes, 0);
   for (int slot = 0; slot < kHintSlots; ++slot) {
-    const Hint fresh;
+    Hint fresh;
+    fresh.capacity = select_capacity_;
     std::memcpy(fresh_hints.data() + slot * kernels::kTopKHintBytes, &fresh, sizeof(Hint));
   }
   select_hints_.resize_discard(static_cast<index_t>(fresh_hints.size()));
@@ -865,7 +866,7 @@ void CudaBackend<T>::top_k(index_t n, const T* v, bool by_magnitude, const kerne
   }
   const kernels::TopKWork work{histogram_.data(), blocks_done_.data(), select_state_.data(),
                                above_.data(),     list_.data(),        list_count_.data(),
-                               hint_bytes,        res_.body_stream()};
+                               hint_bytes,        res_.body_stream(),  select_capacity_};
   kernels::top_k(res_.stream(), res_.scratch(), n, v, by_magnitude, exclude, k, work, positions,
                  count);
 }

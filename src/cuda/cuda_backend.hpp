@@ -306,6 +306,7 @@ class CudaBackend {
   mutable kernels::DeviceBuffer<unsigned int> blocks_done_;  // the top-k's finished blocks
   mutable kernels::DeviceBuffer<unsigned char> select_state_;
   mutable kernels::DeviceBuffer<unsigned char> select_hints_;  // kHintSlots hints
+  index_t select_capacity_ = 0;  // the keys one block selects among (kernels::prepare_top_k)
   bool reuse_thresholds_ = true;
   mutable kernels::DeviceBuffer<kernels::Mask> excluded_;  // n bytes, all zero between calls
   mutable kernels::DeviceBuffer<index_t> unit_;            // convex_step's vertex: index, count 1

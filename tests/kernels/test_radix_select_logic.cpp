@@ -87,7 +87,7 @@ std::vector<index_t> hinted_select(const std::vector<Key>& keys, index_t k,
     }
   }
   const auto count = static_cast<index_t>(candidates.size());
-  by_candidates = ThresholdHint<Key>::fits(count, k);
+  by_candidates = hint.fits(count, k);
   hint.adapt(count, k);
   if (!by_candidates) {
     const Selected<Key> full = radix_select(keys, k);
@@ -359,10 +359,14 @@ TEST(RadixHint, MissesInARowRestTheHintTwiceAsLongEachTime) {
   hint.adapt(100, 10);
   EXPECT_EQ(hint.rest, 1);
   EXPECT_EQ(hint.misses, 0);
-  EXPECT_TRUE(Hint::fits(10, 10));
-  EXPECT_TRUE(Hint::fits(kCandidateCapacity, 10));
-  EXPECT_FALSE(Hint::fits(9, 10));
-  EXPECT_FALSE(Hint::fits(kCandidateCapacity + 1, 10));
+  EXPECT_TRUE(hint.fits(10, 10));
+  EXPECT_TRUE(hint.fits(kCandidateCapacity, 10));
+  EXPECT_FALSE(hint.fits(9, 10));
+  EXPECT_FALSE(hint.fits(kCandidateCapacity + 1, 10));
+  // A device with less shared memory: its hints hold its capacity.
+  hint.capacity = 4096;
+  EXPECT_TRUE(hint.fits(4096, 10));
+  EXPECT_FALSE(hint.fits(4097, 10));
 }
 
 // The claim threshold reuse rests on: whatever the bound, when at least k keys reach it, the k
@@ -371,7 +375,8 @@ TYPED_TEST(RadixLogic, TheCandidatesOfAnyBoundThatHoldKKeysGiveTheFullSelection)
   using T = TypeParam;
   using Key = key_t<T>;
   std::mt19937_64 generator(5);
-  for (const index_t n : {300, 5000}) {
+  // 40000: the candidates of a low bound outnumber the capacity.
+  for (const index_t n : {300, 5000, 40000}) {
     for (int trial = 0; trial < 3; ++trial) {
       const auto seed = static_cast<std::uint64_t>(n + trial);
       const std::vector<T> v =
