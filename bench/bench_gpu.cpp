@@ -187,6 +187,7 @@ Json run_case(coreset::cuda::Resources& res, const Config& config, index_t n, in
   result["phi_t_r_fraction_of_copy_bandwidth"] = floor_ms / phi_t_r_ms;
   const bool tiled = coreset::kernels::tiled_columns::preferred(s, sizeof(float));
   result["phi_t_r_kernel"] = tiled ? "column tiles" : "cuBLAS gemv";
+  result["top_k_one_block_capacity"] = backend.selection_capacity();
   if (coreset::kernels::tiled_columns::fits(s, sizeof(float))) {
     // Both ways on the same Phi and r, whichever the backend takes: cuBLAS' gemv and the tiled
     // kernel, and how far the two results are apart (they sum in other orders; the kernel in

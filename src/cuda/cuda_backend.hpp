@@ -243,6 +243,9 @@ class CudaBackend {
   /// Whether selections use their hints (on by default); off, every selection makes the full
   /// passes, for benchmarks that compare the two. The selected positions are the same.
   void reuse_thresholds(bool on) noexcept { reuse_thresholds_ = on; }
+  /// The most keys one block selects among on this device (kernels::prepare_top_k): the largest
+  /// dense selection made in one launch and the most candidates a hint may gather.
+  index_t selection_capacity() const noexcept { return select_capacity_; }
 
  private:
   /// The selections that keep a threshold hint each: the two of select_top_k over the gradient,
