@@ -216,7 +216,6 @@ constexpr int kLongestRest = 64;
 /// in device memory on the GPU (written by the selection's kernels, read by the next).
 template <class Key>
 struct ThresholdHint {
-  Key threshold = 0;          ///< the last selection's t; 0: none yet, or t was 0
   Key bound = ~Key(0);        ///< candidates are the keys >= bound; all ones: no guess (no key
                               ///< is all ones, so none is a candidate)
   int relax = kInitialRelax;  ///< bound = t lowered by relax / 64 of an octave's keys
@@ -264,7 +263,6 @@ struct ThresholdHint {
   /// After a selection whose threshold was t: the next bound hangs below it, unless the hint
   /// rests or t is 0 (fewer than k positive keys).
   CORESET_HOST_DEVICE void record(Key t) {
-    threshold = t;
     if (resting > 0) {
       --resting;
       bound = ~Key(0);

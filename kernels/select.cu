@@ -92,13 +92,14 @@ __device__ void add_to_bin(Counter* bins, int digit) {
 // One tile of a block-wide compaction, in a blocked arrangement: each thread holds kItems flags
 // (1: kept) of consecutive items; write(j, at) puts the thread's item j at position `at` of the
 // output for every kept one, after the `written` of the earlier tiles. Returns the tile's kept
-// count, the same in every thread. The scan's storage may serve again once it returns.
-template <int kThreads, int kItems, class Write>
-__device__ index_t compact_tile(typename cub::BlockScan<index_t, kThreads>::TempStorage& storage,
-                                index_t (&flags)[kItems], index_t written, const Write& write) {
-  index_t offsets[kItems];
-  index_t kept = 0;
-  cub::BlockScan<index_t, kThreads>(storage).ExclusiveSum(flags, offsets, kept);
+// count, the same in every thread. The scan's storage may serve again once it returns. Count:
+// index_t, or int where the tiles' positions stay below 2^31 and registers are short.
+template <int kThreads, int kItems, class Count, class Write>
+__device__ Count compact_tile(typename cub::BlockScan<Count, kThreads>::TempStorage& storage,
+                              Count (&flags)[kItems], Count written, const Write& write) {
+  Count offsets[kItems];
+  Count kept = 0;
+  cub::BlockScan<Count, kThreads>(storage).ExclusiveSum(flags, offsets, kept);
   for (int j = 0; j < kItems; ++j) {
     if (flags[j] != 0) {
       write(j, written + offsets[j]);
@@ -378,17 +379,9 @@ __global__ void __launch_bounds__(kSelectThreads)
         take[j] = 1;  // the lowest-index ties fill the places left
       }
     }
-    int at[kSelectItems];
-    int tile_taken = 0;
-    Scan(scan).ExclusiveSum(take, at, tile_taken);
-    __syncthreads();  // and the next tile's
-    for (int j = 0; j < kSelectItems; ++j) {
-      if (take[j] != 0) {
-        out_positions[taken + at[j]] = keys.position(first + j);
-      }
-    }
+    taken += compact_tile<kSelectThreads>(
+        scan, take, taken, [&](int j, int at) { out_positions[at] = keys.position(first + j); });
     ties_seen += tile_ties;
-    taken += tile_taken;
   }
   if (threadIdx.x == 0) {
     *out_count = taken;
@@ -444,14 +437,6 @@ struct CaptureInfo {
   const cudaGraphNode_t* dependencies = nullptr;
   std::size_t count = 0;
 };
-
-// The graph stream s is being captured into, or null.
-cudaGraph_t captured_graph(cudaStream_t s) {
-  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-  cudaGraph_t graph = nullptr;
-  CORESET_CUDA_TRY(cudaStreamGetCaptureInfo(s, &status, nullptr, &graph));
-  return status == cudaStreamCaptureStatusActive ? graph : nullptr;
-}
 
 CaptureInfo capture_info(cudaStream_t s) {
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
@@ -539,7 +524,7 @@ void top_k(cudaStream_t s, Scratch& scratch, index_t n, const T* v, bool by_magn
   // In a CUDA graph the full passes are the body of an `if` node that the candidates' kernel
   // sets (reset to "run" at every launch of the graph): skipped, they cost no launch at all.
   // Outside a graph (the host loop) they are queued after it and return at once when not needed.
-  cudaGraph_t graph = work.body_stream != nullptr ? captured_graph(s) : nullptr;
+  cudaGraph_t graph = work.body_stream != nullptr ? capture_info(s).graph : nullptr;
   const bool conditional = graph != nullptr;
   cudaGraphConditionalHandle condition = 0;
   if (conditional) {
