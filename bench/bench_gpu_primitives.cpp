@@ -112,8 +112,8 @@ Json primitive_costs(Backend& backend, const kernels::DeviceBuffer<float>& y, in
   const std::vector<std::pair<std::string, std::function<void()>>> primitives = {
       {"phi_t_times (dense pass)", [&] { backend.phi_t_times(residual, gradient); }},
       // Repeated on one gradient: made among the candidates of the last threshold (when k is
-      // at most 3/4 of the one-block capacity, 12288 on an H100), the full passes a skipped
-      // conditional node; then the full passes alone.
+      // at most 3/4 of the one-block capacity: 12288 by an H100's documented shared memory),
+      // the full passes a skipped conditional node; then the full passes alone.
       {"select_top_k (n entries)",
        [&] { backend.select_top_k(gradient, k, SelectionRule::largest_positive, z, out); }},
       {"select_top_k (n entries, full passes)",
