@@ -181,12 +181,14 @@ sanitizer="$(command -v compute-sanitizer || echo "$cuda_root/bin/compute-saniti
 step memcheck 60 "$out/sanitizer.log" "$sanitizer" --tool memcheck --leak-check full \
   --error-exitcode 1 "$build/tests/test_cuda" \
   --gtest_filter='GpuPrimitives*:GpuDeviceArrays*:DeviceColumnBlock*:*Laplace*'
-# racecheck took 91 s on an H100 and 104 s on an H200 (2026-11-26), most of it the top-k test's many
-# selections. The threshold reuse's drifting-vector test (128 more selections over 1e5 entries a
-# precision) is left to memcheck: its kernels are the ones TopKMatches... runs, hints included.
+# racecheck tracks every shared-memory access, and the one-block selection holds up to 16384 keys
+# there: on an H200 (816332d) the top-k test took 56 s for float and the suites 78 s (float) and
+# 112 s (double), both clean. The double top-k test, the same kernels at another key width, is
+# left out of the routine run; the threshold reuse's drifting-vector test (128 more selections over
+# 1e5 entries a precision) is left to memcheck: its kernels are the ones TopKMatches... runs.
 primitives_for_races='GpuPrimitives*:-*TopKReusesItsThreshold*'
 step racecheck 160 "$out/sanitizer.log" "$sanitizer" --tool racecheck --error-exitcode 1 \
-  "$build/tests/test_cuda" --gtest_filter="$primitives_for_races"
+  "$build/tests/test_cuda" --gtest_filter="$primitives_for_races:GpuPrimitives/1.TopKMatches*"
 step initcheck 30 "$out/sanitizer.log" "$sanitizer" --tool initcheck --error-exitcode 1 \
   "$build/tests/test_cuda" --gtest_filter="$primitives_for_races"
 step synccheck 30 "$out/sanitizer.log" "$sanitizer" --tool synccheck --error-exitcode 1 \
