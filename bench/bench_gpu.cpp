@@ -28,6 +28,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <stdexcept>
@@ -48,6 +49,7 @@
 #include "cuda/resources.hpp"
 #include "kernels/check.hpp"
 #include "kernels/launch.hpp"
+#include "kernels/radix_select_logic.hpp"
 #include "kernels/tiled_columns_logic.hpp"
 #include "solvers/iht_driver.hpp"
 #include "solvers/stopping_rule.hpp"
@@ -160,6 +162,9 @@ Json device_json() {
           {"runtime_version", runtime}};
 }
 
+// Threshold hints at every k the mechanism serves, not only the default's (the largest k).
+constexpr index_t kEveryBudget = std::numeric_limits<index_t>::max();
+
 Json run_case(coreset::cuda::Resources& res, const Config& config, index_t n, index_t s,
               double bandwidth) {
   using Backend = coreset::cuda::CudaBackend<float>;
@@ -229,11 +234,13 @@ Json run_case(coreset::cuda::Resources& res, const Config& config, index_t n, in
     Backend::SparseDatapointVector exclude;
     Backend::SparseDatapointVector out;
     // Repeated on one vector, the selection reuses its threshold after the first call (made
-    // among the candidates: the best case); with reuse off, the full passes every time.
+    // among the candidates: the mechanism's best case, at every k it serves, whatever the
+    // default); with reuse off, the full passes every time.
     const auto select = [&] {
       backend.select_top_k(gradient, k, coreset::solvers::SelectionRule::largest_magnitude, exclude,
                            out);
     };
+    backend.reuse_thresholds(true, kEveryBudget);
     entry["top_k_ms"] = coreset::bench::event_ms(res.stream(), config.repeats, select);
     backend.reuse_thresholds(false);
     entry["top_k_full_passes_ms"] = coreset::bench::event_ms(res.stream(), config.repeats, select);
@@ -273,13 +280,26 @@ Json run_case(coreset::cuda::Resources& res, const Config& config, index_t n, in
       entry["a-iht-2_host_loop_ratio_to_floor"] = host_loop.ms / floor_ms;
     }
     // The default loop with the top-k's threshold reuse off, at every budget: what the reuse
-    // saves or costs.
+    // saves or costs. Above the budgets hinted by default, also with hints: what they would.
     backend.reuse_thresholds(false);
     const PerIteration full_passes =
         per_iteration(backend, y, coreset::Algorithm::aiht2, k, config.iterations, config.repeats);
     backend.reuse_thresholds(true);
     entry["a-iht-2_without_threshold_reuse_ms_per_iteration"] = full_passes.ms;
     entry["a-iht-2_without_threshold_reuse_ratio_to_floor"] = full_passes.ms / floor_ms;
+    if (k > coreset::kernels::radix::kLargestHintedBudget) {
+      backend.reuse_thresholds(true, kEveryBudget);
+      const auto selections_before = backend.selection_counts();
+      const PerIteration hinted = per_iteration(backend, y, coreset::Algorithm::aiht2, k,
+                                                config.iterations, config.repeats);
+      const auto selections_after = backend.selection_counts();
+      backend.reuse_thresholds(true);
+      entry["a-iht-2_hinting_every_budget_ms_per_iteration"] = hinted.ms;
+      entry["a-iht-2_hinting_every_budget_selections_by_candidates"] =
+          selections_after.by_candidates - selections_before.by_candidates;
+      entry["a-iht-2_hinting_every_budget_selections_by_full_passes"] =
+          selections_after.full - selections_before.full;
+    }
     per_k.push_back(entry);
   }
   result["budgets"] = per_k;

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -111,11 +112,16 @@ Json primitive_costs(Backend& backend, const kernels::DeviceBuffer<float>& y, in
 
   const std::vector<std::pair<std::string, std::function<void()>>> primitives = {
       {"phi_t_times (dense pass)", [&] { backend.phi_t_times(residual, gradient); }},
-      // Repeated on one gradient: made among the candidates of the last threshold (when k is
-      // at most 3/4 of the one-block capacity: 12288 by an H100's documented shared memory),
-      // the full passes a skipped conditional node; then the full passes alone.
+      // Repeated on one gradient: made among the candidates of the last threshold (hints at
+      // every k the mechanism serves, up to 3/4 of the one-block capacity: 12288 by an H200's
+      // documented shared memory, whatever the default), the full passes a skipped conditional
+      // node; then the full passes alone.
       {"select_top_k (n entries)",
-       [&] { backend.select_top_k(gradient, k, SelectionRule::largest_positive, z, out); }},
+       [&] {
+         backend.reuse_thresholds(true, std::numeric_limits<index_t>::max());
+         backend.select_top_k(gradient, k, SelectionRule::largest_positive, z, out);
+         backend.reuse_thresholds(true);
+       }},
       {"select_top_k (n entries, full passes)",
        [&] {
          backend.reuse_thresholds(false);

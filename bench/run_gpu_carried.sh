@@ -151,9 +151,10 @@ export -f build_python_extension python_gpu
 PYTHON="${PYTHON:-python3}"
 export root stage build PYTHON
 
-step bench_iterations 90 "$out/bench.log" "$build/bench/bench_gpu" \
+# k = 250: the largest budget hinted by default is 256 (kernels/radix_select_logic.hpp).
+step bench_iterations 120 "$out/bench.log" "$build/bench/bench_gpu" \
   --json "$out/bench_iterations.json" --sizes 1e5,1e6,1e7 --rows 100,500 \
-  --budgets 100,1000,10000 --repeats 3
+  --budgets 100,250,1000,10000 --repeats 3
 step bench_end_to_end 60 "$out/bench.log" "$build/bench/bench_gpu" \
   --json "$out/bench_end_to_end.json" --sizes 1e5 --rows 100 --budgets 100 --repeats 1 --no-cpu \
   --end-to-end --end-to-end-sizes 1e6,1e7

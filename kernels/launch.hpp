@@ -169,8 +169,9 @@ struct TopKWork {
   /// conditional node that runs only when the candidates did not hold the selection. Null: the
   /// full passes are always recorded, and return at once when not needed.
   cudaStream_t body_stream = nullptr;
-  /// The keys one block selects among (prepare_top_k). Hints are used for k up to 3/4 of it:
-  /// nearer, the candidates near t rarely number between k and the capacity.
+  /// The keys one block selects among (prepare_top_k). Hints serve k up to 3/4 of it (nearer,
+  /// the candidates near t rarely number between k and the capacity); the backend asks for
+  /// them only up to radix::kLargestHintedBudget by default.
   index_t capacity = 4096;
 };
 /// The radix top-k (kernels/radix_select_logic.hpp) of v[0..n) under the rule, skipping exclude

@@ -49,6 +49,7 @@
 #include "cuda/resources.hpp"
 #include "kernels/device_buffer.hpp"
 #include "kernels/launch.hpp"
+#include "kernels/radix_select_logic.hpp"
 #include "solvers/argmax.hpp"
 #include "solvers/backend.hpp"
 #include "solvers/selection_rule.hpp"
@@ -240,9 +241,14 @@ class CudaBackend {
     long long full = 0;
   };
   SelectionCounts selection_counts() const;
-  /// Whether selections use their hints (on by default); off, every selection makes the full
-  /// passes, for benchmarks that compare the two. The selected positions are the same.
-  void reuse_thresholds(bool on) noexcept { reuse_thresholds_ = on; }
+  /// Whether selections use their threshold hints, and up to which k. By default, on for k up to
+  /// kernels::radix::kLargestHintedBudget, where they pay; tests and benchmarks of the mechanism
+  /// may ask for any k (the kernels still stop at 3/4 of the one-block capacity). Off, every
+  /// selection makes the full passes. The selected positions are the same either way.
+  void reuse_thresholds(bool on, index_t up_to_k = kernels::radix::kLargestHintedBudget) noexcept {
+    reuse_thresholds_ = on;
+    hinted_budgets_up_to_ = up_to_k;
+  }
   /// The most keys one block selects among on this device (kernels::prepare_top_k): the largest
   /// dense selection made in one launch and the most candidates a hint may gather.
   index_t selection_capacity() const noexcept { return select_capacity_; }
@@ -311,6 +317,7 @@ class CudaBackend {
   mutable kernels::DeviceBuffer<unsigned char> select_hints_;  // kHintSlots hints
   index_t select_capacity_ = 0;  // the keys one block selects among (kernels::prepare_top_k)
   bool reuse_thresholds_ = true;
+  index_t hinted_budgets_up_to_ = kernels::radix::kLargestHintedBudget;
   mutable kernels::DeviceBuffer<kernels::Mask> excluded_;  // n bytes, all zero between calls
   mutable kernels::DeviceBuffer<index_t> unit_;            // convex_step's vertex: index, count 1
   // The slots of a merge or map before their compaction.

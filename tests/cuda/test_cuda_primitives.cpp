@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -188,6 +189,8 @@ TYPED_TEST(GpuPrimitives, TopKReusesItsThresholdOnADriftingVectorAndStaysExact) 
   const index_t n = 100003;
   const Matrix<T> phi(1, n);  // only the size matters here
   CudaBackend<T> gpu(resources, phi.view());
+  // The mechanism at every k it serves: by default only k <= kLargestHintedBudget use hints.
+  gpu.reuse_thresholds(true, std::numeric_limits<index_t>::max());
   std::vector<T> v = test::gaussian_values<T>(n, 9);
   std::mt19937_64 generator(4);
   std::normal_distribution<double> noise(0.0, 1.0);

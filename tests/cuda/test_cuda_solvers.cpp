@@ -177,9 +177,9 @@ TEST_F(GpuSolvers, BatchRefitAndDuplicatesMatchTheCpu) {
 // the per-iteration host loop's solve on the same device bit for bit: the same iterations, stop,
 // history and coreset. Cases: convergence, the cap inside a pair and at its end, a warm start,
 // duplicate columns, k = n, both precisions and a-iht and a-iht-2 under every step rule; and over
-// the one-block selection's 16384 keys, where the selections over n keep threshold hints and the
-// graph holds their full passes in conditional nodes (kernels/select.cu), which a host loop
-// cannot use.
+// the one-block selection's 16384 keys, where the selections over n of k up to
+// kLargestHintedBudget keep threshold hints and the graph holds their full passes in conditional
+// nodes (kernels/select.cu), which a host loop cannot use.
 TEST_F(GpuSolvers, TheRecordedLoopGivesTheHostLoopsSolve) {
   const Matrix<double> shared = test::shared_direction_matrix<double>(64, 3000, 5, 0.5);
   const Matrix<double> wide = test::shared_direction_matrix<double>(16, 40001, 7, 0.5);
@@ -202,7 +202,8 @@ TEST_F(GpuSolvers, TheRecordedLoopGivesTheHostLoopsSolve) {
       // Tolerance 0 and a cap: the recorded loop surely runs (a refused
       // conditional node would fall back to the host loop: fewer looks fail).
       {"over 16384 columns", &wide, 60, 30, 0.0, false},
-      {"over 16384 columns, the projected step's hint", &wide, 6000, 30, 0.0, false},
+      // k = 6000: no hints by default (kLargestHintedBudget); the full passes in the graph.
+      {"over 16384 columns, k = 6000", &wide, 6000, 30, 0.0, false},
       {"over 16384 columns, k over 16384", &wide, 17000, 20, 0.0, false}};
   for (const Case& c : cases) {
     const Matrix<float> phi32 = to_float(*c.phi);
