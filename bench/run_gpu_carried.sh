@@ -176,6 +176,10 @@ step bench_primitives 45 "$out/bench.log" "$build/bench/bench_gpu" \
   --json "$out/bench_primitives.json" --sizes 1e5,1e6,1e7 --rows 100,500 \
   --budgets 100,1000,10000 --repeats 3 --no-cpu --primitives
 
+# One histogram pass of the top-k by each way of adding to a shared bin, against a read (a few
+# seconds): which of kernels/bin_add.cuh's ways the passes should take.
+step bench_histogram 30 "$out/bench.log" "$build/bench/bench_gpu_histogram"
+
 sanitizer="$(command -v compute-sanitizer || echo "$cuda_root/bin/compute-sanitizer")"
 # GpuPrimitives holds every sparse step of the compact lists against the CPU; then the device
 # arrays, the device column blocks, and Laplace.

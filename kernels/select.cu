@@ -3,12 +3,12 @@
 // slots into a list), the radix top-k (kernels/radix_select_logic.hpp: 8-bit digit histograms
 // with the state on the device, never a sort of n), and the (hash, column) sort of the duplicate
 // search.
-#include <cooperative_groups.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_select.cuh>
 
+#include "kernels/bin_add.cuh"
 #include "kernels/grid.cuh"
 #include "kernels/launch.hpp"
 #include "kernels/radix_select_logic.hpp"
@@ -16,8 +16,6 @@
 
 namespace coreset::kernels {
 namespace {
-
-namespace cg = cooperative_groups;
 
 using Counting = thrust::counting_iterator<index_t>;
 
@@ -76,17 +74,11 @@ __device__ kernels::radix::DigitChoice choose_digit_by_warp(const unsigned long 
           static_cast<index_t>(__shfl_sync(kAll, static_cast<long long>(mine.remaining), source))};
 }
 
-// Adds one to bin `digit` of a histogram in shared memory for every calling thread. The first
-// passes send nearly every key to a few bins (the exponent's), so the lanes of a warp that share
-// a digit add once, together (a labelled partition of the lanes still active), instead of
-// queueing on one shared counter.
+// Adds one to bin `digit` of a histogram in shared memory for every calling thread: the lanes of
+// a warp that share a digit add once, together (bin_add.cuh, where the alternatives are).
 template <class Counter>
-__device__ void add_to_bin(Counter* bins, int digit) {
-  const cg::coalesced_group active = cg::coalesced_threads();
-  const cg::coalesced_group same_digit = cg::labeled_partition(active, digit);
-  if (same_digit.thread_rank() == 0) {
-    atomicAdd(&bins[digit], static_cast<Counter>(same_digit.size()));
-  }
+__device__ void add_to_bin(Counter* histogram, int digit) {
+  bins::add_by_partition(histogram, digit);
 }
 
 // One tile of a block-wide compaction, in a blocked arrangement: each thread holds kItems flags

@@ -1,0 +1,275 @@
+// bench_gpu_histogram: one histogram pass of the radix top-k (kernels/select.cu) by each way of
+// adding to a shared-memory bin (kernels/bin_add.cuh) and two grid sizes, against one read of the
+// same entries, on the vectors a solver selects from.
+//
+// Why: on an H200 at 816332d the top-k's full passes over n = 1e7 floats took 257 us, four
+// histogram passes and two compactions that read 40 MB each, about 60 us at the copy bandwidth.
+// Each pass's keys mostly share their first digits (the exponent's), which the production pass
+// handles with a labelled partition of each warp's lanes (__match_any_sync); this tells whether
+// that, plain shared atomics or a uniform-digit vote with atomics is fastest, and whether the
+// 4096-block grid's final global atomics matter. Every variant's histogram must equal the host's,
+// or the program fails (exit 1).
+//
+// Usage: bench_gpu_histogram [--sizes 1e6,1e7] [--repeats 20]
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/bin_add.cuh"
+#include "kernels/check.hpp"
+#include "kernels/device_buffer.hpp"
+#include "kernels/grid.cuh"
+#include "kernels/radix_select_logic.hpp"
+
+namespace {
+
+using coreset::index_t;
+namespace radix = coreset::kernels::radix;
+namespace bins = coreset::kernels::bins;
+using coreset::kernels::DeviceBuffer;
+
+constexpr int kBins = radix::kBins;
+
+enum class Strategy { partition, each, uniform_or_each };
+
+const char* name_of(Strategy strategy) {
+  switch (strategy) {
+    case Strategy::partition:
+      return "partition (production)";
+    case Strategy::each:
+      return "each lane";
+    case Strategy::uniform_or_each:
+      return "uniform vote, else each";
+  }
+  return "?";
+}
+
+// The keys of one pass: those whose digits above `shift + 8` equal `prefix` (all keys in the first
+// pass, shift 24), binned by the 8 bits at `shift`. As histogram_pass_kernel, without its state.
+struct PassKeys {
+  const float* v;
+  std::uint32_t prefix;
+  int shift;
+  __device__ bool counts(std::uint32_t key) const {
+    return key != 0 && (shift == 24 || (key >> (shift + 8)) == prefix);
+  }
+  __device__ int digit(std::uint32_t key) const {
+    return static_cast<int>((key >> shift) & (kBins - 1));
+  }
+};
+
+template <Strategy kStrategy>
+__device__ void add(unsigned int* local, int digit) {
+  if constexpr (kStrategy == Strategy::partition) {
+    bins::add_by_partition(local, digit);
+  } else if constexpr (kStrategy == Strategy::each) {
+    bins::add_each(local, digit);
+  } else {
+    bins::add_uniform_or_each(local, digit);
+  }
+}
+
+template <Strategy kStrategy>
+__global__ void histogram_kernel(index_t n, PassKeys keys, unsigned long long* histogram) {
+  __shared__ unsigned int local[kBins];
+  for (int b = threadIdx.x; b < kBins; b += blockDim.x) {
+    local[b] = 0;
+  }
+  __syncthreads();
+  for (index_t i = coreset::kernels::global_thread(); i < n; i += coreset::kernels::grid_stride()) {
+    const std::uint32_t key = radix::selection_key(keys.v[i], true);
+    if (keys.counts(key)) {
+      add<kStrategy>(local, keys.digit(key));
+    }
+  }
+  __syncthreads();
+  for (int b = threadIdx.x; b < kBins; b += blockDim.x) {
+    if (local[b] != 0) {
+      atomicAdd(&histogram[b], static_cast<unsigned long long>(local[b]));
+    }
+  }
+}
+
+// The floor: the same entries read once by the same grid, their keys summed (so that the read
+// is not optimised away).
+__global__ void read_kernel(index_t n, const float* v, unsigned long long* sink) {
+  unsigned long long sum = 0;
+  for (index_t i = coreset::kernels::global_thread(); i < n; i += coreset::kernels::grid_stride()) {
+    sum += radix::selection_key(v[i], true);
+  }
+  if (sum == 1) {  // never, in practice; keeps the loads
+    atomicAdd(sink, sum);
+  }
+}
+
+template <class Launch>
+double microseconds(int repeats, Launch&& launch) {
+  launch();  // warm-up
+  cudaEvent_t start;
+  cudaEvent_t stop;
+  CORESET_CUDA_TRY(cudaEventCreate(&start));
+  CORESET_CUDA_TRY(cudaEventCreate(&stop));
+  CORESET_CUDA_TRY(cudaEventRecord(start));
+  for (int r = 0; r < repeats; ++r) {
+    launch();
+  }
+  CORESET_CUDA_TRY(cudaEventRecord(stop));
+  CORESET_CUDA_TRY(cudaEventSynchronize(stop));
+  float ms = 0.0f;
+  CORESET_CUDA_TRY(cudaEventElapsedTime(&ms, start, stop));
+  CORESET_CUDA_TRY(cudaEventDestroy(start));
+  CORESET_CUDA_TRY(cudaEventDestroy(stop));
+  return 1e3 * static_cast<double>(ms) / repeats;
+}
+
+std::vector<unsigned long long> host_histogram(const std::vector<float>& v, std::uint32_t prefix,
+                                               int shift) {
+  std::vector<unsigned long long> out(kBins, 0);
+  for (const float x : v) {
+    const std::uint32_t key = radix::selection_key(x, true);
+    if (key != 0 && (shift == 24 || (key >> (shift + 8)) == prefix)) {
+      ++out[(key >> shift) & (kBins - 1)];
+    }
+  }
+  return out;
+}
+
+// The vectors: a solver's gradient late in a solve (Gaussian entries of one scale), uniform
+// entries on (0, 1), and every entry equal (every key in one bin at every pass: the worst case).
+std::vector<float> make_vector(const std::string& kind, index_t n) {
+  std::vector<float> v(static_cast<std::size_t>(n));
+  std::mt19937_64 generator(5);
+  if (kind == "gaussian") {
+    std::normal_distribution<float> normal(0.0f, 1e-3f);
+    for (float& x : v) {
+      x = normal(generator);
+    }
+  } else if (kind == "uniform") {
+    std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
+    for (float& x : v) {
+      x = uniform(generator);
+    }
+  } else {
+    std::fill(v.begin(), v.end(), 0.5f);
+  }
+  return v;
+}
+
+std::vector<index_t> parse_sizes(const char* text) {
+  std::vector<index_t> sizes;
+  std::string list(text);
+  std::size_t at = 0;
+  while (at <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', at), list.size());
+    sizes.push_back(static_cast<index_t>(std::stod(list.substr(at, comma - at))));
+    at = comma + 1;
+  }
+  return sizes;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<index_t> sizes{1000000, 10000000};
+  int repeats = 20;
+  for (int a = 1; a + 1 < argc; a += 2) {
+    if (std::strcmp(argv[a], "--sizes") == 0) {
+      sizes = parse_sizes(argv[a + 1]);
+    } else if (std::strcmp(argv[a], "--repeats") == 0) {
+      repeats = std::max(1, std::atoi(argv[a + 1]));
+    } else {
+      std::fprintf(stderr, "bench_gpu_histogram: unknown option %s\n", argv[a]);
+      return 2;
+    }
+  }
+  int device = 0;
+  cudaDeviceProp properties{};
+  CORESET_CUDA_TRY(cudaGetDevice(&device));
+  CORESET_CUDA_TRY(cudaGetDeviceProperties(&properties, device));
+  std::printf(
+      "bench_gpu_histogram: %s, %d SMs; us per pass (the mean of %d launches after one),"
+      " and its ratio to one read of the entries by the same grid\n",
+      properties.name, properties.multiProcessorCount, repeats);
+  std::printf("%10s %-9s %4s %-22s %-26s %10s %8s\n", "n", "vector", "pass", "grid", "add", "us",
+              "vs read");
+  bool all_equal = true;
+  DeviceBuffer<unsigned long long> histogram(kBins);
+  for (const index_t n : sizes) {
+    for (const std::string kind : {"gaussian", "uniform", "equal"}) {
+      const std::vector<float> host = make_vector(kind, n);
+      DeviceBuffer<float> v(n);
+      CORESET_CUDA_TRY(cudaMemcpy(v.data(), host.data(), static_cast<std::size_t>(n) * 4,
+                                  cudaMemcpyHostToDevice));
+      // Pass 1 over every key; pass 2 over the keys of pass 1's fullest bin.
+      const std::vector<unsigned long long> first = host_histogram(host, 0, 24);
+      const auto fullest =
+          static_cast<std::uint32_t>(std::max_element(first.begin(), first.end()) - first.begin());
+      struct Grid {
+        const char* name;
+        unsigned int blocks;
+      };
+      const Grid grids[] = {
+          {"4096 blocks (production)", coreset::kernels::blocks_for(n, 4096)},
+          {"8 blocks an SM", static_cast<unsigned int>(8 * properties.multiProcessorCount)}};
+      for (const int pass : {1, 2}) {
+        const PassKeys keys{v.data(), pass == 1 ? 0u : fullest, pass == 1 ? 24 : 16};
+        const std::vector<unsigned long long> expected =
+            pass == 1 ? first : host_histogram(host, fullest, 16);
+        for (const Grid& grid : grids) {
+          const double read_us = microseconds(repeats, [&] {
+            read_kernel<<<grid.blocks, coreset::kernels::kBlock>>>(n, v.data(), histogram.data());
+            CORESET_CUDA_CHECK_LAUNCH();
+          });
+          std::printf("%10lld %-9s %4d %-22s %-26s %10.2f %8s\n", static_cast<long long>(n),
+                      kind.c_str(), pass, grid.name, "read only", read_us, "1.00");
+          const auto run = [&](Strategy strategy) {
+            const auto launch = [&] {
+              switch (strategy) {
+                case Strategy::partition:
+                  histogram_kernel<Strategy::partition>
+                      <<<grid.blocks, coreset::kernels::kBlock>>>(n, keys, histogram.data());
+                  break;
+                case Strategy::each:
+                  histogram_kernel<Strategy::each>
+                      <<<grid.blocks, coreset::kernels::kBlock>>>(n, keys, histogram.data());
+                  break;
+                case Strategy::uniform_or_each:
+                  histogram_kernel<Strategy::uniform_or_each>
+                      <<<grid.blocks, coreset::kernels::kBlock>>>(n, keys, histogram.data());
+                  break;
+              }
+              CORESET_CUDA_CHECK_LAUNCH();
+            };
+            // One launch on a zeroed histogram for the check, then the timed ones.
+            CORESET_CUDA_TRY(cudaMemset(histogram.data(), 0, kBins * sizeof(unsigned long long)));
+            launch();
+            std::vector<unsigned long long> got(kBins);
+            CORESET_CUDA_TRY(cudaMemcpy(got.data(), histogram.data(),
+                                        kBins * sizeof(unsigned long long),
+                                        cudaMemcpyDeviceToHost));
+            const bool equal = got == expected;
+            all_equal = all_equal && equal;
+            const double us = microseconds(repeats, launch);
+            std::printf("%10lld %-9s %4d %-22s %-26s %10.2f %8.2f%s\n", static_cast<long long>(n),
+                        kind.c_str(), pass, grid.name, name_of(strategy), us, us / read_us,
+                        equal ? "" : "  HISTOGRAM DIFFERS FROM THE HOST'S");
+          };
+          for (const Strategy strategy :
+               {Strategy::partition, Strategy::each, Strategy::uniform_or_each}) {
+            run(strategy);
+          }
+        }
+      }
+    }
+  }
+  std::printf("histograms: %s\n", all_equal ? "every one the host's" : "SOME DIFFER");
+  return all_equal ? 0 : 1;
+}
