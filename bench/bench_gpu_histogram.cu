@@ -8,7 +8,8 @@
 // handles with a labelled partition of each warp's lanes (__match_any_sync); this tells whether
 // that, plain shared atomics or a uniform-digit vote with atomics is fastest, and whether the
 // 4096-block grid's final global atomics matter. Every variant's histogram must equal the host's,
-// or the program fails (exit 1).
+// or the program fails (exit 1). Then the production selection (kernels::top_k, no hint) whole:
+// in one block at 256 to 16384 keys, and by the full passes over 1e6 and 1e7.
 //
 // Usage: bench_gpu_histogram [--sizes 1e6,1e7] [--repeats 20]
 #include <cuda_runtime.h>
@@ -27,7 +28,9 @@
 #include "kernels/check.hpp"
 #include "kernels/device_buffer.hpp"
 #include "kernels/grid.cuh"
+#include "kernels/launch.hpp"
 #include "kernels/radix_select_logic.hpp"
+#include "kernels/scratch.hpp"
 
 namespace {
 
@@ -175,6 +178,35 @@ std::vector<index_t> parse_sizes(const char* text) {
   return sizes;
 }
 
+// The production selection, kernels::top_k without a hint: the one-block selection when n is at
+// most the capacity, else the full passes (four histogram passes, two compactions, the merge).
+// Microseconds per selection, the mean of `repeats` after one.
+double top_k_microseconds(const float* v, index_t n, index_t k, index_t capacity, int repeats) {
+  coreset::kernels::Scratch scratch;
+  DeviceBuffer<unsigned long long> histogram(kBins);
+  DeviceBuffer<unsigned int> blocks_done(1);
+  DeviceBuffer<unsigned char> state(coreset::kernels::kTopKStateBytes);
+  DeviceBuffer<index_t> above(k);
+  DeviceBuffer<index_t> ties(n);
+  DeviceBuffer<index_t> counts(3);
+  DeviceBuffer<index_t> positions(k);
+  DeviceBuffer<index_t> count(1);
+  CORESET_CUDA_TRY(cudaMemset(histogram.data(), 0, kBins * sizeof(unsigned long long)));
+  CORESET_CUDA_TRY(cudaMemset(blocks_done.data(), 0, sizeof(unsigned int)));
+  coreset::kernels::TopKWork work;
+  work.histogram = histogram.data();
+  work.blocks_done = blocks_done.data();
+  work.state = state.data();
+  work.above = above.data();
+  work.ties = ties.data();
+  work.counts = counts.data();
+  work.capacity = capacity;
+  return microseconds(repeats, [&] {
+    coreset::kernels::top_k<float>(nullptr, scratch, n, v, true, nullptr, k, work, positions.data(),
+                                   count.data());
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -268,6 +300,28 @@ int main(int argc, char** argv) {
           }
         }
       }
+    }
+  }
+  // Whole selections: the one block at the sizes of its tiles, and the full passes over n, to set
+  // the passes above beside what a selection costs in all.
+  const index_t capacity = coreset::kernels::prepare_top_k<float>();
+  std::printf(
+      "\nkernels::top_k, no hint, Gaussian entries (one-block capacity %lld keys): us per "
+      "selection\n%10s %8s %-22s %10s\n",
+      static_cast<long long>(capacity), "n", "k", "path", "us");
+  for (const index_t n : {index_t{256}, index_t{1024}, index_t{4096}, index_t{16384},
+                          index_t{1000000}, index_t{10000000}}) {
+    const std::vector<float> host = make_vector("gaussian", n);
+    DeviceBuffer<float> v(n);
+    CORESET_CUDA_TRY(
+        cudaMemcpy(v.data(), host.data(), static_cast<std::size_t>(n) * 4, cudaMemcpyHostToDevice));
+    for (const index_t k : {n / 10, n / 2, index_t{1000}}) {
+      if (k < 1 || k >= n || (n > capacity && k != 1000) || (n <= capacity && k == 1000)) {
+        continue;  // over n: k = 1000 alone; within one block: a tenth and a half of the keys
+      }
+      const double us = top_k_microseconds(v.data(), n, k, capacity, repeats);
+      std::printf("%10lld %8lld %-22s %10.2f\n", static_cast<long long>(n),
+                  static_cast<long long>(k), n <= capacity ? "one block" : "full passes", us);
     }
   }
   std::printf("histograms: %s\n", all_equal ? "every one the host's" : "SOME DIFFER");
