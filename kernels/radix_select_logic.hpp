@@ -199,9 +199,10 @@ constexpr index_t kCandidateCapacity = 16384;
 /// without, geometric means over n = 1e5 ... 1e7 and S = 100, 500: 0.93 at k = 100, 1.07 at
 /// k = 1000, 1.10 at k = 10000. A solver's gradient moves more between iterations, relative to
 /// its k-th largest entry, the larger k is: in bench_gpu's solves, bench_hint_replay finds 87-93%
-/// of the selections made among the candidates at k = 100, 61-75% at 300 and 15-36% at 1000,
+/// of the selections made among the candidates at k = 100, 62-76% at 300 and 9-39% at 1000,
 /// and a miss costs the candidates' pass on top of the full passes. 256 lies between the
-/// measured budgets; the mechanism serves any k up to 3/4 of the capacity when asked.
+/// measured budgets; the mechanism serves any k up to 3/4 of the capacity when asked. Under it the
+/// projected step's selection (3k entries, hinted only above the capacity) never uses its hint.
 constexpr index_t kLargestHintedBudget = 256;
 
 /// Key bits below the exponent (the fraction): a key difference of 1 << fraction_bits is one

@@ -255,7 +255,8 @@ class CudaBackend {
 
  private:
   /// The selections that keep a threshold hint each: the two of select_top_k over the gradient,
-  /// and the projected step's among its candidates.
+  /// and the projected step's among its candidates (hinted only when they outnumber the one-block
+  /// capacity, k > 5461 at 16384: never under the default's kernels::radix::kLargestHintedBudget).
   enum class HintSlot { none = -1, by_magnitude = 0, positive = 1, projection = 2 };
   static constexpr int kHintSlots = 3;
 

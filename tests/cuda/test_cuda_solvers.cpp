@@ -5,13 +5,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "coreset/solver.hpp"
+#include "cuda/cuda_backend.hpp"
 #include "cuda/gpu_test_support.hpp"
+#include "cuda/resources.hpp"
 #include "helpers/random_problem.hpp"
 #include "helpers/solver_cases.hpp"
+#include "solvers/iht_driver.hpp"
 
 namespace coreset {
 namespace {
@@ -239,6 +243,48 @@ TEST_F(GpuSolvers, TheRecordedLoopGivesTheHostLoopsSolve) {
           }
         }
       }
+    }
+  }
+}
+
+// The recorded loop with threshold hints at every budget the mechanism serves, as
+// CudaBackend::reuse_thresholds allows (the default hints only k <= kLargestHintedBudget): at
+// k = 6000 over 40001 columns the selections over n keep hints, and so does the projected step's
+// among its 18000 candidates, each selection's full passes a conditional node of the graph. The
+// host loop's solve, bit for bit, on a backend of its own each time (hints start empty).
+TEST_F(GpuSolvers, TheRecordedLoopWithHintsAtEveryBudgetGivesTheHostLoopsSolve) {
+  const Matrix<float> phi = to_float(test::shared_direction_matrix<double>(16, 40001, 7, 0.5));
+  cuda::Resources resources;
+  for (const Algorithm algorithm : {Algorithm::aiht, Algorithm::aiht2}) {
+    SCOPED_TRACE(to_string(algorithm));
+    SolverOptions options;
+    options.algorithm = algorithm;
+    options.k = 6000;
+    options.max_iterations = 30;
+    options.tolerance = 0.0;
+    struct Run {
+      SolveResult result;
+      long long hinted = 0;  // selections with a hint, made either way
+    };
+    const auto run = [&](int sync_every) {
+      cuda::CudaBackend<float> gpu(resources, phi.view());
+      gpu.reuse_thresholds(true, std::numeric_limits<index_t>::max());
+      auto y = gpu.make_sample_vector();
+      gpu.column_sums(y);
+      options.sync_every = sync_every;
+      Run out;
+      out.result = solvers::IhtDriver<cuda::CudaBackend<float>>(gpu, y, options).run();
+      const auto counts = gpu.selection_counts();
+      out.hinted = counts.by_candidates + counts.full;
+      return out;
+    };
+    const Run host = run(1);
+    EXPECT_GT(host.hinted, 0);
+    for (const int sync_every : {0, 3}) {
+      const Run recorded = run(sync_every);
+      test::expect_same_solve(recorded.result, host.result);
+      EXPECT_LT(recorded.result.host_looks, host.result.host_looks);  // the graph loop ran
+      EXPECT_GT(recorded.hinted, 0);
     }
   }
 }
