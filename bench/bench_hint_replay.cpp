@@ -11,10 +11,13 @@
 // count at the hint's bound, fits / adapt, then record(t) with the selection's threshold t.
 //
 // Phi is what bench_gpu generates (entries uniform with variance 1/S, y = Phi 1), drawn on the
-// host, so the counts here are the ones bench_gpu's `*_selections_by_candidates` report, up to
-// the draws. The solves are run like bench_gpu's per-iteration measurement (several solves one
-// after another on one backend, the hints kept across them) unless --fresh-hints. Every k the
-// mechanism serves is replayed, whatever the backend's default (radix::kLargestHintedBudget).
+// host, so the counts here are the ones bench_gpu's `*_selections_by_candidates` report for the
+// selections over n, up to the draws. The solves are run like bench_gpu's per-iteration measurement
+// (several solves one after another on one backend, the hints kept across them, each as long as the
+// GPU runs it: its recorded loop ends on a whole pair) unless --fresh-hints. Every k the mechanism
+// serves is replayed, whatever the backend's default (radix::kLargestHintedBudget). Not replayed:
+// the projected step's hint (its selection is over 3k entries, hinted only when they outnumber the
+// one-block capacity, k > 5461), and the hints bench_gpu carries over from its other timings.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <array>
@@ -75,8 +78,11 @@ class HintReplayBackend : public coreset::cpu::CpuBackend<T> {
                    const SparseDatapointVector& exclude, int slot) const {
     Hint& hint = hints_[static_cast<std::size_t>(slot)];
     SlotTally& tally = tallies_[static_cast<std::size_t>(slot)];
-    if (k > hint.capacity / 4 * 3) {
-      return;  // the device makes the full passes without a hint (kernels/select.cu)
+    const auto n = static_cast<index_t>(v.size());
+    if (k < 1 || n <= hint.capacity || k > hint.capacity / 4 * 3) {
+      // No selection (take 0), one block without a hint, or the full passes without one
+      // (kernels/select.cu, top_k).
+      return;
     }
     keys_.resize(v.size());
     for (std::size_t i = 0; i < v.size(); ++i) {
@@ -146,6 +152,15 @@ class HintReplayBackend : public coreset::cpu::CpuBackend<T> {
   mutable std::vector<Key> keys_;
   mutable std::vector<Key> scratch_;
 };
+
+/// The iterations a GPU solve capped at `cap` runs (their selections update the hints, whether
+/// or not the solve keeps them): the host loop's first iterations, then the recorded loop's pairs,
+/// the last one whole (IhtDriver::run_tracked).
+int gpu_iterations(int cap) {
+  constexpr int host =
+      coreset::solvers::IhtDriver<coreset::cpu::CpuBackend<float>>::kIterationsBeforeTracking;
+  return cap <= host ? cap : host + 2 * ((cap - host + 1) / 2);
+}
 
 double quantile(std::vector<double> values, double q) {
   if (values.empty()) {
@@ -221,7 +236,7 @@ int main(int argc, char** argv) {
       if (fresh_hints) {
         backend.forget_hints();
       }
-      options.max_iterations = cap;
+      options.max_iterations = gpu_iterations(cap);
       coreset::solvers::IhtDriver<HintReplayBackend<float>>(backend, y, options).run();
     }
     for (int slot = 0; slot < 2; ++slot) {

@@ -47,6 +47,12 @@ class IhtDriver {
   using SparseDatapointVector = typename Backend::SparseDatapointVector;
   using Scalar = typename Backend::Scalar;
 
+  /// Host-loop iterations before a tracked loop takes over: by then every vector of the
+  /// iteration has the size it keeps (z reaches 2k entries after the second, the union 3k in the
+  /// third), so a recorded iteration allocates nothing. The tracked loop then replays iterations
+  /// in recorded pairs.
+  static constexpr int kIterationsBeforeTracking = 4;
+
   IhtDriver(Backend& backend, const SampleVector& y, const SolverOptions& options)
       : be_(backend),
         y_(y),
@@ -179,10 +185,6 @@ class IhtDriver {
     return false;
   }
 
-  // Host-loop iterations before a tracked loop takes over: by then every vector of the iteration
-  // has the size it keeps (z reaches 2k entries after the second, the union 3k in the third), so
-  // a recorded iteration allocates nothing.
-  static constexpr int kIterationsBeforeTracking = 4;
   // The tracked loop's default interval on a backend that records work (a GPU's CUDA graph).
   static constexpr int kDefaultSyncInterval = 16;
 
