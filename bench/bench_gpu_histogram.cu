@@ -11,7 +11,10 @@
 // or the program fails (exit 1). Then the production selection (kernels::top_k, no hint) whole:
 // in one block at 256 to 16384 keys, and by the full passes over 1e6 and 1e7.
 //
-// Usage: bench_gpu_histogram [--sizes 1e6,1e7] [--repeats 20]
+// The repeated launches read 1e6 and 1e7 floats (4 and 40 MB) from L2 mostly (50 MB on an H100
+// or H200); 1e8 (400 MB) from memory.
+//
+// Usage: bench_gpu_histogram [--sizes 1e6,1e7,1e8] [--repeats 20]
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -21,6 +24,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -210,15 +214,25 @@ double top_k_microseconds(const float* v, index_t n, index_t k, index_t capacity
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<index_t> sizes{1000000, 10000000};
+  std::vector<index_t> sizes{1000000, 10000000, 100000000};
   int repeats = 20;
-  for (int a = 1; a + 1 < argc; a += 2) {
-    if (std::strcmp(argv[a], "--sizes") == 0) {
-      sizes = parse_sizes(argv[a + 1]);
-    } else if (std::strcmp(argv[a], "--repeats") == 0) {
-      repeats = std::max(1, std::atoi(argv[a + 1]));
-    } else {
-      std::fprintf(stderr, "bench_gpu_histogram: unknown option %s\n", argv[a]);
+  for (int a = 1; a < argc; a += 2) {
+    const bool known =
+        std::strcmp(argv[a], "--sizes") == 0 || std::strcmp(argv[a], "--repeats") == 0;
+    if (!known || a + 1 >= argc) {
+      std::fprintf(stderr, "bench_gpu_histogram: %s %s (usage: [--sizes N,...] [--repeats R])\n",
+                   known ? "no value for" : "unknown option", argv[a]);
+      return 2;
+    }
+    try {
+      if (std::strcmp(argv[a], "--sizes") == 0) {
+        sizes = parse_sizes(argv[a + 1]);
+      } else {
+        repeats = std::max(1, std::stoi(argv[a + 1]));
+      }
+    } catch (const std::exception&) {
+      std::fprintf(stderr, "bench_gpu_histogram: %s: not a number list: %s\n", argv[a],
+                   argv[a + 1]);
       return 2;
     }
   }
@@ -234,6 +248,17 @@ int main(int argc, char** argv) {
               "vs read");
   bool all_equal = true;
   DeviceBuffer<unsigned long long> histogram(kBins);
+  {
+    // The clocks up before the first timing: reads of 64 MB for a few milliseconds.
+    const index_t warm_n = index_t{1} << 24;
+    DeviceBuffer<float> warm(warm_n);
+    CORESET_CUDA_TRY(cudaMemset(warm.data(), 0, static_cast<std::size_t>(warm_n) * 4));
+    microseconds(200, [&] {
+      read_kernel<<<coreset::kernels::blocks_for(warm_n, 4096), coreset::kernels::kBlock>>>(
+          warm_n, warm.data(), histogram.data());
+      CORESET_CUDA_CHECK_LAUNCH();
+    });
+  }
   for (const index_t n : sizes) {
     for (const std::string kind : {"gaussian", "uniform", "equal"}) {
       const std::vector<float> host = make_vector(kind, n);

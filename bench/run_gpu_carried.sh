@@ -9,7 +9,8 @@
 #   2. bench_gpu: the per-iteration cases (issue 16's targets).
 #   3. bench_gpu --end-to-end at N = 1e6 and 1e7 (issue 15's targets), README's example on the
 #      GPU, then bench_gpu --primitives: each primitive of an A-IHT II iteration timed alone in a
-#      CUDA graph.
+#      CUDA graph, and bench_gpu_histogram: one histogram pass of the top-k by each way of adding
+#      to a shared bin, and the selection whole.
 #   4. compute-sanitizer memcheck on the newest device code (the compact sparse lists' steps,
 #      arrays, column blocks, Laplace), then racecheck, initcheck and synccheck on the primitives.
 #   5. The Python extension, compiled there with g++ against that machine's Python and pybind11,
@@ -27,7 +28,8 @@
 # recorded as skipped. Each step's bound is about twice what it took on the H100 and H200 runs of
 # 2026-11-26 (ctest 43-50 s, iterations 37-41 s, end to end 8-9 s, primitives 7-8 s, memcheck
 # 14-16 s, racecheck 91-104 s, Python 53-55 s, N = 1e8 18-25 s), racecheck's more, since its
-# tiled-column test grew after those runs. GPU_RUN_STEPS (a comma-separated list of the step
+# tiled-column test grew after those runs; bench_histogram (added after 816332d, not yet run)
+# gets 60 s for its host-made vectors of 1e8 floats. GPU_RUN_STEPS (a comma-separated list of the step
 # names of summary.json, spaces allowed) runs only those, for a short follow-up call; the others
 # are recorded as not asked, and a name that is no step fails the run. PYTHON (default python3:
 # there, the one with PyTorch and CuPy) runs step 5.
@@ -178,7 +180,7 @@ step bench_primitives 45 "$out/bench.log" "$build/bench/bench_gpu" \
 
 # One histogram pass of the top-k by each way of adding to a shared bin, against a read (a few
 # seconds): which of kernels/bin_add.cuh's ways the passes should take.
-step bench_histogram 30 "$out/bench.log" "$build/bench/bench_gpu_histogram"
+step bench_histogram 60 "$out/bench.log" "$build/bench/bench_gpu_histogram"
 
 sanitizer="$(command -v compute-sanitizer || echo "$cuda_root/bin/compute-sanitizer")"
 # GpuPrimitives holds every sparse step of the compact lists against the CPU; then the device
@@ -190,7 +192,8 @@ step memcheck 60 "$out/sanitizer.log" "$sanitizer" --tool memcheck --leak-check 
 # there: on an H200 (816332d) the top-k test took 56 s for float and the suites 78 s (float) and
 # 112 s (double), both clean. The double top-k test, the same kernels at another key width, is
 # left out of the routine run; the threshold reuse's drifting-vector test (128 more selections over
-# 1e5 entries a precision) is left to memcheck: its kernels are the ones TopKMatches... runs.
+# 1e5 entries a precision) is left to memcheck: its kernels are the ones TopKMatches... runs, with
+# hints at every k they serve.
 primitives_for_races='GpuPrimitives*:-*TopKReusesItsThreshold*'
 step racecheck 160 "$out/sanitizer.log" "$sanitizer" --tool racecheck --error-exitcode 1 \
   "$build/tests/test_cuda" --gtest_filter="$primitives_for_races:GpuPrimitives/1.TopKMatches*"

@@ -9,6 +9,13 @@
 
 namespace coreset::kernels::bins {
 
+/// The calling thread's lane in its warp, as the hardware numbers it (whatever the block's shape).
+__device__ inline int lane_id() {
+  unsigned int lane;
+  asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+  return static_cast<int>(lane);
+}
+
 /// The lanes that share a digit add once, together: a labelled partition of the lanes active
 /// here (__match_any_sync underneath), whose first lane adds the partition's size.
 template <class Counter>
@@ -35,7 +42,7 @@ __device__ void add_uniform_or_each(Counter* bins, int digit) {
   const int first_lane = __ffs(static_cast<int>(active)) - 1;
   const int first_digit = __shfl_sync(active, digit, first_lane);
   if (__all_sync(active, digit == first_digit)) {
-    if (static_cast<int>(threadIdx.x % 32) == first_lane) {
+    if (lane_id() == first_lane) {
       atomicAdd(&bins[digit], static_cast<Counter>(__popc(active)));
     }
   } else {
