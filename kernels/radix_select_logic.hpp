@@ -217,6 +217,15 @@ constexpr int kRelaxStepsPerOctaveLog2 = 6;
 constexpr int kInitialRelax = 8;     ///< 1/8 of an octave's keys: 6-12.5% below t
 constexpr int kMostRelax = 64 * 16;  ///< 16 octaves
 
+/// A selection made among more than kWideHit * k candidates narrows the next bound by a quarter:
+/// the one block's work grows with its keys (about 25 us at 100 keys to 70-80 us at 10^4 on an
+/// H200), and a bound only ever narrowed by too many candidates settles wide. In
+/// bench_hint_replay's solves at k = 100 (n = 1e5 and 1e6) the median selection among the
+/// candidates had 2402-7742 keys without it and 331-373 with it, for 78-79% of the selections made
+/// among the candidates instead of 87-93%: by the H200's costs, about 0.84x and 0.52x of the full
+/// passes' time at n = 1e5 and 1e6 instead of 1.46x and 0.58x (a model, not yet measured).
+constexpr index_t kWideHit = 4;
+
 /// Misses in a row (selections whose candidates did not fit) before a hint rests, and the longest
 /// rest: a vector whose candidates never fit (ties at t by the thousand, a gap in its values)
 /// pays the candidates' pass on one selection in 2 to 65 instead of on every one.
@@ -248,8 +257,9 @@ struct ThresholdHint {
     return candidates >= k && candidates <= capacity;
   }
 
-  /// After counting a guess's candidates: too few widen the next bound, too many narrow it, and
-  /// kMissesBeforeRest misses in a row rest the hint, twice as long as its last rest.
+  /// After counting a guess's candidates: too few widen the next bound, too many narrow it, as
+  /// does a fit among more than kWideHit * k; kMissesBeforeRest misses in a row rest the hint,
+  /// twice as long as its last rest.
   CORESET_HOST_DEVICE void adapt(index_t candidates, index_t k) {
     if (!guessing()) {
       return;  // there was no guess to judge
@@ -257,6 +267,9 @@ struct ThresholdHint {
     if (fits(candidates, k)) {
       misses = 0;
       rest = 1;
+      if (candidates > kWideHit * k && relax > 1) {
+        relax = relax * 3 / 4;  // the next selection among fewer keys
+      }
       return;
     }
     if (candidates < k) {

@@ -316,9 +316,16 @@ TEST(RadixHint, BoundsHangBelowTheLastThresholdBySixtyFourthsOfAnOctave) {
   hint.adapt(kCandidateCapacity + 1, 10);  // too many: half as far
   EXPECT_EQ(hint.relax, kInitialRelax);
   EXPECT_EQ(hint.misses, 2);
-  hint.adapt(kCandidateCapacity / 2, 10);  // fits: kept, and the misses forgotten
+  hint.adapt(kWideHit * 10, 10);  // fits among few: kept, and the misses forgotten
   EXPECT_EQ(hint.relax, kInitialRelax);
   EXPECT_EQ(hint.misses, 0);
+  hint.adapt(kWideHit * 10 + 1, 10);  // fits among many: the next bound a quarter nearer t
+  EXPECT_EQ(hint.relax, kInitialRelax * 3 / 4);
+  EXPECT_EQ(hint.misses, 0);
+  for (int fit = 0; fit < 20; ++fit) {
+    hint.adapt(kCandidateCapacity, 10);  // narrowed down to one step, no further
+  }
+  EXPECT_EQ(hint.relax, 1);
   hint.record(0);  // fewer than k positive keys: no guess
   EXPECT_FALSE(hint.guessing());
 }
