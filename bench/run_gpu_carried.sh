@@ -10,7 +10,8 @@
 #   3. bench_gpu --end-to-end at N = 1e6 and 1e7 (issue 15's targets), README's example on the
 #      GPU, then bench_gpu --primitives: each primitive of an A-IHT II iteration timed alone in a
 #      CUDA graph, and bench_gpu_histogram: one histogram pass of the top-k by each way of adding
-#      to a shared bin, and the selection whole.
+#      to a shared bin, and the selection whole; bench_gpu_link: the projection's link pass, its
+#      values held in registers against stored over z.
 #   4. compute-sanitizer memcheck on the newest device code (the compact sparse lists' steps,
 #      arrays, column blocks, Laplace), then racecheck, initcheck and synccheck on the primitives.
 #   5. The Python extension, compiled there with g++ against that machine's Python and pybind11,
@@ -181,6 +182,8 @@ step bench_primitives 45 "$out/bench.log" "$build/bench/bench_gpu" \
 # One histogram pass of the top-k by each way of adding to a shared bin, against a read (a few
 # seconds): which of kernels/bin_add.cuh's ways the passes should take.
 step bench_histogram 60 "$out/bench.log" "$build/bench/bench_gpu_histogram"
+# The projection's fused link pass, its values held in registers (production) or stored over z.
+step bench_link 30 "$out/bench.log" "$build/bench/bench_gpu_link"
 
 sanitizer="$(command -v compute-sanitizer || echo "$cuda_root/bin/compute-sanitizer")"
 # GpuPrimitives holds every sparse step of the compact lists against the CPU; then the device

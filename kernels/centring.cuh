@@ -7,6 +7,25 @@
 
 namespace coreset::kernels {
 
+/// One value's share of centre_column's checks: a non-finite v_s is reported at flat_first + s.
+__device__ inline void report_if_not_finite(double value, index_t s, unsigned long long flat_first,
+                                            unsigned long long* first_bad) {
+  if (!isfinite(value)) {
+    atomicMin(first_bad, flat_first + static_cast<unsigned long long>(s));
+  }
+}
+
+/// The column's mean from each lane's partial sum (a fixed butterfly), a non-finite total reported
+/// at flat_first + rows - 1. Called by every lane of the warp; every lane gets the mean.
+__device__ inline double column_mean(double lane_sum, index_t rows, unsigned long long flat_first,
+                                     unsigned long long* first_bad) {
+  const double total = warp_sum(lane_sum);
+  if (threadIdx.x % kWarp == 0 && !isfinite(total)) {
+    atomicMin(first_bad, flat_first + static_cast<unsigned long long>(rows - 1));
+  }
+  return total / static_cast<double>(rows);
+}
+
 /// out[s] = (v_s - mean) / sqrt(rows) for s < rows, mean = (1/rows) sum_s v_s, summed in double by
 /// one warp (lanes over the samples, then warp_sum: the same inputs round alike every time).
 /// `first(s)` gives v_s in the first pass (it may store it for the second) and `again(s)` gives
@@ -28,18 +47,43 @@ __device__ void centre_column(const First& first, const Again& again, index_t ro
   double sum = 0.0;
   for (index_t s = lane; s < rows; s += kWarp) {
     const double value = first(s);
-    if (!isfinite(value)) {
-      atomicMin(first_bad, flat_first + static_cast<unsigned long long>(s));
-    }
+    report_if_not_finite(value, s, flat_first, first_bad);
     sum += value;
   }
-  const double total = warp_sum(sum);
-  if (lane == 0 && !isfinite(total)) {
-    atomicMin(first_bad, flat_first + static_cast<unsigned long long>(rows - 1));
-  }
-  const double mean = total / static_cast<double>(rows);
+  const double mean = column_mean(sum, rows, flat_first, first_bad);
   for (index_t s = lane; s < rows; s += kWarp) {
     out[s] = static_cast<T>(mul(sub(again(s), mean), scale));
+  }
+}
+
+/// centre_column with each lane's values held in registers: `value(s)` is called once per s and
+/// its result kept by the lane that computed it (kHeld of them a lane, so rows <= kWarp * kHeld),
+/// so nothing is stored and read back between the two passes. The same sums in the same order,
+/// the same checks: the same output bits as centre_column.
+template <int kHeld, class T, class Value>
+__device__ void centre_column_held(const Value& value, index_t rows, unsigned long long flat_first,
+                                   T* out, unsigned long long* first_bad) {
+  const double scale = 1.0 / sqrt(static_cast<double>(rows));
+  const index_t lane = threadIdx.x % kWarp;
+  double held[kHeld];
+  double sum = 0.0;
+#pragma unroll
+  for (int j = 0; j < kHeld; ++j) {
+    const index_t s = lane + j * kWarp;
+    held[j] = 0.0;
+    if (s < rows) {
+      held[j] = value(s);
+      report_if_not_finite(held[j], s, flat_first, first_bad);
+      sum += held[j];
+    }
+  }
+  const double mean = column_mean(sum, rows, flat_first, first_bad);
+#pragma unroll
+  for (int j = 0; j < kHeld; ++j) {
+    const index_t s = lane + j * kWarp;
+    if (s < rows) {
+      out[s] = static_cast<T>(mul(sub(held[j], mean), scale));
+    }
   }
 }
 

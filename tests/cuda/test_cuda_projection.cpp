@@ -60,7 +60,9 @@ TEST_P(GpuProjection, MatchesTheCpuProjection) {
     ModelOptions options;
     options.kind = kind;
     const models::Model model = models::make_model(random_dataset(rows, 3, kind, 5), options, 0);
-    for (const index_t s : {2, 33, 257}) {
+    // S up to 128, 256 and 512: the link values held in registers, 4, 8 or 16 a lane (2, 33, 200
+    // and 257 fill some of each lane's places); 600: stored and read back (kernels/projection.cu).
+    for (const index_t s : {2, 33, 200, 257, 600}) {
       std::mt19937_64 generator(static_cast<std::uint64_t>(s));
       std::normal_distribution<double> normal(0.0, 0.7);
       Eigen::MatrixXd samples(s, model.dim());
