@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_gpu_timing.hpp"
 #include "kernels/bin_add.cuh"
 #include "kernels/check.hpp"
 #include "kernels/device_buffer.hpp"
@@ -117,26 +118,6 @@ __global__ void read_kernel(index_t n, const float* v, unsigned long long* sink)
   }
 }
 
-template <class Launch>
-double microseconds(int repeats, Launch&& launch) {
-  launch();  // warm-up
-  cudaEvent_t start;
-  cudaEvent_t stop;
-  CORESET_CUDA_TRY(cudaEventCreate(&start));
-  CORESET_CUDA_TRY(cudaEventCreate(&stop));
-  CORESET_CUDA_TRY(cudaEventRecord(start));
-  for (int r = 0; r < repeats; ++r) {
-    launch();
-  }
-  CORESET_CUDA_TRY(cudaEventRecord(stop));
-  CORESET_CUDA_TRY(cudaEventSynchronize(stop));
-  float ms = 0.0f;
-  CORESET_CUDA_TRY(cudaEventElapsedTime(&ms, start, stop));
-  CORESET_CUDA_TRY(cudaEventDestroy(start));
-  CORESET_CUDA_TRY(cudaEventDestroy(stop));
-  return 1e3 * static_cast<double>(ms) / repeats;
-}
-
 std::vector<unsigned long long> host_histogram(const std::vector<float>& v, std::uint32_t prefix,
                                                int shift) {
   std::vector<unsigned long long> out(kBins, 0);
@@ -184,7 +165,7 @@ std::vector<index_t> parse_sizes(const char* text) {
 
 // The production selection, kernels::top_k without a hint: the one-block selection when n is at
 // most the capacity, else the full passes (four histogram passes, two compactions, the merge).
-// Microseconds per selection, the mean of `repeats` after one.
+// Microseconds per selection, the median of `repeats` timed alone, after one.
 double top_k_microseconds(const float* v, index_t n, index_t k, index_t capacity, int repeats) {
   coreset::kernels::Scratch scratch;
   DeviceBuffer<unsigned long long> histogram(kBins);
@@ -205,7 +186,7 @@ double top_k_microseconds(const float* v, index_t n, index_t k, index_t capacity
   work.ties = ties.data();
   work.counts = counts.data();
   work.capacity = capacity;
-  return microseconds(repeats, [&] {
+  return coreset::bench::event_us(repeats, [&] {
     coreset::kernels::top_k<float>(nullptr, scratch, n, v, true, nullptr, k, work, positions.data(),
                                    count.data());
   });
@@ -241,7 +222,8 @@ int main(int argc, char** argv) {
   CORESET_CUDA_TRY(cudaGetDevice(&device));
   CORESET_CUDA_TRY(cudaGetDeviceProperties(&properties, device));
   std::printf(
-      "bench_gpu_histogram: %s, %d SMs; us per pass (the mean of %d launches after one),"
+      "bench_gpu_histogram: %s, %d SMs; us per pass (the median of %d launches timed alone, after "
+      "one),"
       " and its ratio to one read of the entries by the same grid\n",
       properties.name, properties.multiProcessorCount, repeats);
   std::printf("%10s %-9s %4s %-22s %-26s %10s %8s\n", "n", "vector", "pass", "grid", "add", "us",
@@ -253,7 +235,7 @@ int main(int argc, char** argv) {
     const index_t warm_n = index_t{1} << 24;
     DeviceBuffer<float> warm(warm_n);
     CORESET_CUDA_TRY(cudaMemset(warm.data(), 0, static_cast<std::size_t>(warm_n) * 4));
-    microseconds(200, [&] {
+    coreset::bench::event_us(200, [&] {
       read_kernel<<<coreset::kernels::blocks_for(warm_n, 4096), coreset::kernels::kBlock>>>(
           warm_n, warm.data(), histogram.data());
       CORESET_CUDA_CHECK_LAUNCH();
@@ -281,7 +263,7 @@ int main(int argc, char** argv) {
         const std::vector<unsigned long long> expected =
             pass == 1 ? first : host_histogram(host, fullest, 16);
         for (const Grid& grid : grids) {
-          const double read_us = microseconds(repeats, [&] {
+          const double read_us = coreset::bench::event_us(repeats, [&] {
             read_kernel<<<grid.blocks, coreset::kernels::kBlock>>>(n, v.data(), histogram.data());
             CORESET_CUDA_CHECK_LAUNCH();
           });
@@ -314,7 +296,7 @@ int main(int argc, char** argv) {
                                         cudaMemcpyDeviceToHost));
             const bool equal = got == expected;
             all_equal = all_equal && equal;
-            const double us = microseconds(repeats, launch);
+            const double us = coreset::bench::event_us(repeats, launch);
             std::printf("%10lld %-9s %4d %-22s %-26s %10.2f %8.2f%s\n", static_cast<long long>(n),
                         kind.c_str(), pass, grid.name, name_of(strategy), us, us / read_us,
                         equal ? "" : "  HISTOGRAM DIFFERS FROM THE HOST'S");

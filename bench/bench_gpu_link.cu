@@ -17,6 +17,7 @@
 #include <random>
 #include <vector>
 
+#include "bench_gpu_timing.hpp"
 #include "kernels/check.hpp"
 #include "kernels/device_buffer.hpp"
 #include "kernels/projection_launch.hpp"
@@ -29,26 +30,6 @@ using coreset::kernels::LinkValues;
 
 // The projection's block: as many datapoints as make z (S x width doubles) 32 MiB.
 constexpr index_t kBlockBytes = index_t{32} << 20;
-
-template <class Launch>
-double microseconds(int repeats, Launch&& launch) {
-  launch();  // warm-up
-  cudaEvent_t start;
-  cudaEvent_t stop;
-  CORESET_CUDA_TRY(cudaEventCreate(&start));
-  CORESET_CUDA_TRY(cudaEventCreate(&stop));
-  CORESET_CUDA_TRY(cudaEventRecord(start));
-  for (int r = 0; r < repeats; ++r) {
-    launch();
-  }
-  CORESET_CUDA_TRY(cudaEventRecord(stop));
-  CORESET_CUDA_TRY(cudaEventSynchronize(stop));
-  float ms = 0.0f;
-  CORESET_CUDA_TRY(cudaEventElapsedTime(&ms, start, stop));
-  CORESET_CUDA_TRY(cudaEventDestroy(start));
-  CORESET_CUDA_TRY(cudaEventDestroy(stop));
-  return 1e3 * static_cast<double>(ms) / repeats;
-}
 
 }  // namespace
 
@@ -66,7 +47,8 @@ int main(int argc, char** argv) {
   CORESET_CUDA_TRY(cudaGetDeviceProperties(&properties, device));
   std::printf(
       "bench_gpu_link: %s; one block of the projection (z of 32 MiB), logistic link, "
-      "float Phi; us per block (the mean of %d after one) and that times the blocks of "
+      "float Phi; us per block (the median of %d timed alone, after one) and that times the blocks "
+      "of "
       "N = 1e7\n",
       properties.name, repeats);
   std::printf("%6s %8s %-18s %10s %12s %14s\n", "S", "width", "link values", "us", "GB/s moved",
@@ -121,7 +103,7 @@ int main(int argc, char** argv) {
     for (const LinkValues values : {LinkValues::held_when_short, LinkValues::stored}) {
       CORESET_CUDA_TRY(
           cudaMemcpy(z.data(), z_fresh.data(), entries * sizeof(double), cudaMemcpyDeviceToDevice));
-      const double us = microseconds(repeats, [&] { run(values, phi_held.data()); });
+      const double us = coreset::bench::event_us(repeats, [&] { run(values, phi_held.data()); });
       const double bytes =
           static_cast<double>(entries) * (values == LinkValues::stored ? 28.0 : 12.0);
       std::printf("%6lld %8lld %-18s %10.1f %12.0f %14.4f%s\n", static_cast<long long>(s),

@@ -1,5 +1,5 @@
 // Timing device work with CUDA events, for the GPU benchmarks (bench_gpu.cpp,
-// bench_gpu_primitives.cpp).
+// bench_gpu_primitives.cpp, bench_gpu_histogram.cu, bench_gpu_link.cu).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -44,6 +44,12 @@ double event_ms(cudaStream_t stream, int repeats, Work&& work) {
     times.push_back(ms);
   }
   return median(times);
+}
+
+/// The same in microseconds, on the default stream (bench_gpu_histogram.cu, bench_gpu_link.cu).
+template <class Work>
+double event_us(int repeats, Work&& work) {
+  return 1e3 * event_ms(nullptr, repeats, work);
 }
 
 }  // namespace coreset::bench
