@@ -96,6 +96,12 @@ int main(int argc, char** argv) {
         cudaMemcpy(held.data(), phi_held.data(), entries * sizeof(float), cudaMemcpyDeviceToHost));
     CORESET_CUDA_TRY(cudaMemcpy(stored.data(), phi_stored.data(), entries * sizeof(float),
                                 cudaMemcpyDeviceToHost));
+    unsigned long long bad = 0;
+    CORESET_CUDA_TRY(cudaMemcpy(&bad, first_bad.data(), sizeof bad, cudaMemcpyDeviceToHost));
+    if (bad != none) {
+      std::fprintf(stderr, "bench_gpu_link: a non-finite link value at flat index %llu\n", bad);
+      return 1;
+    }
     const bool equal = std::memcmp(held.data(), stored.data(), held.size() * sizeof(float)) == 0;
     all_equal = all_equal && equal;
     // The timings, each way from a fresh z (repeats of the stored way take the link of its last

@@ -48,7 +48,7 @@ __device__ void centre_column(const First& first, const Again& again, index_t ro
   for (index_t s = lane; s < rows; s += kWarp) {
     const double value = first(s);
     report_if_not_finite(value, s, flat_first, first_bad);
-    sum += value;
+    sum = add(sum, value);  // never contracted with a multiply in the link
   }
   const double mean = column_mean(sum, rows, flat_first, first_bad);
   for (index_t s = lane; s < rows; s += kWarp) {
@@ -74,7 +74,7 @@ __device__ void centre_column_held(const Value& value, index_t rows, unsigned lo
     if (s < rows) {
       held[j] = value(s);
       report_if_not_finite(held[j], s, flat_first, first_bad);
-      sum += held[j];
+      sum = add(sum, held[j]);
     }
   }
   const double mean = column_mean(sum, rows, flat_first, first_bad);
