@@ -218,13 +218,18 @@ constexpr int kInitialRelax = 8;     ///< 1/8 of an octave's keys: 6-12.5% below
 constexpr int kMostRelax = 64 * 16;  ///< 16 octaves
 
 /// A selection made among more than kWideHit * k candidates narrows the next bound by a quarter:
-/// the one block's work grows with its keys (about 25 us at 100 keys to 70-80 us at 10^4 on an
-/// H200), and a bound only ever narrowed by too many candidates settles wide. In
+/// the one block's work grows with its keys (a hinted selection over n = 1e5 took about 25 us
+/// among about 100 keys, 67-70 us among about 10^4, on an H200), and a bound only ever narrowed
+/// by too many candidates settles wide. In
 /// bench_hint_replay's solves at k = 100 (n = 1e5 and 1e6) the median selection among the
-/// candidates had 2402-7742 keys without it and 331-373 with it, for 78-79% of the selections made
-/// among the candidates instead of 87-93%: by the H200's costs, about 0.84x and 0.52x of the full
+/// candidates had 2402-7742 keys without it and 629-698 with it, for 81-85% of the selections made
+/// among the candidates instead of 87-93%: by the H200's costs, about 0.85x and 0.51x of the full
 /// passes' time at n = 1e5 and 1e6 instead of 1.46x and 0.58x (a model, not yet measured).
 constexpr index_t kWideHit = 4;
+/// ... and more than kNarrowHitKeys: below about a thousand keys the block's time is near its
+/// floor, and at very small k (k = 1: more than 4 candidates) narrowing would set the bound inside
+/// the gaps between the largest values, where hits and misses alternate without ever resting.
+constexpr index_t kNarrowHitKeys = 1024;
 
 /// Misses in a row (selections whose candidates did not fit) before a hint rests, and the longest
 /// rest: a vector whose candidates never fit (ties at t by the thousand, a gap in its values)
@@ -258,8 +263,8 @@ struct ThresholdHint {
   }
 
   /// After counting a guess's candidates: too few widen the next bound, too many narrow it, as
-  /// does a fit among more than kWideHit * k; kMissesBeforeRest misses in a row rest the hint,
-  /// twice as long as its last rest.
+  /// does a fit among more than kWideHit * k and kNarrowHitKeys; kMissesBeforeRest misses in a
+  /// row rest the hint, twice as long as its last rest.
   CORESET_HOST_DEVICE void adapt(index_t candidates, index_t k) {
     if (!guessing()) {
       return;  // there was no guess to judge
@@ -267,7 +272,7 @@ struct ThresholdHint {
     if (fits(candidates, k)) {
       misses = 0;
       rest = 1;
-      if (candidates > kWideHit * k && relax > 1) {
+      if (candidates > kWideHit * k && candidates > kNarrowHitKeys && relax > 1) {
         relax = relax * 3 / 4;  // the next selection among fewer keys
       }
       return;

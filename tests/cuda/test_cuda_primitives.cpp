@@ -196,7 +196,6 @@ TYPED_TEST(GpuPrimitives, TopKReusesItsThresholdOnADriftingVectorAndStaysExact) 
   gpu.reuse_thresholds(true, std::numeric_limits<index_t>::max());
   std::vector<T> v = test::gaussian_values<T>(n, 9);
   std::mt19937_64 generator(4);
-  std::normal_distribution<double> noise(0.0, 1.0);
   const solvers::SparseVector<T> exclude = random_sparse<T>(n, 2999, 21, true);
   std::vector<bool> excluded(static_cast<std::size_t>(n), false);
   for (const index_t i : exclude.index) {
@@ -209,14 +208,7 @@ TYPED_TEST(GpuPrimitives, TopKReusesItsThresholdOnADriftingVectorAndStaysExact) 
   for (const index_t k : {index_t{1}, index_t{100}, index_t{1000}, index_t{3000}}) {
     const auto before = gpu.selection_counts();
     for (int step = 0; step < steps; ++step) {
-      for (T& x : v) {
-        x = static_cast<T>(static_cast<double>(x) * 0.999 + 0.01 * noise(generator));
-      }
-      if (step == steps / 2) {
-        for (T& x : v) {
-          x = static_cast<T>(static_cast<double>(x) * 16.0);
-        }
-      }
+      test::drift(v, generator, step == steps / 2);
       typename CudaBackend<T>::DatapointVector v_gpu;
       gpu.upload(v, v_gpu);
       for (const auto rule : {SelectionRule::largest_positive, SelectionRule::largest_magnitude}) {

@@ -316,12 +316,16 @@ TEST(RadixHint, BoundsHangBelowTheLastThresholdBySixtyFourthsOfAnOctave) {
   hint.adapt(kCandidateCapacity + 1, 10);  // too many: half as far
   EXPECT_EQ(hint.relax, kInitialRelax);
   EXPECT_EQ(hint.misses, 2);
-  hint.adapt(kWideHit * 10, 10);  // fits among few: kept, and the misses forgotten
+  hint.adapt(kNarrowHitKeys, 10);  // fits among few keys: kept, and the misses forgotten
   EXPECT_EQ(hint.relax, kInitialRelax);
   EXPECT_EQ(hint.misses, 0);
-  hint.adapt(kWideHit * 10 + 1, 10);  // fits among many: the next bound a quarter nearer t
+  hint.adapt(kNarrowHitKeys, kNarrowHitKeys / kWideHit - 1);  // few keys, though many for k
+  EXPECT_EQ(hint.relax, kInitialRelax);
+  hint.adapt(kNarrowHitKeys + 1, 10);  // fits among many: the next bound a quarter nearer t
   EXPECT_EQ(hint.relax, kInitialRelax * 3 / 4);
   EXPECT_EQ(hint.misses, 0);
+  hint.adapt(kNarrowHitKeys + 1, kNarrowHitKeys / kWideHit + 1);  // not many for k: kept
+  EXPECT_EQ(hint.relax, kInitialRelax * 3 / 4);
   for (int fit = 0; fit < 20; ++fit) {
     hint.adapt(kCandidateCapacity, 10);  // narrowed down to one step, no further
   }
@@ -454,6 +458,48 @@ TYPED_TEST(RadixLogic, AHintFollowsADriftingVectorAndEverySelectionIsExact) {
       EXPECT_GE(full_count, 3) << "k " << k;
       EXPECT_LE(full_count, 8) << "k " << k;
       EXPECT_EQ(by_candidates_count + full_count, 40);
+    }
+  }
+}
+
+// The sequence of the GPU test GpuPrimitives.TopKReusesItsThresholdOnADriftingVectorAndStaysExact
+// (tests/cuda/test_cuda_primitives.cpp), replayed here: 100003 Gaussians drifting a little, an
+// excluded support on every other step, a jump by 16 halfway, k = 1, 100, 1000 and 3000 in turn
+// with one hint per rule carried from each k to the next. The GPU test's bound, at most 12 of the
+// 32 selections of each k <= 1000 by the full passes, must hold for the hint's logic as it is: a
+// change to adapt() or record() that made this sequence miss more fails here, before a GPU run.
+// (The exclusions are other draws than the GPU test's; the drift and the jump are its own.)
+TYPED_TEST(RadixLogic, TheGpuDriftingVectorTestsSequenceMakesFewFullSelections) {
+  using T = TypeParam;
+  using Key = key_t<T>;
+  const index_t n = 100003;
+  std::vector<T> v = test::gaussian_values<T>(n, 9);
+  std::mt19937_64 generator(4);
+  std::vector<bool> excluded(static_cast<std::size_t>(n), false);
+  std::mt19937_64 picker(21);
+  std::uniform_int_distribution<index_t> position(0, n - 1);
+  for (int e = 0; e < 2999; ++e) {
+    excluded[static_cast<std::size_t>(position(picker))] = true;
+  }
+  ThresholdHint<Key> hints[2];  // by rule, as the backend's slots
+  const int steps = 16;
+  for (const index_t k : {index_t{1}, index_t{100}, index_t{1000}, index_t{3000}}) {
+    int full = 0;
+    for (int step = 0; step < steps; ++step) {
+      test::drift(v, generator, step == steps / 2);
+      for (const auto rule : {SelectionRule::largest_positive, SelectionRule::largest_magnitude}) {
+        const std::vector<bool> none;
+        const std::vector<bool>& skip = step % 2 == 1 ? excluded : none;
+        bool by_candidates = false;
+        const std::vector<index_t> got =
+            hinted_select(keys_of(v, rule, skip), k, hints[static_cast<int>(rule)], by_candidates);
+        ASSERT_EQ(got, test::nth_element_top_k(v, k, rule, skip))
+            << "k " << k << " step " << step << " rule " << static_cast<int>(rule);
+        full += by_candidates ? 0 : 1;
+      }
+    }
+    if (k <= 1000) {
+      EXPECT_LE(full, 2 * 6) << "k " << k;
     }
   }
 }
