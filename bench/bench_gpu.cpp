@@ -28,7 +28,6 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <limits>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <stdexcept>
@@ -171,9 +170,6 @@ index_t host_loop_budget(const std::vector<index_t>& budgets) {
   return budgets[std::min<std::size_t>(1, budgets.size() - 1)];
 }
 
-// Threshold hints at every k the mechanism serves, not only the default's (the largest k).
-constexpr index_t kEveryBudget = std::numeric_limits<index_t>::max();
-
 Json run_case(coreset::cuda::Resources& res, const Config& config, index_t n, index_t s,
               double bandwidth) {
   using Backend = coreset::cuda::CudaBackend<float>;
@@ -249,7 +245,7 @@ Json run_case(coreset::cuda::Resources& res, const Config& config, index_t n, in
       backend.select_top_k(gradient, k, coreset::solvers::SelectionRule::largest_magnitude, exclude,
                            out);
     };
-    backend.reuse_thresholds(true, kEveryBudget);
+    backend.reuse_thresholds(true, Backend::kEveryBudget);
     entry["top_k_ms"] = coreset::bench::event_ms(res.stream(), config.repeats, select);
     backend.reuse_thresholds(false);
     entry["top_k_full_passes_ms"] = coreset::bench::event_ms(res.stream(), config.repeats, select);
@@ -297,7 +293,7 @@ Json run_case(coreset::cuda::Resources& res, const Config& config, index_t n, in
     entry["a-iht-2_without_threshold_reuse_ms_per_iteration"] = full_passes.ms;
     entry["a-iht-2_without_threshold_reuse_ratio_to_floor"] = full_passes.ms / floor_ms;
     if (k > coreset::kernels::radix::kLargestHintedBudget) {
-      backend.reuse_thresholds(true, kEveryBudget);
+      backend.reuse_thresholds(true, Backend::kEveryBudget);
       const auto selections_before = backend.selection_counts();
       const PerIteration hinted = per_iteration(backend, y, coreset::Algorithm::aiht2, k,
                                                 config.iterations, config.repeats);

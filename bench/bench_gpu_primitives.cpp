@@ -16,7 +16,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
-#include <limits>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -118,7 +117,7 @@ Json primitive_costs(Backend& backend, const kernels::DeviceBuffer<float>& y, in
       // node; then the full passes alone.
       {"select_top_k (n entries)",
        [&] {
-         backend.reuse_thresholds(true, std::numeric_limits<index_t>::max());
+         backend.reuse_thresholds(true, Backend::kEveryBudget);
          backend.select_top_k(gradient, k, SelectionRule::largest_positive, z, out);
          backend.reuse_thresholds(true);
        }},

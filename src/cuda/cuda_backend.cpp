@@ -861,7 +861,7 @@ void CudaBackend<T>::top_k(index_t n, const T* v, bool by_magnitude, const kerne
   above_.reserve_discard(k);
   list_.reserve_discard(n);
   unsigned char* hint_bytes = nullptr;
-  if (reuse_thresholds_ && hint != HintSlot::none && k <= hinted_budgets_up_to_) {
+  if (hint != HintSlot::none && k <= hinted_budgets_up_to_) {
     hint_bytes = select_hints_.data() + static_cast<int>(hint) * kernels::kTopKHintBytes;
   }
   const kernels::TopKWork work{histogram_.data(), blocks_done_.data(), select_state_.data(),

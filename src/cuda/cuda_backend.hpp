@@ -241,13 +241,14 @@ class CudaBackend {
     long long full = 0;
   };
   SelectionCounts selection_counts() const;
+  /// For reuse_thresholds: hints at every k the kernels serve (up to 3/4 of the one-block
+  /// capacity), for the tests and benchmarks of the mechanism.
+  static constexpr index_t kEveryBudget = std::numeric_limits<index_t>::max();
   /// Whether selections use their threshold hints, and up to which k. By default, on for k up to
-  /// kernels::radix::kLargestHintedBudget, where they pay; tests and benchmarks of the mechanism
-  /// may ask for any k (the kernels still stop at 3/4 of the one-block capacity). Off, every
-  /// selection makes the full passes. The selected positions are the same either way.
+  /// kernels::radix::kLargestHintedBudget, where they pay; off, every selection makes the full
+  /// passes. The selected positions are the same either way.
   void reuse_thresholds(bool on, index_t up_to_k = kernels::radix::kLargestHintedBudget) noexcept {
-    reuse_thresholds_ = on;
-    hinted_budgets_up_to_ = up_to_k;
+    hinted_budgets_up_to_ = on ? up_to_k : 0;
   }
   /// The most keys one block selects among on this device (kernels::prepare_top_k): the largest
   /// dense selection made in one launch and the most candidates a hint may gather.
@@ -317,7 +318,7 @@ class CudaBackend {
   mutable kernels::DeviceBuffer<unsigned char> select_state_;
   mutable kernels::DeviceBuffer<unsigned char> select_hints_;  // kHintSlots hints
   index_t select_capacity_ = 0;  // the keys one block selects among (kernels::prepare_top_k)
-  bool reuse_thresholds_ = true;
+  // Selections of k up to this keep threshold hints (0: none; a selection has k >= 1).
   index_t hinted_budgets_up_to_ = kernels::radix::kLargestHintedBudget;
   mutable kernels::DeviceBuffer<kernels::Mask> excluded_;  // n bytes, all zero between calls
   mutable kernels::DeviceBuffer<index_t> unit_;            // convex_step's vertex: index, count 1

@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -140,7 +139,7 @@ TYPED_TEST(GpuPrimitives, TopKMatchesTheCpuAndNthElementOnAwkwardInputs) {
     CudaBackend<T> gpu(resources, phi.view());
     // Hints at every k they serve (the default only up to kLargestHintedBudget): over 16384
     // keys, k = n / 3 + 1 selects with one too, on ties, NaNs, infinities and exclusions.
-    gpu.reuse_thresholds(true, std::numeric_limits<index_t>::max());
+    gpu.reuse_thresholds(true, CudaBackend<T>::kEveryBudget);
     // The excluding trial first: the exclusion mask must be clear again for the two after it.
     for (const int trial : {2, 0, 1}) {
       const auto seed = static_cast<std::uint64_t>(n + 101 * trial);
@@ -193,7 +192,7 @@ TYPED_TEST(GpuPrimitives, TopKReusesItsThresholdOnADriftingVectorAndStaysExact) 
   const Matrix<T> phi(1, n);  // only the size matters here
   CudaBackend<T> gpu(resources, phi.view());
   // The mechanism at every k it serves: by default only k <= kLargestHintedBudget use hints.
-  gpu.reuse_thresholds(true, std::numeric_limits<index_t>::max());
+  gpu.reuse_thresholds(true, CudaBackend<T>::kEveryBudget);
   std::vector<T> v = test::gaussian_values<T>(n, 9);
   std::mt19937_64 generator(4);
   const solvers::SparseVector<T> exclude = random_sparse<T>(n, 2999, 21, true);

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <string>
 #include <vector>
 
@@ -268,7 +267,7 @@ TEST_F(GpuSolvers, TheRecordedLoopWithHintsAtEveryBudgetGivesTheHostLoopsSolve) 
     };
     const auto run = [&](int sync_every) {
       cuda::CudaBackend<float> gpu(resources, phi.view());
-      gpu.reuse_thresholds(true, std::numeric_limits<index_t>::max());
+      gpu.reuse_thresholds(true, cuda::CudaBackend<float>::kEveryBudget);
       auto y = gpu.make_sample_vector();
       gpu.column_sums(y);
       options.sync_every = sync_every;
