@@ -79,11 +79,8 @@ class HintReplayBackend : public coreset::cpu::CpuBackend<T> {
                    const SparseDatapointVector& exclude, int slot) const {
     Hint& hint = hints_[static_cast<std::size_t>(slot)];
     SlotTally& tally = tallies_[static_cast<std::size_t>(slot)];
-    const auto n = static_cast<index_t>(v.size());
-    if (k < 1 || n <= hint.capacity || k > hint.capacity / 4 * 3) {
-      // No selection (take 0), one block without a hint, or the full passes without one
-      // (kernels/select.cu, top_k).
-      return;
+    if (k < 1 || !radix::hint_serves(static_cast<index_t>(v.size()), k, hint.capacity)) {
+      return;  // no selection (take 0), or one without its hint (kernels/select.cu, top_k)
     }
     keys_.resize(v.size());
     for (std::size_t i = 0; i < v.size(); ++i) {

@@ -231,6 +231,13 @@ constexpr index_t kWideHit = 4;
 /// the gaps between the largest values, where hits and misses alternate without ever resting.
 constexpr index_t kNarrowHitKeys = 1024;
 
+/// Whether a selection of k among n keys uses its hint: when the keys need more than one block (a
+/// selection among at most `capacity` keys is one launch anyway) and k is at most 3/4 of the
+/// capacity (nearer, the candidates near t rarely number between k and the capacity).
+CORESET_HOST_DEVICE constexpr bool hint_serves(index_t n, index_t k, index_t capacity) {
+  return n > capacity && k <= capacity / 4 * 3;
+}
+
 /// Misses in a row (selections whose candidates did not fit) before a hint rests, and the longest
 /// rest: a vector whose candidates never fit (ties at t by the thousand, a gap in its values)
 /// pays the candidates' pass on one selection in 2 to 65 instead of on every one.

@@ -498,7 +498,9 @@ void top_k(cudaStream_t s, Scratch& scratch, index_t n, const T* v, bool by_magn
     CORESET_CUDA_CHECK_LAUNCH();
     return;
   }
-  auto* hint = k <= work.capacity / 4 * 3 ? reinterpret_cast<Hint<T>*>(work.hint) : nullptr;
+  auto* hint = kernels::radix::hint_serves(n, k, work.capacity)
+                   ? reinterpret_cast<Hint<T>*>(work.hint)
+                   : nullptr;
   if (hint == nullptr) {
     full_selection(s, scratch, n, key_of, k, work, hint, out_positions, out_count);
     return;

@@ -374,6 +374,11 @@ TEST(RadixHint, MissesInARowRestTheHintTwiceAsLongEachTime) {
   EXPECT_TRUE(hint.fits(kCandidateCapacity, 10));
   EXPECT_FALSE(hint.fits(9, 10));
   EXPECT_FALSE(hint.fits(kCandidateCapacity + 1, 10));
+  // Hints serve selections over more keys than one block holds, of k up to 3/4 of its capacity.
+  EXPECT_FALSE(hint_serves(kCandidateCapacity, 10, kCandidateCapacity));
+  EXPECT_TRUE(hint_serves(kCandidateCapacity + 1, kCandidateCapacity / 4 * 3, kCandidateCapacity));
+  EXPECT_FALSE(
+      hint_serves(kCandidateCapacity + 1, kCandidateCapacity / 4 * 3 + 1, kCandidateCapacity));
   // A device with less shared memory: its hints hold its capacity.
   hint.capacity = 4096;
   EXPECT_TRUE(hint.fits(4096, 10));
