@@ -17,14 +17,13 @@
 // Usage: bench_gpu_histogram [--sizes 1e6,1e7,1e8] [--repeats 20]
 #include <cuda_runtime.h>
 
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <random>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -60,19 +59,9 @@ const char* name_of(Strategy strategy) {
   return "?";
 }
 
-// The keys of one pass: those whose digits above `shift + 8` equal `prefix` (all keys in the first
-// pass, shift 24), binned by the 8 bits at `shift`. As histogram_pass_kernel, without its state.
-struct PassKeys {
-  const float* v;
-  std::uint32_t prefix;
-  int shift;
-  __device__ bool counts(std::uint32_t key) const {
-    return key != 0 && (shift == 24 || (key >> (shift + 8)) == prefix);
-  }
-  __device__ int digit(std::uint32_t key) const {
-    return static_cast<int>((key >> shift) & (kBins - 1));
-  }
-};
+// A pass's keys and digits are the production selection's: radix::SelectState after the passes
+// before it (fresh for the first).
+using State = radix::SelectState<std::uint32_t>;
 
 template <Strategy kStrategy>
 __device__ void add(unsigned int* local, int digit) {
@@ -86,16 +75,17 @@ __device__ void add(unsigned int* local, int digit) {
 }
 
 template <Strategy kStrategy>
-__global__ void histogram_kernel(index_t n, PassKeys keys, unsigned long long* histogram) {
+__global__ void histogram_kernel(index_t n, const float* v, State state,
+                                 unsigned long long* histogram) {
   __shared__ unsigned int local[kBins];
   for (int b = threadIdx.x; b < kBins; b += blockDim.x) {
     local[b] = 0;
   }
   __syncthreads();
   for (index_t i = coreset::kernels::global_thread(); i < n; i += coreset::kernels::grid_stride()) {
-    const std::uint32_t key = radix::selection_key(keys.v[i], true);
-    if (keys.counts(key)) {
-      add<kStrategy>(local, keys.digit(key));
+    const std::uint32_t key = radix::selection_key(v[i], true);
+    if (state.counts(key)) {
+      add<kStrategy>(local, state.digit(key));
     }
   }
   __syncthreads();
@@ -118,13 +108,12 @@ __global__ void read_kernel(index_t n, const float* v, unsigned long long* sink)
   }
 }
 
-std::vector<unsigned long long> host_histogram(const std::vector<float>& v, std::uint32_t prefix,
-                                               int shift) {
+std::vector<unsigned long long> host_histogram(const std::vector<float>& v, const State& state) {
   std::vector<unsigned long long> out(kBins, 0);
   for (const float x : v) {
     const std::uint32_t key = radix::selection_key(x, true);
-    if (key != 0 && (shift == 24 || (key >> (shift + 8)) == prefix)) {
-      ++out[(key >> shift) & (kBins - 1)];
+    if (state.counts(key)) {
+      ++out[static_cast<std::size_t>(state.digit(key))];
     }
   }
   return out;
@@ -149,18 +138,6 @@ std::vector<float> make_vector(const std::string& kind, index_t n) {
     std::fill(v.begin(), v.end(), 0.5f);
   }
   return v;
-}
-
-std::vector<index_t> parse_sizes(const char* text) {
-  std::vector<index_t> sizes;
-  std::string list(text);
-  std::size_t at = 0;
-  while (at <= list.size()) {
-    const std::size_t comma = std::min(list.find(',', at), list.size());
-    sizes.push_back(static_cast<index_t>(std::stod(list.substr(at, comma - at))));
-    at = comma + 1;
-  }
-  return sizes;
 }
 
 // The production selection, kernels::top_k without a hint: the one-block selection when n is at
@@ -195,28 +172,12 @@ double top_k_microseconds(const float* v, index_t n, index_t k, index_t capacity
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<index_t> sizes{1000000, 10000000, 100000000};
+  CLI::App app{"bench_gpu_histogram: the top-k's histogram pass by each way of adding to a bin"};
+  std::vector<double> sizes{1e6, 1e7, 1e8};
   int repeats = 20;
-  for (int a = 1; a < argc; a += 2) {
-    const bool known =
-        std::strcmp(argv[a], "--sizes") == 0 || std::strcmp(argv[a], "--repeats") == 0;
-    if (!known || a + 1 >= argc) {
-      std::fprintf(stderr, "bench_gpu_histogram: %s %s (usage: [--sizes N,...] [--repeats R])\n",
-                   known ? "no value for" : "unknown option", argv[a]);
-      return 2;
-    }
-    try {
-      if (std::strcmp(argv[a], "--sizes") == 0) {
-        sizes = parse_sizes(argv[a + 1]);
-      } else {
-        repeats = std::max(1, std::stoi(argv[a + 1]));
-      }
-    } catch (const std::exception&) {
-      std::fprintf(stderr, "bench_gpu_histogram: %s: not a number list: %s\n", argv[a],
-                   argv[a + 1]);
-      return 2;
-    }
-  }
+  app.add_option("--sizes", sizes, "n values")->delimiter(',');
+  app.add_option("--repeats", repeats, "timed launches (median)")->check(CLI::PositiveNumber);
+  CLI11_PARSE(app, argc, argv);
   int device = 0;
   cudaDeviceProp properties{};
   CORESET_CUDA_TRY(cudaGetDevice(&device));
@@ -241,16 +202,19 @@ int main(int argc, char** argv) {
       CORESET_CUDA_CHECK_LAUNCH();
     });
   }
-  for (const index_t n : sizes) {
+  for (const double size : sizes) {
+    const auto n = static_cast<index_t>(size);
     for (const std::string kind : {"gaussian", "uniform", "equal"}) {
       const std::vector<float> host = make_vector(kind, n);
       DeviceBuffer<float> v(n);
       CORESET_CUDA_TRY(cudaMemcpy(v.data(), host.data(), static_cast<std::size_t>(n) * 4,
                                   cudaMemcpyHostToDevice));
       // Pass 1 over every key; pass 2 over the keys of pass 1's fullest bin.
-      const std::vector<unsigned long long> first = host_histogram(host, 0, 24);
-      const auto fullest =
-          static_cast<std::uint32_t>(std::max_element(first.begin(), first.end()) - first.begin());
+      const State first_pass = State::fresh(1);
+      const std::vector<unsigned long long> first = host_histogram(host, first_pass);
+      State second_pass = first_pass;
+      second_pass.advance(radix::DigitChoice{
+          static_cast<int>(std::max_element(first.begin(), first.end()) - first.begin()), 1});
       struct Grid {
         const char* name;
         unsigned int blocks;
@@ -259,9 +223,9 @@ int main(int argc, char** argv) {
           {"4096 blocks (production)", coreset::kernels::blocks_for(n, 4096)},
           {"8 blocks an SM", static_cast<unsigned int>(8 * properties.multiProcessorCount)}};
       for (const int pass : {1, 2}) {
-        const PassKeys keys{v.data(), pass == 1 ? 0u : fullest, pass == 1 ? 24 : 16};
+        const State& state = pass == 1 ? first_pass : second_pass;
         const std::vector<unsigned long long> expected =
-            pass == 1 ? first : host_histogram(host, fullest, 16);
+            pass == 1 ? first : host_histogram(host, state);
         for (const Grid& grid : grids) {
           const double read_us = coreset::bench::event_us(repeats, [&] {
             read_kernel<<<grid.blocks, coreset::kernels::kBlock>>>(n, v.data(), histogram.data());
@@ -273,16 +237,17 @@ int main(int argc, char** argv) {
             const auto launch = [&] {
               switch (strategy) {
                 case Strategy::partition:
-                  histogram_kernel<Strategy::partition>
-                      <<<grid.blocks, coreset::kernels::kBlock>>>(n, keys, histogram.data());
+                  histogram_kernel<Strategy::partition><<<grid.blocks, coreset::kernels::kBlock>>>(
+                      n, v.data(), state, histogram.data());
                   break;
                 case Strategy::each:
-                  histogram_kernel<Strategy::each>
-                      <<<grid.blocks, coreset::kernels::kBlock>>>(n, keys, histogram.data());
+                  histogram_kernel<Strategy::each><<<grid.blocks, coreset::kernels::kBlock>>>(
+                      n, v.data(), state, histogram.data());
                   break;
                 case Strategy::uniform_or_each:
                   histogram_kernel<Strategy::uniform_or_each>
-                      <<<grid.blocks, coreset::kernels::kBlock>>>(n, keys, histogram.data());
+                      <<<grid.blocks, coreset::kernels::kBlock>>>(n, v.data(), state,
+                                                                  histogram.data());
                   break;
               }
               CORESET_CUDA_CHECK_LAUNCH();

@@ -9,10 +9,10 @@
 // Usage: bench_gpu_link [--repeats 20]   (exit 1 if the two ways' outputs differ)
 #include <cuda_runtime.h>
 
-#include <algorithm>
+#include <CLI/CLI.hpp>
+
 #include <climits>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -34,13 +34,10 @@ constexpr index_t kBlockBytes = index_t{32} << 20;
 }  // namespace
 
 int main(int argc, char** argv) {
+  CLI::App app{"bench_gpu_link: the projection's link pass, its values held or stored"};
   int repeats = 20;
-  if (argc == 3 && std::strcmp(argv[1], "--repeats") == 0) {
-    repeats = std::max(1, std::atoi(argv[2]));
-  } else if (argc != 1) {
-    std::fprintf(stderr, "usage: bench_gpu_link [--repeats R]\n");
-    return 2;
-  }
+  app.add_option("--repeats", repeats, "timed launches (median)")->check(CLI::PositiveNumber);
+  CLI11_PARSE(app, argc, argv);
   cudaDeviceProp properties{};
   int device = 0;
   CORESET_CUDA_TRY(cudaGetDevice(&device));
