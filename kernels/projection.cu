@@ -4,6 +4,7 @@
 // with ell the model's link (models/link.hpp, shared with the CPU) and q_s the shared quadratic
 // 1/2 theta_s^T Q theta_s. One warp per datapoint: lanes over the samples, a fixed butterfly sum.
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/centring.cuh"
 #include "kernels/projection_launch.hpp"
@@ -55,22 +56,18 @@ template <class T>
 void link_center(cudaStream_t s, double* z, index_t rows, index_t first, index_t width,
                  const double* response, const double* quadratic, models::Link link,
                  double precision, T* phi, unsigned long long* first_bad, LinkValues values) {
-  const unsigned int blocks = blocks_for_warps(width);
-  if (values == LinkValues::stored) {
-    link_center_kernel<T, 0><<<blocks, kBlock, 0, s>>>(z, rows, first, width, response, quadratic,
-                                                       link, precision, phi, first_bad);
-  } else if (rows <= 4 * kWarp) {
-    link_center_kernel<T, 4><<<blocks, kBlock, 0, s>>>(z, rows, first, width, response, quadratic,
-                                                       link, precision, phi, first_bad);
-  } else if (rows <= 8 * kWarp) {
-    link_center_kernel<T, 8><<<blocks, kBlock, 0, s>>>(z, rows, first, width, response, quadratic,
-                                                       link, precision, phi, first_bad);
-  } else if (rows <= 16 * kWarp) {
-    link_center_kernel<T, 16><<<blocks, kBlock, 0, s>>>(z, rows, first, width, response, quadratic,
-                                                        link, precision, phi, first_bad);
+  const auto launch = [&](auto held) {
+    link_center_kernel<T, decltype(held)::value><<<blocks_for_warps(width), kBlock, 0, s>>>(
+        z, rows, first, width, response, quadratic, link, precision, phi, first_bad);
+  };
+  if (values == LinkValues::stored || rows > 16 * kWarp) {
+    launch(std::integral_constant<int, 0>{});
+  } else if (rows > 8 * kWarp) {
+    launch(std::integral_constant<int, 16>{});
+  } else if (rows > 4 * kWarp) {
+    launch(std::integral_constant<int, 8>{});
   } else {
-    link_center_kernel<T, 0><<<blocks, kBlock, 0, s>>>(z, rows, first, width, response, quadratic,
-                                                       link, precision, phi, first_bad);
+    launch(std::integral_constant<int, 4>{});
   }
   CORESET_CUDA_CHECK_LAUNCH();
 }
