@@ -82,16 +82,16 @@ std::vector<T> gaussian_values(index_t n, std::uint64_t seed) {
 
 /// One step of the drifting vector of the threshold-reuse tests (a solver's gradient, changing a
 /// little between selections): every entry x <- 0.999 x + 0.01 e with e ~ N(0, 1) drawn from
-/// `generator`, in index order, then, when `jump`, every entry times 16.
+/// `generator`, in index order, then every entry times `jump` (1: none).
 template <class T>
-void drift(std::vector<T>& v, std::mt19937_64& generator, bool jump) {
+void drift(std::vector<T>& v, std::mt19937_64& generator, double jump = 1.0) {
   std::normal_distribution<double> noise(0.0, 1.0);
   for (T& x : v) {
     x = static_cast<T>(static_cast<double>(x) * 0.999 + 0.01 * noise(generator));
   }
-  if (jump) {
+  if (jump != 1.0) {
     for (T& x : v) {
-      x = static_cast<T>(static_cast<double>(x) * 16.0);
+      x = static_cast<T>(static_cast<double>(x) * jump);
     }
   }
 }

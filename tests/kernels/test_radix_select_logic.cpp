@@ -436,7 +436,6 @@ TYPED_TEST(RadixLogic, AHintFollowsADriftingVectorAndEverySelectionIsExact) {
   using Key = key_t<T>;
   const index_t n = 50000;
   std::mt19937_64 generator(11);
-  std::normal_distribution<double> noise(0.0, 1.0);
   std::vector<T> v = test::gaussian_values<T>(n, 3);
   for (const auto rule : {SelectionRule::largest_positive, SelectionRule::largest_magnitude}) {
     for (const index_t k : {index_t{1}, index_t{100}, index_t{1000}}) {
@@ -444,15 +443,8 @@ TYPED_TEST(RadixLogic, AHintFollowsADriftingVectorAndEverySelectionIsExact) {
       int by_candidates_count = 0;
       int full_count = 0;
       for (int step = 0; step < 40; ++step) {
-        for (T& x : v) {
-          x = static_cast<T>(static_cast<double>(x) * 0.999 + 0.01 * noise(generator));
-        }
-        if (step == 20 || step == 30) {
-          const double scale = step == 20 ? 64.0 : 0.8;  // 0.8: some candidates, too few
-          for (T& x : v) {
-            x = static_cast<T>(static_cast<double>(x) * scale);
-          }
-        }
+        // 0.8: some candidates, too few.
+        test::drift(v, generator, step == 20 ? 64.0 : step == 30 ? 0.8 : 1.0);
         bool by_candidates = false;
         const std::vector<index_t> got = hinted_select(keys_of(v, rule), k, hint, by_candidates);
         ASSERT_EQ(got, test::nth_element_top_k(v, k, rule))
@@ -491,7 +483,7 @@ TYPED_TEST(RadixLogic, TheGpuDriftingVectorTestsSequenceMakesFewFullSelections) 
   for (const index_t k : {index_t{1}, index_t{100}, index_t{1000}, index_t{3000}}) {
     int full = 0;
     for (int step = 0; step < steps; ++step) {
-      test::drift(v, generator, step == steps / 2);
+      test::drift(v, generator, step == steps / 2 ? 16.0 : 1.0);
       for (const auto rule : {SelectionRule::largest_positive, SelectionRule::largest_magnitude}) {
         const std::vector<bool> none;
         const std::vector<bool>& skip = step % 2 == 1 ? excluded : none;
