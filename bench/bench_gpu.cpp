@@ -2,9 +2,10 @@
 //
 // Per (n, S): the device-to-device copy bandwidth (cudaMemcpy of a 2 GiB buffer, events; the
 // traffic counted as bytes read + bytes written), the backend's dense pass Phi^T r and its
-// achieved bandwidth as a fraction of that copy bandwidth (wherever the column-tile kernel fits,
-// S <= 1365, also cuBLAS' gemv_64 and that kernel timed alone on the same Phi and r, and the
-// largest difference of their results relative to the largest entry), and the floor of an
+// achieved bandwidth as a fraction of that copy bandwidth (also each kernel that takes the
+// columns timed alone on the same Phi and r: cuBLAS' gemv_64, the column tiles up to S = 1365,
+// the streamed columns up to 1024, with the largest difference of our kernels' results from
+// cuBLAS' relative to the largest entry), and the floor of an
 // iteration, one read of Phi at the copy bandwidth. Per k: top-k of the n gradient entries, and the
 // time of one A-IHT and one A-IHT II iteration, (T(21 + m) - T(21)) / m, both solves run to their
 // caps (solvers::kRunToTheCap: no early stop at a fixed point) so every per-solve cost (upload-free
@@ -32,6 +33,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench_gpu_end_to_end.hpp"
@@ -48,8 +50,8 @@
 #include "cuda/resources.hpp"
 #include "kernels/check.hpp"
 #include "kernels/launch.hpp"
+#include "kernels/phi_t_r_kernel.hpp"
 #include "kernels/radix_select_logic.hpp"
-#include "kernels/tiled_columns_logic.hpp"
 #include "solvers/iht_driver.hpp"
 #include "solvers/stopping_rule.hpp"
 
@@ -170,6 +172,36 @@ index_t host_loop_budget(const std::vector<index_t>& budgets) {
   return budgets[std::min<std::size_t>(1, budgets.size() - 1)];
 }
 
+// The Phi^T r kernels bench_gpu times side by side, with their names in the JSON's keys.
+const std::pair<coreset::kernels::PhiTr, std::string> kPhiTrKernels[] = {
+    {coreset::kernels::PhiTr::cublas, "cublas"},
+    {coreset::kernels::PhiTr::tiled, "tiled"},
+    {coreset::kernels::PhiTr::streamed, "streamed"},
+};
+
+// Phi^T r by `kernel` on the host, the backend's choice left automatic.
+std::vector<float> phi_t_r_by(coreset::cuda::CudaBackend<float>& backend,
+                              coreset::kernels::PhiTr kernel,
+                              const coreset::cuda::CudaBackend<float>::SampleVector& r) {
+  auto out = backend.make_datapoint_vector();
+  backend.compute_phi_t_r_by(kernel);
+  backend.phi_t_times(r, out);
+  backend.compute_phi_t_r_by(coreset::kernels::PhiTr::automatic);
+  return backend.download(out);
+}
+
+// The largest |a - b| over the largest |b|.
+double largest_difference(const std::vector<float>& a, const std::vector<float>& b) {
+  double largest = 0.0;
+  double difference = 0.0;
+  for (std::size_t j = 0; j < b.size(); ++j) {
+    largest = std::max(largest, std::abs(static_cast<double>(b[j])));
+    difference =
+        std::max(difference, std::abs(static_cast<double>(a[j]) - static_cast<double>(b[j])));
+  }
+  return largest > 0.0 ? difference / largest : difference;
+}
+
 Json run_case(coreset::cuda::Resources& res, const Config& config, index_t n, index_t s,
               double bandwidth) {
   using Backend = coreset::cuda::CudaBackend<float>;
@@ -195,41 +227,29 @@ Json run_case(coreset::cuda::Resources& res, const Config& config, index_t n, in
   result["floor_ms"] = floor_ms;
   result["phi_t_r_ms"] = phi_t_r_ms;
   result["phi_t_r_fraction_of_copy_bandwidth"] = floor_ms / phi_t_r_ms;
-  const bool tiled = coreset::kernels::tiled_columns::preferred(s, sizeof(float));
-  result["phi_t_r_kernel"] = tiled ? "column tiles" : "cuBLAS gemv";
+  result["phi_t_r_kernel"] = coreset::kernels::to_string(backend.phi_t_r_kernel());
   result["top_k_one_block_capacity"] = backend.selection_capacity();
-  if (coreset::kernels::tiled_columns::fits(s, sizeof(float))) {
-    // Both ways on the same Phi and r, whichever the backend takes: cuBLAS' gemv and the tiled
-    // kernel, and how far the two results are apart (they sum in other orders; the kernel in
-    // double).
-    auto by_gemv = backend.make_datapoint_vector();
-    auto by_kernel = backend.make_datapoint_vector();
-    const float one = 1.0f;
-    const float zero = 0.0f;
-    const double gemv_ms = coreset::bench::event_ms(res.stream(), config.repeats, [&] {
-      CORESET_CUBLAS_TRY(cublasSgemv_64(res.cublas(), CUBLAS_OP_T, s, n, &one, backend.phi_data(),
-                                        s, y.data(), 1, &zero, by_gemv.data(), 1));
-    });
-    const double kernel_ms = coreset::bench::event_ms(res.stream(), config.repeats, [&] {
-      coreset::kernels::phi_t_times_tiled(res.stream(), backend.phi_data(), s, n, y.data(),
-                                          by_kernel.data());
-    });
-    const std::vector<float> from_gemv = backend.download(by_gemv);
-    const std::vector<float> from_kernel = backend.download(by_kernel);
-    double largest = 0.0;
-    double difference = 0.0;
-    for (std::size_t j = 0; j < from_gemv.size(); ++j) {
-      largest = std::max(largest, std::abs(static_cast<double>(from_gemv[j])));
-      difference = std::max(difference, std::abs(static_cast<double>(from_kernel[j]) -
-                                                 static_cast<double>(from_gemv[j])));
+  // Each kernel that takes these columns alone on the same Phi and r, whichever the backend takes
+  // (phi_t_r_<name>_*), and how far its results are from cuBLAS' over the largest entry (they sum
+  // in other orders; our kernels in double).
+  const std::vector<float> from_gemv = phi_t_r_by(backend, coreset::kernels::PhiTr::cublas, y);
+  for (const auto& [kernel, name] : kPhiTrKernels) {
+    if (!coreset::kernels::phi_t_r_takes(kernel, s, sizeof(float))) {
+      continue;
     }
-    result["phi_t_r_cublas_ms"] = gemv_ms;
-    result["phi_t_r_cublas_fraction_of_copy_bandwidth"] = floor_ms / gemv_ms;
-    result["phi_t_r_tiled_ms"] = kernel_ms;
-    result["phi_t_r_tiled_fraction_of_copy_bandwidth"] = floor_ms / kernel_ms;
-    result["phi_t_r_max_difference_from_cublas_over_largest_entry"] =
-        largest > 0.0 ? difference / largest : difference;
+    backend.compute_phi_t_r_by(kernel);
+    const double ms = coreset::bench::event_ms(res.stream(), config.repeats,
+                                               [&] { backend.phi_t_times(y, gradient); });
+    result["phi_t_r_" + name + "_ms"] = ms;
+    result["phi_t_r_" + name + "_fraction_of_copy_bandwidth"] = floor_ms / ms;
+    if (kernel != coreset::kernels::PhiTr::cublas) {
+      // tiled's without its name: the key of the runs before the streamed kernel.
+      const std::string prefix = kernel == coreset::kernels::PhiTr::tiled ? "" : name + "_";
+      result["phi_t_r_" + prefix + "max_difference_from_cublas_over_largest_entry"] =
+          largest_difference(phi_t_r_by(backend, kernel, y), from_gemv);
+    }
   }
+  backend.compute_phi_t_r_by(coreset::kernels::PhiTr::automatic);
   Json per_k = Json::array();
   for (const index_t k : config.budgets) {
     if (k >= n) {
@@ -283,6 +303,20 @@ Json run_case(coreset::cuda::Resources& res, const Config& config, index_t n, in
                                                    config.iterations, config.repeats, 1);
       entry["a-iht-2_host_loop_ms_per_iteration"] = host_loop.ms;
       entry["a-iht-2_host_loop_ratio_to_floor"] = host_loop.ms / floor_ms;
+      // The default loop with each other Phi^T r kernel that takes these columns: what the
+      // backend's choice (kernels/phi_t_r_kernel.hpp) saves or costs in a whole iteration.
+      const coreset::kernels::PhiTr chosen = backend.phi_t_r_kernel();
+      for (const auto& [kernel, name] : kPhiTrKernels) {
+        if (kernel == chosen || !coreset::kernels::phi_t_r_takes(kernel, s, sizeof(float))) {
+          continue;
+        }
+        backend.compute_phi_t_r_by(kernel);
+        const PerIteration other = per_iteration(backend, y, coreset::Algorithm::aiht2, k,
+                                                 config.iterations, config.repeats);
+        entry["a-iht-2_phi_t_r_by_" + name + "_ms_per_iteration"] = other.ms;
+        entry["a-iht-2_phi_t_r_by_" + name + "_ratio_to_floor"] = other.ms / floor_ms;
+      }
+      backend.compute_phi_t_r_by(coreset::kernels::PhiTr::automatic);
     }
     // The default loop with the top-k's threshold reuse off, at every budget: what the reuse
     // saves or costs. Above the budgets hinted by default, also with hints: what they would.

@@ -18,9 +18,9 @@ def load(folder, name):
 def iterations_table(run):
     lines = [
         "| n | S | k | Phi^T r vs copy | A-IHT II | A-IHT | A-IHT II host loop | A-IHT II without"
-        " threshold reuse | A-IHT II hinting every k | graph nodes (II / I) | top-k | top-k, full"
-        " passes | A-IHT II selections among candidates |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        " threshold reuse | A-IHT II hinting every k | A-IHT II by other Phi^T r kernels | graph"
+        " nodes (II / I) | top-k | top-k, full passes | A-IHT II selections among candidates |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for case in run["cases"]:
         if "budgets" not in case:
@@ -37,6 +37,7 @@ def iterations_table(run):
                 f"| {f'{host:.3f} ms' if host else '-'} "
                 f"| {without_reuse(b)} "
                 f"| {hinting_every_budget(b)} "
+                f"| {other_phi_t_r(b)} "
                 f"| {b['a-iht-2_graph_nodes_per_iteration']:.0f} / "
                 f"{b['a-iht_graph_nodes_per_iteration']:.0f} "
                 f"| {b['top_k_ms']:.3f} ms "
@@ -92,6 +93,46 @@ def tile_kernel_pair(case):
         return (case["phi_t_r_cublas_ms"], kernel_ms,
                 case["phi_t_r_max_difference_from_cublas_over_largest_entry"])
     return None
+
+
+def phi_t_r_kernels_table(runs):
+    """Each Phi^T r kernel alone (runs since the streamed kernel: phi_t_r_<name>_ms for cublas,
+    tiled, streamed), as a fraction of the copy bandwidth; empty for older runs."""
+    names = ["cublas", "tiled", "streamed"]
+    lines = markdown_header(["n", "S", "backend's kernel"] +
+                            [f"{name} vs copy" for name in names] +
+                            ["largest difference from cuBLAS / largest entry: tiled, streamed"])
+    seen = set()
+    for run in runs:
+        if not any("phi_t_r_streamed_ms" in case for case in run["cases"]):
+            continue  # a run before the streamed kernel
+        for case in run["cases"]:
+            key = (case.get("n"), case.get("S"))
+            if "phi_t_r_cublas_ms" not in case or key in seen:
+                continue
+            seen.add(key)
+            cells = []
+            for name in names:
+                ms = case.get(f"phi_t_r_{name}_ms")
+                cells.append(f"{case['floor_ms'] / ms:.3f} ({ms:.4f} ms)" if ms else "-")
+            differences = [case.get(f"phi_t_r_{prefix}max_difference_from_cublas_over_largest_entry")
+                           for prefix in ["", "streamed_"]]
+            lines.append(f"| {case['n']:.0e} | {case['S']} | {case['phi_t_r_kernel']} | " +
+                         " | ".join(cells) + " | " +
+                         ", ".join(f"{d:.2e}" if d is not None else "-" for d in differences) +
+                         " |")
+    return lines if len(lines) > 2 else []
+
+
+def other_phi_t_r(budget):
+    """A-IHT II's iteration with each other Phi^T r kernel that takes the columns (at the host
+    loop's budget, since the streamed kernel)."""
+    cells = []
+    for name in ["cublas", "tiled", "streamed"]:
+        ms = budget.get(f"a-iht-2_phi_t_r_by_{name}_ms_per_iteration")
+        if ms is not None:
+            cells.append(f"{name} {ms:.3f} ms")
+    return "; ".join(cells) if cells else "-"
 
 
 def tile_kernel_table(runs):
@@ -225,7 +266,10 @@ def main():
                 f"{comparison['cpu_ms_per_iteration']:.1f} ms "
                 f"({comparison['cpu_threads']} threads), {comparison['speedup']:.1f}x"
             ]))
-    tiles = tile_kernel_table([run for run in (iterations, primitives) if run])
+    kernels = phi_t_r_kernels_table([run for run in (iterations, primitives) if run])
+    if kernels:
+        sections.append(("Phi^T r: each kernel alone", kernels))
+    tiles = [] if kernels else tile_kernel_table([run for run in (iterations, primitives) if run])
     if tiles:
         sections.append(("Phi^T r: the column-tile kernel beside cuBLAS", tiles))
     if primitives:

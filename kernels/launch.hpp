@@ -129,6 +129,15 @@ void column_norms(cudaStream_t s, const T* phi, index_t rows, index_t n, T* out)
 template <class T>
 void phi_t_times_tiled(cudaStream_t s, const T* phi, index_t rows, index_t cols, const T* r, T* out,
                        index_t max_blocks = index_t{1} << 16);
+/// out = Phi^T r (n = cols), a warp per column (or per 2-8 consecutive short ones) with each
+/// lane's loads of a column all in flight at once and its entries of r held in registers, no shared
+/// memory (kernels/streamed_columns_logic.hpp gives its arithmetic); at most `max_blocks` blocks
+/// striding over the columns. 16-byte loads where the columns are 16-byte aligned, one entry a load
+/// otherwise. InvalidArgument unless streamed_columns::fits(rows, sizeof(T)) (float: S <= 1024;
+/// double: S <= 512).
+template <class T>
+void phi_t_times_streamed(cudaStream_t s, const T* phi, index_t rows, index_t cols, const T* r,
+                          T* out, index_t max_blocks = index_t{1} << 16);
 /// out (S x m, column-major, double) = the columns cols[0..m) of Phi.
 template <class T>
 void gather_columns(cudaStream_t s, const T* phi, index_t rows, const index_t* cols, index_t m,

@@ -41,8 +41,8 @@ CORESET_HOST_DEVICE constexpr bool fits(index_t rows, index_t element_bytes) {
 }
 
 /// Whether the GPU backend's Phi^T r takes the kernel (launch.hpp, phi_t_times_tiled) for such
-/// columns: where it fits with 4 threads a column (float S <= 128, double
-/// S <= 94). Longer columns stay with cuBLAS, which was faster at n = 1e7, S = 500 on an H200.
+/// columns: where it fits with 4 threads a column (float S <= 128, double S <= 94). With a warp a
+/// column it lost to cuBLAS at n = 1e7, S = 500 on an H200 (kernels/phi_t_r_kernel.hpp).
 CORESET_HOST_DEVICE constexpr bool preferred(index_t rows, index_t element_bytes) {
   return fits(rows, element_bytes) && parts_for(rows, element_bytes) == 4;
 }

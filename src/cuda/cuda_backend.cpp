@@ -13,13 +13,13 @@
 #include <string>
 #include <type_traits>
 
+#include "coreset/error.hpp"
 #include "cuda/memory_plan.hpp"
 #include "cuda/nvtx.hpp"
 #include "kernels/check.hpp"
 #include "kernels/launch.hpp"
 #include "kernels/radix_select_logic.hpp"
 #include "kernels/sparse_list_logic.hpp"
-#include "kernels/tiled_columns_logic.hpp"
 #include "kernels/transfer.hpp"
 #include "solvers/baselines/frank_wolfe.hpp"
 #include "solvers/baselines/giga.hpp"
@@ -194,14 +194,32 @@ void CudaBackend<T>::download(const SparseDatapointVector& v, std::vector<index_
 template <class T>
 void CudaBackend<T>::phi_t_times(const SampleVector& r, DatapointVector& out) const {
   NvtxRange range("gradient");
-  // Short columns (S <= 128 in float) by the tiled kernel: on an H200 it reached 0.52-0.96 of
-  // the copy bandwidth at S = 100 where cuBLAS' gemv reached 0.34-0.70; long ones by cuBLAS,
-  // which the kernel did not beat at n = 1e7 (kernels::tiled_columns::preferred).
-  if (kernels::tiled_columns::preferred(rows_, sizeof(T))) {
-    kernels::phi_t_times_tiled(res_.stream(), phi_.data(), rows_, cols_, r.data(), out.data());
-    return;
+  switch (phi_t_r_kernel()) {
+    case kernels::PhiTr::tiled:
+      kernels::phi_t_times_tiled(res_.stream(), phi_.data(), rows_, cols_, r.data(), out.data());
+      break;
+    case kernels::PhiTr::streamed:
+      kernels::phi_t_times_streamed(res_.stream(), phi_.data(), rows_, cols_, r.data(), out.data());
+      break;
+    default:
+      gemv(res_.cublas(), CUBLAS_OP_T, rows_, cols_, phi_.data(), r.data(), out.data());
+      break;
   }
-  gemv(res_.cublas(), CUBLAS_OP_T, rows_, cols_, phi_.data(), r.data(), out.data());
+}
+
+template <class T>
+void CudaBackend<T>::compute_phi_t_r_by(kernels::PhiTr kernel) {
+  if (!kernels::phi_t_r_takes(kernel, rows_, sizeof(T))) {
+    throw InvalidArgument(std::string("Phi^T r by ") + kernels::to_string(kernel) +
+                          " does not take columns of " + std::to_string(rows_) + " entries");
+  }
+  phi_t_r_by_ = kernel;
+}
+
+template <class T>
+kernels::PhiTr CudaBackend<T>::phi_t_r_kernel() const noexcept {
+  return phi_t_r_by_ == kernels::PhiTr::automatic ? kernels::phi_t_r_kernel(rows_, sizeof(T))
+                                                  : phi_t_r_by_;
 }
 
 template <class T>

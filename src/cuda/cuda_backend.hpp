@@ -3,10 +3,10 @@
 // GPU. cpu/cpu_backend.hpp is the reference implementation; tests/cuda/ compares the two.
 //
 // Design: no host synchronisation for sizes.
-//  - Phi lives on the device column-major (S x n, ld = S); the dense passes are cuBLAS gemv_64
-//    (Phi^T r: CUBLAS_OP_T, each output reads one contiguous column), 64-bit throughout, except
-//    Phi^T r on short columns (kernels::tiled_columns::preferred: S <= 128 in float, 94 in
-//    double), which a kernel of whole-column tiles does nearer the copy bandwidth.
+//  - Phi lives on the device column-major (S x n, ld = S); the dense passes are cuBLAS gemv_64,
+//    64-bit throughout, except Phi^T r for S up to 1024 in float (512 in double), which the
+//    column kernels do nearer the copy bandwidth: whole-column tiles for short columns, streamed
+//    columns for longer ones (kernels/phi_t_r_kernel.hpp says which).
 //  - SampleVector and DatapointVector are plain device vectors (kernels::DeviceBuffer<T>) of S
 //    and n entries.
 //  - A SparseDatapointVector is a compact list: its support's ascending indices, one value per
@@ -49,6 +49,7 @@
 #include "cuda/resources.hpp"
 #include "kernels/device_buffer.hpp"
 #include "kernels/launch.hpp"
+#include "kernels/phi_t_r_kernel.hpp"
 #include "kernels/radix_select_logic.hpp"
 #include "solvers/argmax.hpp"
 #include "solvers/backend.hpp"
@@ -250,6 +251,14 @@ class CudaBackend {
   void reuse_thresholds(bool on, index_t up_to_k = kernels::radix::kLargestHintedBudget) noexcept {
     hinted_budgets_up_to_ = on ? up_to_k : 0;
   }
+  // ---- Phi^T r's kernel (kernels/phi_t_r_kernel.hpp) ----
+  /// Which kernel computes Phi^T r: kernels::PhiTr::automatic (the default: the rule of
+  /// kernels::phi_t_r_kernel for this S) or the one named, for the benchmarks and tests that
+  /// compare them. InvalidArgument when that kernel does not take this Phi's columns.
+  void compute_phi_t_r_by(kernels::PhiTr kernel);
+  /// The kernel phi_t_times uses now (never automatic).
+  kernels::PhiTr phi_t_r_kernel() const noexcept;
+
   /// The most keys one block selects among on this device (kernels::prepare_top_k): the largest
   /// dense selection made in one launch and the most candidates a hint may gather.
   index_t selection_capacity() const noexcept { return select_capacity_; }
@@ -320,6 +329,7 @@ class CudaBackend {
   index_t select_capacity_ = 0;  // the keys one block selects among (kernels::prepare_top_k)
   // Selections of k up to this keep threshold hints (0: none; a selection has k >= 1).
   index_t hinted_budgets_up_to_ = kernels::radix::kLargestHintedBudget;
+  kernels::PhiTr phi_t_r_by_ = kernels::PhiTr::automatic;  // compute_phi_t_r_by
   mutable kernels::DeviceBuffer<kernels::Mask> excluded_;  // n bytes, all zero between calls
   mutable kernels::DeviceBuffer<index_t> unit_;            // convex_step's vertex: index, count 1
   // The slots of a merge or map before their compaction.

@@ -4,6 +4,7 @@
 // products and reductions to a few ulps per term (the summation orders differ).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
@@ -17,6 +18,8 @@
 #include "helpers/top_k_oracle.hpp"
 #include "kernels/device_buffer.hpp"
 #include "kernels/launch.hpp"
+#include "kernels/phi_t_r_kernel.hpp"
+#include "kernels/streamed_columns_logic.hpp"
 #include "kernels/tiled_columns_logic.hpp"
 #include "kernels/transfer.hpp"
 #include "solvers/baselines/frank_wolfe.hpp"
@@ -95,14 +98,37 @@ TYPED_TEST(GpuPrimitives, DensePassesMatchTheCpu) {
     gpu.phi_t_times(r_gpu, out_gpu);
     const std::vector<T> gradient = gpu.download(out_gpu);
     expect_near_vectors(gradient, out_cpu, shape.rows, "phi_t_times" + at);
-    if (kernels::tiled_columns::preferred(shape.rows, sizeof(T))) {
-      // The backend's Phi^T r is the tiled kernel here: its arithmetic exactly.
-      for (index_t j = 0; j < shape.cols; ++j) {
-        ASSERT_EQ(gradient[static_cast<std::size_t>(j)],
-                  kernels::tiled_columns::dot(phi.column(j), r.data(), shape.rows))
-            << "phi_t_times" << at << ", column " << j;
-      }
+    // The backend's Phi^T r is a kernel of ours at these S (S <= 1024): its arithmetic exactly.
+    const kernels::PhiTr chosen = gpu.phi_t_r_kernel();
+    ASSERT_EQ(chosen, kernels::phi_t_r_kernel(shape.rows, sizeof(T))) << at;
+    ASSERT_NE(chosen, kernels::PhiTr::cublas) << at;
+    const index_t width =
+        kernels::streamed_columns::load_width(gpu.phi_data(), shape.rows, sizeof(T));
+    for (index_t j = 0; j < shape.cols; ++j) {
+      const T expected =
+          chosen == kernels::PhiTr::tiled
+              ? kernels::tiled_columns::dot(phi.column(j), r.data(), shape.rows)
+              : kernels::streamed_columns::dot(phi.column(j), r.data(), shape.rows, width);
+      ASSERT_EQ(gradient[static_cast<std::size_t>(j)], expected)
+          << "phi_t_times by " << kernels::to_string(chosen) << at << ", column " << j;
     }
+    // Every kernel the backend may be told to take, against the CPU; one that does not take the
+    // columns is refused and leaves the choice as it was.
+    for (const kernels::PhiTr kernel :
+         {kernels::PhiTr::tiled, kernels::PhiTr::streamed, kernels::PhiTr::cublas}) {
+      if (!kernels::phi_t_r_takes(kernel, shape.rows, sizeof(T))) {
+        EXPECT_THROW(gpu.compute_phi_t_r_by(kernel), InvalidArgument);
+        EXPECT_EQ(gpu.phi_t_r_kernel(), chosen);
+        continue;
+      }
+      gpu.compute_phi_t_r_by(kernel);
+      EXPECT_EQ(gpu.phi_t_r_kernel(), kernel);
+      gpu.phi_t_times(r_gpu, out_gpu);
+      expect_near_vectors(gpu.download(out_gpu), out_cpu, shape.rows,
+                          std::string("phi_t_times by ") + kernels::to_string(kernel) + at);
+    }
+    gpu.compute_phi_t_r_by(kernels::PhiTr::automatic);
+    EXPECT_EQ(gpu.phi_t_r_kernel(), chosen);
 
     auto short_cpu = cpu.make_sample_vector();
     auto short_gpu = gpu.make_sample_vector();
@@ -518,6 +544,80 @@ TYPED_TEST(GpuPrimitives, TiledColumnProductsMatchTheirHostReplayExactly) {
               kernels::tiled_columns::dot(phi.data() + offset + j * rows, r.data(), rows);
           ASSERT_EQ(out[static_cast<std::size_t>(j)], expected)
               << "S " << rows << ", n " << cols << ", offset " << offset << ", column " << j;
+        }
+      }
+    }
+  }
+}
+
+// Phi^T r by streamed columns (kernels/streamed_columns.cu: phi_t_times_streamed, the backend's
+// Phi^T r for longer columns): every entry exactly the host replay of its arithmetic
+// (kernels/streamed_columns_logic.hpp) at each number of entries a lane holds (4 to 32, and where
+// it changes), with 16-byte loads of an aligned Phi and entry-by-entry loads of one an entry off
+// or of columns whose length breaks the alignment, with one warp step, a step short by one, and
+// three blocks striding over many; columns too long for a warp's registers are refused. In float
+// every product is exact in double and a sum's order seldom shows after the rounding to float, so
+// some columns hold +-2^60 (with r = 1 there) where only the documented order gives their total:
+// every third column 2^60 as lane 0's first entry and -2^60 as lane 1's first (the products
+// each lane adds after them are lost, and the two cancel only at the butterfly's last step), and
+// the next one 2^60 and -2^60 as lane 0's first and second entries (they cancel before lane 0's
+// later products, which count).
+TYPED_TEST(GpuPrimitives, StreamedColumnProductsMatchTheirHostReplayExactly) {
+  using T = TypeParam;
+  namespace streamed = kernels::streamed_columns;
+  for (const index_t rows :
+       {1, 3, 4, 37, 100, 128, 129, 256, 257, 500, 512, 513, 1000, 1024, 1025}) {
+    if (!streamed::fits(rows, sizeof(T))) {
+      EXPECT_THROW(kernels::phi_t_times_streamed<T>(nullptr, nullptr, rows, 1, nullptr, nullptr),
+                   InvalidArgument)
+          << rows;
+      continue;
+    }
+    const index_t step = streamed::columns_per_step(rows, sizeof(T));
+    std::vector<index_t> widths = {1, step + 1, 2 * step - 1, 1001};
+    std::sort(widths.begin(), widths.end());
+    widths.erase(std::unique(widths.begin(), widths.end()), widths.end());
+    for (const index_t offset : {0, 1}) {
+      // cudaMalloc's memory is 256-byte aligned: the offset and S decide the loads.
+      const bool aligned = offset == 0 && (rows * static_cast<index_t>(sizeof(T))) % 16 == 0;
+      const index_t expected_width = aligned ? static_cast<index_t>(16 / sizeof(T)) : 1;
+      std::vector<T> r = random_vector<T>(rows, 43);
+      // Lane 1's first entry, and lane 0's second.
+      const index_t lane_one = expected_width;
+      const index_t lane_zero_again = 32 * expected_width;
+      for (const index_t i : {index_t{0}, lane_one, lane_zero_again}) {
+        if (i < rows) {
+          r[static_cast<std::size_t>(i)] = T(1);
+        }
+      }
+      kernels::DeviceBuffer<T> r_device;
+      kernels::upload_async(nullptr, r_device, r.data(), rows);
+      for (const index_t cols : widths) {
+        const index_t max_blocks = cols == 1001 ? 3 : index_t{1} << 16;
+        std::vector<T> phi = random_vector<T>(rows * cols + offset, 47 + rows + cols);
+        for (index_t j = 0; j < cols; ++j) {
+          const index_t other = j % 3 == 0 ? lane_one : j % 3 == 1 ? lane_zero_again : rows;
+          if (other < rows) {
+            phi[static_cast<std::size_t>(offset + j * rows)] = T(0x1p60);
+            phi[static_cast<std::size_t>(offset + j * rows + other)] = T(-0x1p60);
+          }
+        }
+        kernels::DeviceBuffer<T> phi_device;
+        kernels::upload_async(nullptr, phi_device, phi.data(), rows * cols + offset);
+        const T* columns = phi_device.data() + offset;
+        const index_t width = streamed::load_width(columns, rows, sizeof(T));
+        ASSERT_EQ(width, expected_width) << rows;
+        kernels::DeviceBuffer<T> out_device(cols);
+        kernels::phi_t_times_streamed(nullptr, columns, rows, cols, r_device.data(),
+                                      out_device.data(), max_blocks);
+        std::vector<T> out(static_cast<std::size_t>(cols));
+        kernels::copy_to_host_async(nullptr, out.data(), out_device.data(), cols * sizeof(T));
+        ASSERT_EQ(cudaStreamSynchronize(nullptr), cudaSuccess);
+        for (index_t j = 0; j < cols; ++j) {
+          const T expected = streamed::dot(phi.data() + offset + j * rows, r.data(), rows, width);
+          ASSERT_EQ(out[static_cast<std::size_t>(j)], expected)
+              << "S " << rows << ", n " << cols << ", offset " << offset << ", width " << width
+              << ", column " << j;
         }
       }
     }
