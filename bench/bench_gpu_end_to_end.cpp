@@ -17,7 +17,10 @@
 // place (upload_registered_alone; upload_registered has its parts). The set-up before the
 // first stage (the model, the device session, the memory checks: StageSeconds::setup) is reported
 // with the model's and a session's set-up timed alone beside it, and seconds_outside_stages is
-// what the build spent outside every stage (freeing Phi and the rest at the end).
+// what the build spent outside every stage (freeing Phi and the rest at the end). host_memory
+// says where the set-up's fresh pages came from (bench_host_memory.hpp): the host's free memory
+// and its free blocks of a huge page or more before the build, and the process's resident and
+// huge-page memory when the first stage starts.
 #include "bench_gpu_end_to_end.hpp"
 
 #include <cuda_runtime_api.h>
@@ -32,7 +35,9 @@
 #include <utility>
 #include <vector>
 
+#include "bench_host_memory.hpp"
 #include "coreset/build.hpp"
+#include "coreset/progress.hpp"
 #include "cuda/device_dataset.hpp"
 #include "cuda/device_projection.hpp"
 #include "cuda/gpu_session.hpp"
@@ -212,6 +217,18 @@ class CountingSums final : public models::RowSumsProvider {
   const models::RowSumsProvider& inner_;
 };
 
+// The process's memory (bench_host_memory.hpp) when the build's first stage starts, and which.
+class FirstStageMemory final : public ProgressObserver {
+ public:
+  void stage_started(Stage stage, std::int64_t) override {
+    if (record.is_null()) {
+      record = process_memory_record();
+      record["stage"] = to_string(stage);
+    }
+  }
+  Json record;
+};
+
 Json stage(double seconds, double floor_seconds, double bytes) {
   return {{"seconds", seconds},
           {"floor_seconds", floor_seconds},
@@ -230,9 +247,15 @@ Json end_to_end(index_t rows, index_t dims, index_t samples, index_t budget,
   options.precision = Precision::float32;
   options.solver.k = budget;
   options.solver.device = Device::gpu;
+  // The host's memory before the build, and the process's when its first stage starts (the
+  // model's arrays just written): whether the set-up's fresh pages were huge ones.
+  FirstStageMemory first_stage;
+  options.solver.progress = &first_stage;
+  const Json memory_before = system_memory_record();
   const auto start = Clock::now();
   const BuildResult result = build_coreset(data, options);
   const double total = seconds_since(start);
+  options.solver.progress = nullptr;
 
   // The same model and a device session of its own, to time their set-up (build_coreset makes
   // both before its first stage: the design copied from the dataset and the responses checked;
@@ -332,6 +355,10 @@ Json end_to_end(index_t rows, index_t dims, index_t samples, index_t budget,
           {"solve_iterations", result.solve.iterations},
           {"relative_error", result.solve.relative_error},
           {"upload_registered", registered},
+          {"host_memory",
+           {{"before_build", memory_before},
+            {"process_at_first_stage", first_stage.record},
+            {"after_the_parts_alone", system_memory_record()}}},
           // projection_alone's parts (cuda::ProjectionTimings), from a second call: the set-up
           // and allocations on the host clock, each kernel's device time summed over the blocks,
           // and the stream's time between blocks.

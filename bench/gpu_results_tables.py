@@ -246,6 +246,25 @@ def alone_table(runs):
     return lines
 
 
+def host_memory_table(runs):
+    """Where the set-up's fresh pages came from (runs since bench_host_memory.hpp), in GB."""
+    lines = markdown_header(["N", "setup", "free before", "of it in blocks >= 2 MiB",
+                             "process RSS at the first stage", "of it in huge pages"])
+    for case in end_to_end_cases(runs):
+        memory = case.get("host_memory")
+        if not memory:
+            continue
+        before = memory["before_build"]
+        process = memory["process_at_first_stage"] or {}
+        gb = lambda value: f"{value / 1e9:.1f}" if value is not None and value >= 0 else "-"
+        lines.append(f"| {case['N']:.0e} | {case['stages']['setup']['seconds']:.3f} s "
+                     f"| {gb(before.get('mem_free_bytes'))} "
+                     f"| {gb(before.get('free_in_blocks_of_a_huge_page_or_more_bytes'))} "
+                     f"| {gb(process.get('rss_bytes'))} "
+                     f"| {gb(process.get('anon_huge_pages_bytes'))} |")
+    return lines if len(lines) > 2 else []
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -278,6 +297,9 @@ def main():
     if ends:
         sections.append(("End to end", end_to_end_table(ends)))
         sections.append(("End to end: parts timed again alone", alone_table(ends)))
+        memory = host_memory_table(ends)
+        if memory:
+            sections.append(("End to end: the host's memory (GB)", memory))
     for title, lines in sections:
         print(f"## {title}\n")
         print("\n".join(lines))
