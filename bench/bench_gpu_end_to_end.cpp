@@ -14,7 +14,8 @@
 // parts, timed in a second call: set-up and allocations, the GEMMs, the link passes and the
 // gaps between blocks, in projection_parts). Beside
 // the library's upload through pinned stages, the same bytes from the model's memory pinned in
-// place (upload_registered_alone; upload_registered has its parts). The set-up before the
+// place (upload_registered_alone; upload_registered has its parts), and the library's upload
+// through pinned buffers of other sizes and counts (upload_by_stage_shape). The set-up before the
 // first stage (the model, the device session, the memory checks: StageSeconds::setup) is reported
 // with the model's and a session's set-up timed alone beside it, and seconds_outside_stages is
 // what the build spent outside every stage (freeing Phi and the rest at the end). host_memory
@@ -44,6 +45,7 @@
 #include "cuda/resources.hpp"
 #include "kernels/check.hpp"
 #include "kernels/device_buffer.hpp"
+#include "kernels/transfer.hpp"
 #include "models/model.hpp"
 #include "models/row_sums_provider.hpp"
 #include "posterior/posterior.hpp"
@@ -199,6 +201,50 @@ Json registered_upload(const models::Model& model) {
           {"seconds", register_seconds + copy_seconds + unregister_seconds}};
 }
 
+// The library's staged upload of the model's arrays (kernels::copy_all_to_device_async) through
+// pinned buffers of several shapes, the default first: the median of three copies each, into
+// device buffers allocated before the clock starts (upload_alone's DeviceDataset allocates its
+// own within its time). The default's 32 MiB fills leave the host's caches before the bus reads
+// them; smaller buffers, more of them, may not. Below kStagedCopyBytes nothing is staged, and
+// every shape is the same plain copy ("staged": false).
+Json upload_by_stage_shape(const models::Model& model) {
+  const index_t n = model.rows();
+  kernels::DeviceBuffer<double> design;
+  kernels::DeviceBuffer<double> response;
+  kernels::DeviceBuffer<double> offset;
+  const std::vector<kernels::HostToDevice> copies = {
+      kernels::sized_for(design, model.design.data(), n * model.dim()),
+      kernels::sized_for(response, model.response.data(), n),
+      kernels::sized_for(offset, model.offset.data(), n)};
+  std::size_t bytes = 0;
+  for (const kernels::HostToDevice& copy : copies) {
+    bytes += copy.bytes;
+  }
+  constexpr std::size_t kMiB = std::size_t{1} << 20;
+  const kernels::StageShape shapes[] = {{kernels::kStageBytes, 2},
+                                        {32 * kMiB, 4},
+                                        {8 * kMiB, 4},
+                                        {4 * kMiB, 4},
+                                        {4 * kMiB, 8},
+                                        {2 * kMiB, 8}};
+  Json runs = Json::array();
+  for (const kernels::StageShape& shape : shapes) {
+    std::vector<double> seconds;
+    for (int repeat = 0; repeat < 3; ++repeat) {
+      const auto start = Clock::now();
+      kernels::copy_all_to_device_async(nullptr, copies, shape);
+      CORESET_CUDA_TRY(cudaStreamSynchronize(nullptr));
+      seconds.push_back(seconds_since(start));
+    }
+    std::sort(seconds.begin(), seconds.end());
+    runs.push_back({{"stage_bytes", shape.bytes},
+                    {"buffers", shape.buffers},
+                    {"seconds", seconds[1]},
+                    {"bytes_per_second", static_cast<double>(bytes) / seconds[1]}});
+  }
+  return {{"staged", bytes >= kernels::kStagedCopyBytes}, {"bytes", bytes}, {"runs", runs}};
+}
+
 // The device sums, counted: how many evaluations a Laplace fit of this model takes.
 class CountingSums final : public models::RowSumsProvider {
  public:
@@ -294,6 +340,7 @@ Json end_to_end(index_t rows, index_t dims, index_t samples, index_t budget,
                                          &projection_parts);
   }
   const Json registered = registered_upload(model);
+  const Json by_stage_shape = upload_by_stage_shape(model);
 
   const double n = static_cast<double>(rows);
   const double d = static_cast<double>(model.dim());
@@ -355,6 +402,7 @@ Json end_to_end(index_t rows, index_t dims, index_t samples, index_t budget,
           {"solve_iterations", result.solve.iterations},
           {"relative_error", result.solve.relative_error},
           {"upload_registered", registered},
+          {"upload_by_stage_shape", by_stage_shape},
           {"host_memory",
            {{"before_build", memory_before},
             {"process_at_first_stage", first_stage.record},

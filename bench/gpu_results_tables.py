@@ -265,6 +265,19 @@ def host_memory_table(runs):
     return lines if len(lines) > 2 else []
 
 
+def stage_shape_table(runs):
+    """The staged upload through other pinned buffers (runs since kernels::StageShape)."""
+    lines = markdown_header(["N", "staged", "buffers x MiB: seconds (GB/s)"])
+    for case in end_to_end_cases(runs):
+        shapes = case.get("upload_by_stage_shape")
+        if not shapes:
+            continue
+        cells = [f"{run['buffers']} x {run['stage_bytes'] / 2**20:g}: {run['seconds']:.3f} s "
+                 f"({run['bytes_per_second'] / 1e9:.1f})" for run in shapes["runs"]]
+        lines.append(f"| {case['N']:.0e} | {shapes['staged']} | " + "; ".join(cells) + " |")
+    return lines if len(lines) > 2 else []
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -297,6 +310,9 @@ def main():
     if ends:
         sections.append(("End to end", end_to_end_table(ends)))
         sections.append(("End to end: parts timed again alone", alone_table(ends)))
+        shapes = stage_shape_table(ends)
+        if shapes:
+            sections.append(("End to end: the upload through other pinned stages", shapes))
         memory = host_memory_table(ends)
         if memory:
             sections.append(("End to end: the host's memory (GB)", memory))

@@ -1,9 +1,9 @@
-// How a staged host -> device copy of several arrays goes through the two pinned stage buffers
-// of transfer.cpp. The arrays' bytes are taken in order as one stream, cut into fills of a
-// buffer (stage_bytes each, the last shorter), the buffers alternating. A fill is made of pieces,
-// one per array it touches, each sent to its own device address. Filling across the arrays'
-// boundaries keeps every fill but the last whole. Staging each array apart left the short ones
-// to the driver's pageable path (a dataset's responses and offsets, 80 MB each at N = 1e7; the
+// How a staged host -> device copy of several arrays goes through the pinned stage buffers of
+// transfer.cpp (two by default). The arrays' bytes are taken in order as one stream, cut into
+// fills of a buffer (stage_bytes each, the last shorter), the buffers taken in turn. A fill is made
+// of pieces, one per array it touches, each sent to its own device address. Filling across the
+// arrays' boundaries keeps every fill but the last whole. Staging each array apart left the short
+// ones to the driver's pageable path (a dataset's responses and offsets, 80 MB each at N = 1e7; the
 // pageable rate was 6.0-7.7 GB/s on the H200 machine, the staged design 19.4 GB/s) and pinned a
 // new pair of buffers per array.
 //
@@ -26,17 +26,17 @@ struct Piece {
 
 /// One fill of a buffer: its pieces, in the arrays' order, back to back from buffer offset 0.
 struct Fill {
-  int buffer = 0;  ///< 0 or 1: the fills alternate, starting with 0
+  int buffer = 0;  ///< in [0, buffers): the fills take the buffers in turn, starting with 0
   std::vector<Piece> pieces;
   std::size_t bytes() const {
     return pieces.empty() ? 0 : pieces.back().buffer_offset + pieces.back().bytes;
   }
 };
 
-/// The fills that carry arrays of `array_bytes` bytes through buffers of `stage_bytes` (> 0).
-/// Arrays of 0 bytes get no piece; no bytes at all give no fill.
-inline std::vector<Fill> plan(const std::vector<std::size_t>& array_bytes,
-                              std::size_t stage_bytes) {
+/// The fills that carry arrays of `array_bytes` bytes through `buffers` (>= 1) buffers of
+/// `stage_bytes` (> 0). Arrays of 0 bytes get no piece; no bytes at all give no fill.
+inline std::vector<Fill> plan(const std::vector<std::size_t>& array_bytes, std::size_t stage_bytes,
+                              int buffers = 2) {
   std::vector<Fill> fills;
   Fill fill;
   for (std::size_t array = 0; array < array_bytes.size(); ++array) {
@@ -48,7 +48,7 @@ inline std::vector<Fill> plan(const std::vector<std::size_t>& array_bytes,
       if (fill.bytes() == stage_bytes) {
         fills.push_back(std::move(fill));
         fill = Fill{};
-        fill.buffer = static_cast<int>(fills.size() % 2);
+        fill.buffer = static_cast<int>(fills.size() % static_cast<std::size_t>(buffers));
       }
     }
   }

@@ -1,10 +1,13 @@
 #include "kernels/transfer.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <vector>
 
+#include "coreset/error.hpp"
 #include "kernels/check.hpp"
 #include "kernels/stage_plan.hpp"
 
@@ -35,14 +38,15 @@ bool capture_error(cudaError_t status) {
          status == cudaErrorStreamCaptureWrongThread;
 }
 
-// Two pinned buffers of kStageBytes and an event each, for one staged copy on `stream`. However
-// the copy ends, the stream is drained before the buffers are freed: the bus may still be
-// reading them. (Waiting on an event never recorded returns at once, so no flag says which
-// buffer has been sent; on an error before the first send, the drain also waits for whatever the
-// caller had queued on the stream, which is harmless.)
+// shape.buffers pinned buffers of shape.bytes and an event each, for one staged copy on
+// `stream`. However the copy ends, the stream is drained before the buffers are freed: the bus
+// may still be reading them. (Waiting on an event never recorded returns at once, so no flag says
+// which buffer has been sent; on an error before the first send, the drain also waits for
+// whatever the caller had queued on the stream, which is harmless.)
 class PinnedStage {
  public:
-  explicit PinnedStage(cudaStream_t stream) : stream_(stream) {}
+  PinnedStage(cudaStream_t stream, StageShape shape)
+      : stream_(stream), shape_(shape), done_(static_cast<std::size_t>(shape.buffers), nullptr) {}
   PinnedStage(const PinnedStage&) = delete;
   PinnedStage& operator=(const PinnedStage&) = delete;
   ~PinnedStage() {
@@ -63,7 +67,8 @@ class PinnedStage {
   // A stream capture elsewhere in the process (another library's, in global mode) that forbids
   // the allocation is an error, not a reason to fall back: the allocation broke that capture.
   bool acquire() {
-    const cudaError_t status = cudaHostAlloc(&memory_, 2 * kStageBytes, cudaHostAllocDefault);
+    const cudaError_t status = cudaHostAlloc(
+        &memory_, static_cast<std::size_t>(shape_.buffers) * shape_.bytes, cudaHostAllocDefault);
     if (status != cudaSuccess) {
       memory_ = nullptr;
       if (capture_error(status)) {
@@ -79,7 +84,7 @@ class PinnedStage {
   }
   // Buffer b, once the copies that last read it have finished.
   char* buffer(int b) {
-    CORESET_CUDA_TRY(cudaEventSynchronize(done_[b]));
+    CORESET_CUDA_TRY(cudaEventSynchronize(done_[static_cast<std::size_t>(b)]));
     return buffer_address(b);
   }
   // Queues the copy of `bytes` of buffer b from `buffer_offset` on to `device`.
@@ -88,37 +93,44 @@ class PinnedStage {
                                      cudaMemcpyHostToDevice, stream_));
   }
   // Marks buffer b as read by the copies queued so far.
-  void sent(int b) { CORESET_CUDA_TRY(cudaEventRecord(done_[b], stream_)); }
+  void sent(int b) {
+    CORESET_CUDA_TRY(cudaEventRecord(done_[static_cast<std::size_t>(b)], stream_));
+  }
   // Returns once every queued copy has finished.
   void finish() { CORESET_CUDA_TRY(cudaStreamSynchronize(stream_)); }
 
  private:
   char* buffer_address(int b) const {
-    return static_cast<char*>(memory_) + static_cast<std::size_t>(b) * kStageBytes;
+    return static_cast<char*>(memory_) + static_cast<std::size_t>(b) * shape_.bytes;
   }
 
   cudaStream_t stream_;
+  StageShape shape_;
   void* memory_ = nullptr;
-  cudaEvent_t done_[2] = {nullptr, nullptr};
+  std::vector<cudaEvent_t> done_;
 };
 
 // `bytes` from pageable `from` into pinned `to`, split over the host's threads: one thread's
-// memcpy does not keep up with the bus.
+// memcpy does not keep up with the bus. Parts of 1 MiB, or less for a small stage so that every
+// thread has one (64 KiB at least).
 void copy_on_threads(char* to, const char* from, std::size_t bytes) {
-  constexpr std::size_t kPart = std::size_t{1} << 20;
-  const auto parts = static_cast<long long>((bytes + kPart - 1) / kPart);
+  const auto threads = static_cast<std::size_t>(std::max(omp_get_max_threads(), 1));
+  const std::size_t part =
+      std::clamp<std::size_t>(bytes / threads, std::size_t{64} << 10, std::size_t{1} << 20);
+  const auto parts = static_cast<long long>((bytes + part - 1) / part);
 #pragma omp parallel for schedule(static)
   for (long long p = 0; p < parts; ++p) {
-    const std::size_t first = static_cast<std::size_t>(p) * kPart;
-    std::memcpy(to + first, from + first, std::min(kPart, bytes - first));
+    const std::size_t first = static_cast<std::size_t>(p) * part;
+    std::memcpy(to + first, from + first, std::min(part, bytes - first));
   }
 }
 
 // The copies' bytes as one stream through the two buffers (stage_plan.hpp): while one buffer is
 // on the bus, the threads fill the other. False, with nothing copied, when no pinned memory could
 // be had.
-bool staged_copy_to_device(cudaStream_t stream, const std::vector<HostToDevice>& copies) {
-  PinnedStage stage(stream);
+bool staged_copy_to_device(cudaStream_t stream, const std::vector<HostToDevice>& copies,
+                           StageShape shape) {
+  PinnedStage stage(stream, shape);
   if (!stage.acquire()) {
     return false;
   }
@@ -128,7 +140,7 @@ bool staged_copy_to_device(cudaStream_t stream, const std::vector<HostToDevice>&
     sizes.push_back(copy.bytes);
     total += copy.bytes;
   }
-  for (const staging::Fill& fill : staging::plan(sizes, kStageBytes)) {
+  for (const staging::Fill& fill : staging::plan(sizes, shape.bytes, shape.buffers)) {
     char* buffer = stage.buffer(fill.buffer);
     for (const staging::Piece& piece : fill.pieces) {
       copy_on_threads(buffer + piece.buffer_offset,
@@ -170,7 +182,11 @@ void copy_to_device_async(cudaStream_t stream, void* device, const void* host, s
   copy_all_to_device_async(stream, {{device, host, bytes}});
 }
 
-void copy_all_to_device_async(cudaStream_t stream, const std::vector<HostToDevice>& copies) {
+void copy_all_to_device_async(cudaStream_t stream, const std::vector<HostToDevice>& copies,
+                              StageShape shape) {
+  if (shape.bytes == 0 || shape.buffers < 1) {
+    throw InvalidArgument("a staged copy needs at least one stage buffer of at least one byte");
+  }
   std::size_t total = 0;
   for (const HostToDevice& copy : copies) {
     total += copy.bytes;
@@ -192,7 +208,8 @@ void copy_all_to_device_async(cudaStream_t stream, const std::vector<HostToDevic
       plain.push_back(copy);
     }
   }
-  if (!(pageable_bytes >= kStagedCopyBytes && staged_copy_to_device(stream, pageable_copies))) {
+  if (!(pageable_bytes >= kStagedCopyBytes &&
+        staged_copy_to_device(stream, pageable_copies, shape))) {
     plain.insert(plain.end(), pageable_copies.begin(), pageable_copies.end());
   }
   for (const HostToDevice& copy : plain) {

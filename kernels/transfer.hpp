@@ -23,11 +23,19 @@ struct TransferTotals {
 };
 TransferTotals transfer_totals() noexcept;
 
-/// Host -> device copies from pageable memory of at least this many bytes go through two pinned
-/// buffers of kStageBytes, filled by every host thread while the other is on the bus
-/// (copy_to_device_async).
+/// Host -> device copies from pageable memory of at least kStagedCopyBytes go through pinned
+/// buffers (by default two of kStageBytes), each filled by every host thread while the others
+/// are on the bus (copy_to_device_async).
 inline constexpr std::size_t kStageBytes = std::size_t{32} << 20;
 inline constexpr std::size_t kStagedCopyBytes = 8 * kStageBytes;
+/// The pinned buffers of a staged copy: how large, and how many the fills take in turn. At the
+/// default, each 32 MiB fill leaves the host's caches, and the bus reads it back from memory;
+/// smaller buffers, more of them, may stay in the last-level cache from fill to send
+/// (bench_gpu --end-to-end times several shapes: upload_by_stage_shape).
+struct StageShape {
+  std::size_t bytes = kStageBytes;  ///< > 0
+  int buffers = 2;                  ///< >= 1
+};
 
 /// What the runtime knows of `pointer`: device, managed, pinned host memory, or
 /// cudaMemoryTypeUnregistered for memory it does not know (pageable host memory, which some
@@ -52,7 +60,10 @@ struct HostToDevice {
 /// kStagedCopyBytes or more: a dataset's design, responses and offsets as one staged stream,
 /// where the short arrays would each have taken the driver's pageable path (6.0-7.7 GB/s on the
 /// H200 machine). Returns once the staged copies are on the device; the others are queued.
-void copy_all_to_device_async(cudaStream_t stream, const std::vector<HostToDevice>& copies);
+/// `shape`: the stages' size and count (the default unless a benchmark compares others); the
+/// bound for staging is kStagedCopyBytes whatever the shape.
+void copy_all_to_device_async(cudaStream_t stream, const std::vector<HostToDevice>& copies,
+                              StageShape shape = {});
 /// cudaMemcpyAsync device -> host on `stream`, counted; the caller synchronises before reading.
 void copy_to_host_async(cudaStream_t stream, void* host, const void* device, std::size_t bytes);
 /// cudaMemcpy2DAsync host -> device of `height` rows of `width` bytes, counted as width * height.

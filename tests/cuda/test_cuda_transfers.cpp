@@ -190,6 +190,43 @@ TEST(GpuTransfers, ALargePageableUploadArrivesIntactThroughThePinnedStages) {
   EXPECT_EQ(kernels::transfer_totals().staged_to_device, plain.staged_to_device);
 }
 
+// The stages' shape (kernels::StageShape) changes how the bytes travel, never what arrives: one
+// buffer (each fill waits for the last send), an odd stage size with three buffers, and eight
+// small ones, each from an odd host address. A shape with no buffer or no bytes is refused
+// before anything is copied.
+TEST(GpuTransfers, EveryStageShapeCarriesTheBytesIntact) {
+  CORESET_REQUIRE_GPU();
+  const std::size_t bytes = kernels::kStagedCopyBytes + 12345;
+  std::vector<unsigned char> host(bytes + 1);
+  for (std::size_t i = 0; i < bytes; ++i) {
+    host[i + 1] = static_cast<unsigned char>((i * 2654435761u) >> 9);
+  }
+  kernels::DeviceBuffer<unsigned char> device(static_cast<index_t>(bytes));
+  const std::vector<kernels::HostToDevice> copies = {{device.data(), host.data() + 1, bytes}};
+  const std::size_t kMiB = std::size_t{1} << 20;
+  for (const kernels::StageShape shape :
+       {kernels::StageShape{kernels::kStageBytes, 1}, kernels::StageShape{kMiB + 3, 3},
+        kernels::StageShape{2 * kMiB, 8}}) {
+    SCOPED_TRACE(testing::Message() << shape.buffers << " buffers of " << shape.bytes);
+    ASSERT_EQ(cudaMemset(device.data(), 0, bytes), cudaSuccess);
+    const kernels::TransferTotals before = kernels::transfer_totals();
+    kernels::copy_all_to_device_async(nullptr, copies, shape);
+    EXPECT_EQ(kernels::transfer_totals().staged_to_device - before.staged_to_device, bytes);
+    std::vector<unsigned char> back(bytes);
+    kernels::copy_to_host_async(nullptr, back.data(), device.data(), bytes);
+    ASSERT_EQ(cudaStreamSynchronize(nullptr), cudaSuccess);
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < bytes; ++i) {
+      wrong += back[i] != host[i + 1] ? 1 : 0;
+    }
+    EXPECT_EQ(wrong, 0u);
+  }
+  const kernels::TransferTotals before = kernels::transfer_totals();
+  EXPECT_THROW(kernels::copy_all_to_device_async(nullptr, copies, {0, 2}), InvalidArgument);
+  EXPECT_THROW(kernels::copy_all_to_device_async(nullptr, copies, {kMiB, 0}), InvalidArgument);
+  EXPECT_EQ(kernels::transfer_totals().to_device, before.to_device);
+}
+
 // A dataset's arrays in one call (kernels::copy_all_to_device_async): pageable arrays that are
 // each below the staging bound but reach it together go through the stages as one stream, with
 // fills that straddle the arrays' boundaries. Every array must arrive intact at its own address;

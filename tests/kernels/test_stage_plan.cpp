@@ -1,5 +1,5 @@
 // The plan of a staged copy of several arrays (kernels/stage_plan.hpp): every byte once, in
-// order, each fill but the last a whole buffer, the buffers alternating, no piece for an empty
+// order, each fill but the last a whole buffer, the buffers taken in turn, no piece for an empty
 // array.
 #include "kernels/stage_plan.hpp"
 
@@ -12,9 +12,10 @@
 namespace coreset::kernels::staging {
 namespace {
 
-// Replays the plan over arrays of distinct bytes, through two buffers, and checks what lands on
-// the "device" against the arrays, together with every rule of the plan.
-void expect_plan_carries(const std::vector<std::size_t>& sizes, std::size_t stage_bytes) {
+// Replays the plan over arrays of distinct bytes, through `buffer_count` buffers, and checks what
+// lands on the "device" against the arrays, together with every rule of the plan.
+void expect_plan_carries(const std::vector<std::size_t>& sizes, std::size_t stage_bytes,
+                         int buffer_count = 2) {
   std::vector<std::vector<unsigned char>> host(sizes.size());
   std::vector<std::vector<unsigned char>> device(sizes.size());
   unsigned char next = 1;
@@ -27,16 +28,17 @@ void expect_plan_carries(const std::vector<std::size_t>& sizes, std::size_t stag
     device[a].assign(sizes[a], 0);
     total += sizes[a];
   }
-  const std::vector<Fill> fills = plan(sizes, stage_bytes);
+  const std::vector<Fill> fills = plan(sizes, stage_bytes, buffer_count);
   ASSERT_EQ(fills.size(), (total + stage_bytes - 1) / stage_bytes);
-  std::vector<unsigned char> buffers[2] = {std::vector<unsigned char>(stage_bytes),
-                                           std::vector<unsigned char>(stage_bytes)};
+  std::vector<std::vector<unsigned char>> buffers(static_cast<std::size_t>(buffer_count),
+                                                  std::vector<unsigned char>(stage_bytes));
   // The stream position each piece must start at: the arrays' bytes are taken in order.
   std::size_t array = 0;
   std::size_t offset = 0;
   for (std::size_t f = 0; f < fills.size(); ++f) {
     const Fill& fill = fills[f];
-    EXPECT_EQ(fill.buffer, static_cast<int>(f % 2)) << "fill " << f;
+    EXPECT_EQ(fill.buffer, static_cast<int>(f % static_cast<std::size_t>(buffer_count)))
+        << "fill " << f;
     ASSERT_FALSE(fill.pieces.empty()) << "fill " << f;
     EXPECT_EQ(fill.bytes(), f + 1 < fills.size() ? stage_bytes : total - f * stage_bytes);
     std::size_t at = 0;
@@ -53,7 +55,7 @@ void expect_plan_carries(const std::vector<std::size_t>& sizes, std::size_t stag
       ASSERT_LE(piece.offset + piece.bytes, sizes[piece.array]);
       ASSERT_LE(piece.buffer_offset + piece.bytes, stage_bytes);
       // Host -> buffer, then buffer -> device, as transfer.cpp does.
-      std::vector<unsigned char>& buffer = buffers[fill.buffer];
+      std::vector<unsigned char>& buffer = buffers[static_cast<std::size_t>(fill.buffer)];
       for (std::size_t i = 0; i < piece.bytes; ++i) {
         buffer[piece.buffer_offset + i] = host[piece.array][piece.offset + i];
       }
@@ -95,6 +97,18 @@ TEST(StagePlan, ShortArraysShareTheFillsOfTheLongOne) {
   expect_plan_carries({200, 60, 5}, 64);
 }
 
+// With four buffers the fills take 0, 1, 2, 3, 0, ...: a fill waits only for the copy that
+// read its buffer four fills before.
+TEST(StagePlan, FillsTakeTheBuffersInTurn) {
+  const std::vector<Fill> fills = plan({300}, 64, 4);
+  ASSERT_EQ(fills.size(), 5u);
+  for (std::size_t f = 0; f < fills.size(); ++f) {
+    EXPECT_EQ(fills[f].buffer, static_cast<int>(f % 4));
+  }
+  EXPECT_EQ(fills[4].bytes(), 300u - 4 * 64);
+  expect_plan_carries({300}, 64, 4);
+}
+
 TEST(StagePlan, EmptyArraysGetNoPieceAndNothingGivesNoFill) {
   EXPECT_TRUE(plan({}, 64).empty());
   EXPECT_TRUE(plan({0, 0}, 64).empty());
@@ -118,8 +132,10 @@ TEST(StagePlan, EveryByteArrivesOnceForArraysOfAnySize) {
     for (std::size_t& s : sizes) {
       s = size(rng);
     }
-    SCOPED_TRACE(testing::Message() << "trial " << trial << ", stage " << stage_bytes);
-    expect_plan_carries(sizes, stage_bytes);
+    const int buffer_count = 1 + trial % 5;
+    SCOPED_TRACE(testing::Message() << "trial " << trial << ", stage " << stage_bytes << ", "
+                                    << buffer_count << " buffers");
+    expect_plan_carries(sizes, stage_bytes, buffer_count);
   }
 }
 
