@@ -3,6 +3,8 @@
 // by a caller (kernels/external_arrays.cu).
 #pragma once
 
+#include <cassert>
+
 #include "kernels/grid.cuh"
 
 namespace coreset::kernels {
@@ -63,6 +65,7 @@ __device__ void centre_column(const First& first, const Again& again, index_t ro
 template <int kHeld, class T, class Value>
 __device__ void centre_column_held(const Value& value, index_t rows, unsigned long long flat_first,
                                    T* out, unsigned long long* first_bad) {
+  assert(rows <= kWarp * kHeld);  // link_center's dispatch: longer columns take centre_column
   const double scale = 1.0 / sqrt(static_cast<double>(rows));
   const index_t lane = threadIdx.x % kWarp;
   double held[kHeld];

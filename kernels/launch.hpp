@@ -185,9 +185,11 @@ struct TopKWork {
 };
 /// The radix top-k (kernels/radix_select_logic.hpp) of v[0..n) under the rule, skipping exclude
 /// (null: none): the selected positions, ascending, into out_positions (k entries) and their
-/// number into *out_count. With a hint and k <= radix::kCandidateCapacity, first among the
-/// candidates the hint's last threshold points to (the same positions, found by less work when
-/// the vector changed little since the hint's last selection).
+/// number into *out_count. With a hint that serves the selection (radix::hint_serves: n over
+/// the one-block capacity and k at most 3/4 of it), first among the candidates the hint's last
+/// threshold points to (the same positions, found by less work when the vector changed little
+/// since the hint's last selection). Whether a selection gets a hint at all is the backend's
+/// choice (CudaBackend::reuse_thresholds).
 template <class T>
 void top_k(cudaStream_t s, Scratch& scratch, index_t n, const T* v, bool by_magnitude,
            const Mask* exclude, index_t k, const TopKWork& work, index_t* out_positions,
