@@ -25,6 +25,10 @@
 // the reference on T threads runs T from_chars loops over T shares of the text cut at line
 // ends. MB/s per thread and the ratio at the same thread count say how well the reader scales
 // against the conversions alone. The largest count is "all" in the summary and the JSON.
+//
+// Each reader run is also split by phase (io/read_phases.hpp: the first pass's line count, the
+// reads of each block, the count of its lines, the parse and store), the mean over the repeats,
+// so that a thread count where the reader stops scaling says which part stopped.
 #include <fcntl.h>
 #include <omp.h>
 #include <sys/resource.h>
@@ -50,6 +54,7 @@
 #include "coreset/dataset.hpp"
 #include "coreset/io.hpp"
 #include "coreset/version.hpp"
+#include "io/read_phases.hpp"
 
 #ifndef CORESET_BENCH_CXX_FLAGS
 #define CORESET_BENCH_CXX_FLAGS "unknown"
@@ -236,11 +241,14 @@ int main(int argc, char** argv) {
   const int all_threads = thread_counts.back();
   // Each measurement's repeats, by thread count.
   std::map<int, std::vector<Timing>> parse_by_threads;
+  using coreset::io::detail::ReadPhaseTotals;
+  std::map<int, std::vector<ReadPhaseTotals>> phases_by_threads;  // each run's, by thread count
   std::map<int, std::vector<Timing>> conversions_by_threads;
   std::vector<Timing> floor;
   for (int r = 0; r < config.repeats; ++r) {
     floor.push_back(timed([&] { scan_newlines(path, buffer); }));
     for (const int threads : thread_counts) {
+      const ReadPhaseTotals before = coreset::io::detail::read_phase_totals();
       parse_by_threads[threads].push_back(timed([&] {
         const coreset::Dataset data = coreset::io::read_dataset_csv(path, "", true, 0, threads);
         if (data.rows() != rows || data.dims() != config.columns) {
@@ -250,6 +258,11 @@ int main(int argc, char** argv) {
           std::exit(1);
         }
       }));
+      const ReadPhaseTotals after = coreset::io::detail::read_phase_totals();
+      phases_by_threads[threads].push_back(
+          {after.line_count_ns - before.line_count_ns, after.reading_ns - before.reading_ns,
+           after.counting_ns - before.counting_ns, after.parsing_ns - before.parsing_ns,
+           after.blocks - before.blocks});
     }
   }
   const double rss_after = max_rss_mib();
@@ -328,6 +341,41 @@ int main(int argc, char** argv) {
                 mb / reader / threads, mb / reference / threads, reader / reference,
                 parse_one_seconds / reader);
   }
+  // The mean of each phase over a thread count's runs, in seconds, and the rest of the run.
+  struct Phases {
+    double line_count, reading, counting, parsing, other, blocks;
+  };
+  const auto mean_phases = [&](int threads) {
+    Phases mean{};
+    const std::vector<ReadPhaseTotals>& runs = phases_by_threads[threads];
+    for (const ReadPhaseTotals& run : runs) {
+      mean.line_count += 1e-9 * static_cast<double>(run.line_count_ns);
+      mean.reading += 1e-9 * static_cast<double>(run.reading_ns);
+      mean.counting += 1e-9 * static_cast<double>(run.counting_ns);
+      mean.parsing += 1e-9 * static_cast<double>(run.parsing_ns);
+      mean.blocks += static_cast<double>(run.blocks);
+    }
+    double total = 0.0;
+    for (const Timing& t : parse_by_threads[threads]) {
+      total += t.seconds;
+    }
+    const double count = static_cast<double>(std::max<std::size_t>(runs.size(), 1));
+    mean.line_count /= count;
+    mean.reading /= count;
+    mean.counting /= count;
+    mean.parsing /= count;
+    mean.blocks /= count;
+    mean.other = total / count - mean.line_count - mean.reading - mean.counting - mean.parsing;
+    return mean;
+  };
+  std::printf("the reader by phase, mean of the repeats in seconds (io/read_phases.hpp)\n");
+  std::printf("%-10s %11s %9s %9s %9s %9s %7s\n", "threads", "line count", "reading", "counting",
+              "parsing", "other", "blocks");
+  for (const int threads : thread_counts) {
+    const Phases p = mean_phases(threads);
+    std::printf("%-10d %11.4f %9.4f %9.4f %9.4f %9.4f %7.0f\n", threads, p.line_count, p.reading,
+                p.counting, p.parsing, p.other, p.blocks);
+  }
   std::printf("speed-up of the reader, %d threads over 1: %.2f (checksum %g)\n", all_threads,
               parse_one_seconds / parse_seconds, checksum);
   std::printf(
@@ -384,6 +432,14 @@ int main(int argc, char** argv) {
                               {"megabytes_per_second", mb / reference},
                               {"megabytes_per_second_per_thread", mb / reference / threads},
                               {"repeats", timings_json(conversions_by_threads[threads])}}},
+                            {"read_dataset_csv_phases_mean_seconds",
+                             [&] {
+                               const Phases p = mean_phases(threads);
+                               return nlohmann::json{
+                                   {"line_count", p.line_count}, {"reading", p.reading},
+                                   {"counting", p.counting},     {"parsing", p.parsing},
+                                   {"other", p.other},           {"blocks", p.blocks}};
+                             }()},
                             {"ratio_to_from_chars_only", reader / reference},
                             {"speedup_over_one_thread", parse_one_seconds / reader}});
     }

@@ -11,6 +11,7 @@
 #include "io/csv_parse.hpp"
 #include "io/input_file.hpp"
 #include "io/parallel_rows.hpp"
+#include "io/read_phases.hpp"
 
 namespace coreset::io::detail {
 namespace {
@@ -195,7 +196,10 @@ LineReader::LineReader(const std::string& path, std::size_t chunk_bytes, int thr
     count_lines_in_memory();
   } else {
     buffer_.clear();
-    count_lines_in_file();
+    {
+      const ReadPhaseTimer timer(ReadPhase::line_count);
+      count_lines_in_file();
+    }
     rewind();
   }
 }

@@ -25,6 +25,7 @@
 #include "coreset/error.hpp"
 #include "coreset/types.hpp"
 #include "io/csv_parse.hpp"
+#include "io/read_phases.hpp"
 
 namespace coreset::io::detail {
 
@@ -90,20 +91,28 @@ void parse_rows_parallel(LineReader& lines, std::string_view line, index_t cols,
   index_t next_row = 1;  // row of the block's first line
   std::string_view block;
   index_t lines_left = 0;
-  while (lines.next_block(block, lines_left, block_bytes)) {
-    split_at_line_ends(block, pieces);
-    for_each_piece(threads, piece_count, [&](int i, int) {
-      RowPiece& piece = pieces[static_cast<std::size_t>(i)];
-      piece.lines = count_lines(piece.text);
-    });
+  const auto next_block = [&] {
+    const ReadPhaseTimer timer(ReadPhase::reading);
+    return lines.next_block(block, lines_left, block_bytes);
+  };
+  while (next_block()) {
     index_t in_block = 0;
-    for (RowPiece& piece : pieces) {
-      piece.first_row = in_block;
-      in_block += piece.lines;
-      piece.error = nullptr;
+    {
+      const ReadPhaseTimer timer(ReadPhase::counting);
+      split_at_line_ends(block, pieces);
+      for_each_piece(threads, piece_count, [&](int i, int) {
+        RowPiece& piece = pieces[static_cast<std::size_t>(i)];
+        piece.lines = count_lines(piece.text);
+      });
+      for (RowPiece& piece : pieces) {
+        piece.first_row = in_block;
+        in_block += piece.lines;
+        piece.error = nullptr;
+      }
     }
     const index_t taken = std::min(in_block, lines_left);  // trailing blank lines stay unread
     const index_t first_line = lines.line_number() + 1;
+    const ReadPhaseTimer parsing(ReadPhase::parsing);
     for_each_piece(threads, piece_count, [&](int i, int worker) {
       RowPiece& piece = pieces[static_cast<std::size_t>(i)];
       std::vector<T>& buffer = bands[static_cast<std::size_t>(worker)];

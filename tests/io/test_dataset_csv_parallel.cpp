@@ -14,6 +14,7 @@
 #include "coreset/io.hpp"
 #include "dataset_compare.hpp"
 #include "io/csv_parse.hpp"
+#include "io/read_phases.hpp"
 #include "io/readers.hpp"
 #include "io_test_util.hpp"
 
@@ -220,6 +221,36 @@ TEST(DatasetCsvParallel, AFileThatShrinksAfterItsLinesWereCountedFailsAsInTheSer
   for (int threads = 1; threads <= 3; ++threads) {
     EXPECT_EQ(read_after_truncation(threads), serial) << threads;
   }
+}
+
+// bench_parse splits the parallel reader's time by phase (io/read_phases.hpp): a read from a file
+// larger than its chunk counts the file's lines first, then takes, counts and parses each block,
+// each recorded once per block; the serial reader records no block.
+TEST(DatasetCsvParallel, TheParallelReaderRecordsEachPhaseOfEachBlock) {
+  std::string text = "x,y\n";
+  for (int i = 0; i < 2000; ++i) {
+    text += std::to_string(i) + "," + std::to_string(i % 2) + "\n";
+  }
+  test::TempDir dir;
+  const std::string path = dir.write("phases.csv", text);
+  const detail::ReadPhaseTotals before = detail::read_phase_totals();
+  {
+    detail::LineReader lines(path, 4096);
+    const Dataset data = detail::read_dataset_csv(lines, "", true, 0, 2, 1000);
+    ASSERT_EQ(data.rows(), 2000);
+  }
+  const detail::ReadPhaseTotals after = detail::read_phase_totals();
+  // About 18 KB in blocks of about 1000 bytes.
+  EXPECT_GE(after.blocks - before.blocks, 15);
+  EXPECT_GT(after.line_count_ns, before.line_count_ns);
+  EXPECT_GT(after.reading_ns, before.reading_ns);
+  EXPECT_GT(after.counting_ns, before.counting_ns);
+  EXPECT_GT(after.parsing_ns, before.parsing_ns);
+  {
+    detail::LineReader lines(path, 4096);
+    ASSERT_EQ(detail::read_dataset_csv(lines, "", true, 0).rows(), 2000);
+  }
+  EXPECT_EQ(detail::read_phase_totals().blocks, after.blocks);
 }
 
 TEST(DatasetCsvParallel, NegativeThreadCountIsRefused) {
