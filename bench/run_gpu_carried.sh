@@ -8,7 +8,8 @@
 #      the build machine's Python).
 #   2. bench_gpu: the per-iteration cases (issue 16's targets).
 #   3. bench_gpu --end-to-end at N = 1e6 and 1e7 (issue 15's targets), README's example on the
-#      GPU, then bench_gpu --primitives: each primitive of an A-IHT II iteration timed alone in a
+#      GPU, `coreset build` on a CSV with and without the GPU warm-up while the file is read
+#      (cli_warm_up), then bench_gpu --primitives: each primitive of an A-IHT II iteration timed alone in a
 #      CUDA graph, and bench_gpu_histogram: one histogram pass of the top-k by each way of adding
 #      to a shared bin, and the selection whole; bench_gpu_link: the projection's link pass, its
 #      values held in registers against stored over z.
@@ -172,6 +173,32 @@ example_gpu() {
 }
 export -f example_gpu
 step example_gpu 30 "$out/bench.log" bash -c example_gpu
+
+# `coreset build --device gpu` on a CSV of 2e5 rows (10 covariates and a 0/1 label, about 40 MB,
+# made by awk), with the GPU's context made while the file is read (coreset::GpuWarmUp, the
+# default) and without (CORESET_GPU_WARM_UP=0), three times each, alternating: the wall seconds of
+# each run into bench.log.
+cli_warm_up() {
+  local folder
+  folder="$(mktemp -d)"
+  awk 'BEGIN { srand(1); printf "x1"; for (c = 2; c <= 10; ++c) printf ",x%d", c; print ",y";
+    for (i = 0; i < 200000; ++i) { z = 0; for (c = 1; c <= 10; ++c) { x = 2 * rand() - 1;
+      z += x; printf "%.6f,", x } print (rand() < 1 / (1 + exp(-z)) ? 1 : 0) } }' \
+    > "$folder/data.csv"
+  local run setting start
+  for run in 1 2 3; do
+    for setting in 1 0; do
+      start=$(date +%s.%N)
+      CORESET_GPU_WARM_UP=$setting "$build/coreset" build --model logistic -k 100 --device gpu \
+        --quiet --data "$folder/data.csv" --out "$folder/coreset.csv" || return 1
+      echo "cli_warm_up: CORESET_GPU_WARM_UP=$setting run $run:" \
+        "$(awk -v from="$start" -v to="$(date +%s.%N)" 'BEGIN { printf "%.3f", to - from }') s"
+    done
+  done
+  rm -rf "$folder"
+}
+export -f cli_warm_up
+step cli_warm_up 40 "$out/bench.log" bash -c cli_warm_up
 
 # Each primitive of an A-IHT II iteration alone in a CUDA graph: where the iteration's time goes.
 # A step of its own, so that a failure here leaves the results above whole.

@@ -124,6 +124,31 @@ enum class Device {
 /// `why_not` (optional) receives the reason when it is not. Never throws for a missing driver.
 CORESET_API bool gpu_usable(std::string* why_not = nullptr);
 
+/// Makes GPU `ordinal` ready for a job (its CUDA context and cuBLAS's state) on a thread of its
+/// own, so that this set-up overlaps what the caller does meanwhile, such as reading the dataset;
+/// the job's first GPU call then finds it done, or waits for it. The destructor waits for the
+/// thread. Starts nothing in a build without CUDA or when the environment sets
+/// CORESET_GPU_WARM_UP=0; never throws for a missing or broken GPU (the job's own calls report
+/// it). The `coreset` command makes one for each GPU job of a single process before reading
+/// its data.
+class CORESET_API GpuWarmUp {
+ public:
+  explicit GpuWarmUp(int ordinal = 0);
+  ~GpuWarmUp();
+  GpuWarmUp(const GpuWarmUp&) = delete;
+  GpuWarmUp& operator=(const GpuWarmUp&) = delete;
+  /// The thread moves with the object; assigning over one waits for its thread first.
+  GpuWarmUp(GpuWarmUp&& other) noexcept;
+  GpuWarmUp& operator=(GpuWarmUp&& other) noexcept;
+  /// Whether this object holds a thread it started (false without CUDA, under
+  /// CORESET_GPU_WARM_UP=0, or once moved from).
+  bool started() const noexcept;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 /// A weighted subset of the datapoints: ascending indices, strictly positive weights.
 struct CORESET_API Coreset {
   std::vector<index_t> indices;

@@ -108,6 +108,7 @@ int run_build(const BuildArguments& args) {
   apply_solver_arguments(args.solver, options.solver);
   options.solver.k = target ? 1 : k;  // -k auto: each budget of the search sets its own
   options.solver.communicator = comm;
+  const std::optional<GpuWarmUp> warm_up = gpu_warm_up(choice, comm.get());  // while data is read
   TerminalProgress progress(writer);
   progress.task(reading_label(model), 0);
   // Under mpirun each rank reads only its share of the rows; what needs rows of other shares (the

@@ -45,4 +45,12 @@ DeviceChoice choose_device(const DeviceArguments& args) {
   return choice;
 }
 
+std::optional<GpuWarmUp> gpu_warm_up(const DeviceChoice& choice, const Communicator* comm) {
+  std::optional<GpuWarmUp> warm_up;
+  if (choice.device == Device::gpu && comm == nullptr) {
+    warm_up.emplace();
+  }
+  return warm_up;
+}
+
 }  // namespace coreset::cli

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 
 #include "coreset/solver.hpp"
@@ -26,5 +27,10 @@ struct DeviceChoice {
 /// prints a one-line notice on stderr and picks the CPU; a precision of auto becomes float on
 /// the GPU (half the memory and bandwidth of a pass over Phi) and double on the CPU.
 DeviceChoice choose_device(const DeviceArguments& args);
+
+/// For a GPU job of one process, its GPU made ready (coreset::GpuWarmUp) while the caller goes on
+/// to read the job's data; nothing for the CPU or a distributed job (each rank's GPU is picked
+/// by its communicator, and made ready by the job).
+std::optional<GpuWarmUp> gpu_warm_up(const DeviceChoice& choice, const Communicator* comm);
 
 }  // namespace coreset::cli

@@ -1,6 +1,7 @@
 // `coreset solve`: Phi (and optionally y) from files, a coreset and a report out.
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,7 @@ int run_solve(const SolveArguments& args, const DeviceChoice& choice) {
   // alone shows progress and writes the outputs.
   const std::shared_ptr<const Communicator> comm = distributed_run();
   const bool writer = comm == nullptr || comm->rank() == 0;
+  const std::optional<GpuWarmUp> warm_up = gpu_warm_up(choice, comm.get());  // while Phi is read
   TerminalProgress progress(writer);
   progress.task("reading " + phi_source, 0);
   // --loglik: the user's own log-likelihoods, centred and scaled here as `build` does. Under

@@ -1,6 +1,9 @@
 // The solver drivers of solvers/ on the CUDA backend.
 #include "cuda/solve_cuda.hpp"
 
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
 #include <optional>
 #include <string>
 #include <utility>
@@ -17,6 +20,17 @@ namespace coreset::cuda {
 
 bool gpu_available(std::string* why_not) {
   return gpu_usable(why_not);
+}
+
+void warm_up_device(int ordinal) noexcept {
+  // cudaFree(nullptr) is the runtime's idiom for "create the context now".
+  if (cudaSetDevice(ordinal) == cudaSuccess && cudaFree(nullptr) == cudaSuccess) {
+    cublasHandle_t handle = nullptr;
+    if (cublasCreate(&handle) == CUBLAS_STATUS_SUCCESS) {
+      cublasDestroy(handle);
+    }
+  }
+  cudaGetLastError();  // nothing left for the job's first check to take as its own
 }
 
 template <class T>

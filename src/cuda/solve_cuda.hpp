@@ -16,6 +16,11 @@ namespace coreset::cuda {
 /// pipeline asks once per job (pipeline/execution_context.hpp).
 bool gpu_available(std::string* why_not);
 
+/// Makes GPU `ordinal` ready for a job on the calling thread: its primary context, and cuBLAS's
+/// state (a handle made and released). Errors are cleared and ignored: the job's own calls report
+/// them. Nothing in a build without CUDA. For coreset::GpuWarmUp's thread.
+void warm_up_device(int ordinal) noexcept;
+
 /// Runs options.algorithm (solvers/run_algorithm.hpp) on the session's GPU for a Phi on the
 /// host, which is copied there first; inputs are assumed validated. Throws DeviceError when Phi
 /// does not fit in the free device memory or a CUDA call fails. `rank` (null: one process):

@@ -14,6 +14,8 @@ const char* const kNoCuda =
     "at build time)";
 }  // namespace
 
+void warm_up_device(int) noexcept {}
+
 bool gpu_available(std::string* why_not) {
   if (why_not != nullptr) {
     *why_not = kNoCuda;

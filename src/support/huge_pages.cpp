@@ -6,10 +6,13 @@
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <optional>
 
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
+
+#include "support/switch_value.hpp"
 
 namespace coreset::support {
 
@@ -27,7 +30,7 @@ std::string first_line(const std::filesystem::path& file) {
 }
 
 HugePagesSetting decide_huge_pages() {
-  if (const std::optional<bool> asked = parse_huge_pages_value(std::getenv("CORESET_HUGE_PAGES"))) {
+  if (const std::optional<bool> asked = parse_switch_value(std::getenv("CORESET_HUGE_PAGES"))) {
     return {*asked, HugePagesBasis::environment};
   }
   if (reports_free_pages_to_host(kVirtioDevices)) {
@@ -37,23 +40,6 @@ HugePagesSetting decide_huge_pages() {
 }
 
 }  // namespace
-
-std::optional<bool> parse_huge_pages_value(const char* value) noexcept {
-  if (value == nullptr) {
-    return std::nullopt;
-  }
-  for (const char* off : {"0", "off", "no"}) {
-    if (std::strcmp(value, off) == 0) {
-      return false;
-    }
-  }
-  for (const char* on : {"1", "on", "yes"}) {
-    if (std::strcmp(value, on) == 0) {
-      return true;
-    }
-  }
-  return std::nullopt;
-}
 
 bool reports_free_pages_to_host(const std::string& virtio_devices) {
   std::error_code error;

@@ -18,7 +18,6 @@
 #pragma once
 
 #include <cstddef>
-#include <optional>
 #include <string>
 
 namespace coreset::support {
@@ -42,10 +41,6 @@ HugePagesSetting huge_pages_setting() noexcept;
 bool huge_pages_enabled() noexcept;
 /// A word for the basis, for logs and benchmark records.
 const char* to_string(HugePagesBasis basis) noexcept;
-
-/// CORESET_HUGE_PAGES's value read: 1, on, yes: true; 0, off, no: false; unset (nullptr) or
-/// anything else: nothing.
-std::optional<bool> parse_huge_pages_value(const char* value) noexcept;
 
 /// Whether a virtio balloon among `virtio_devices` (sysfs' /sys/bus/virtio/devices: a folder per
 /// device, with `device` holding its id, 0x0005 for a balloon, and `features` a string of 0s and

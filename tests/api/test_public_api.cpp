@@ -3,9 +3,12 @@
 // library boundary (their typeinfo must be exported, include/coreset/export.hpp).
 #include <gtest/gtest.h>
 
+#include <stdlib.h>
+
 #include <algorithm>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "coreset/coreset.hpp"
@@ -108,6 +111,39 @@ TEST(PublicApi, AFloatBuildHoldsPhiInFloat) {
   const double rounded = in_float.evaluate(coreset).relative_projection_error;
   EXPECT_NE(rounded, exact);
   EXPECT_NEAR(rounded, exact, 1e-5 * (1.0 + exact));
+}
+
+// coreset::GpuWarmUp starts its thread where CUDA is compiled in unless CORESET_GPU_WARM_UP=0 says
+// no, and never throws: without a usable GPU (this test's machine in CI) it leaves gpu_usable()'s
+// answer, its reason and a solve as they were; with one, the solve after it runs on the GPU.
+TEST(PublicApi, AGpuWarmUpStartsWhereCudaIsBuiltAndLeavesTheJobAsItWas) {
+  std::string why_before;
+  const bool usable = gpu_usable(&why_before);
+  {
+    GpuWarmUp warm_up;
+    EXPECT_EQ(warm_up.started(), build_info().cuda);
+    const GpuWarmUp moved = std::move(warm_up);  // the thread goes with it
+    EXPECT_EQ(moved.started(), build_info().cuda);
+    EXPECT_FALSE(warm_up.started());  // NOLINT(bugprone-use-after-move): what it documents
+  }
+  std::string why_after;
+  EXPECT_EQ(gpu_usable(&why_after), usable);
+  EXPECT_EQ(why_after, why_before);
+  SolverOptions options;
+  options.k = 3;
+  options.device = Device::automatic;
+  Matrix<double> phi = Matrix<double>::uninitialized(4, 20);
+  for (index_t e = 0; e < 4 * 20; ++e) {
+    phi.data()[e] = static_cast<double>((e * 7) % 11) - 5.0;
+  }
+  EXPECT_EQ(solve(phi.view(), nullptr, options).device, usable ? Device::gpu : Device::cpu);
+
+  ASSERT_EQ(setenv("CORESET_GPU_WARM_UP", "0", 1), 0);
+  {
+    const GpuWarmUp switched_off;
+    EXPECT_FALSE(switched_off.started());
+  }
+  ASSERT_EQ(unsetenv("CORESET_GPU_WARM_UP"), 0);
 }
 
 }  // namespace

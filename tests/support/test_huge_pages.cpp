@@ -1,5 +1,6 @@
-// The huge-page setting (support/huge_pages.hpp): CORESET_HUGE_PAGES's values, and the detection
-// of a virtio balloon that reports free pages to its host, on made-up sysfs trees.
+// The huge-page setting (support/huge_pages.hpp): the switches' values (CORESET_HUGE_PAGES's,
+// support/switch_value.hpp), and the detection of a virtio balloon that reports free pages to its
+// host, on made-up sysfs trees.
 #include "support/huge_pages.hpp"
 
 #include <gtest/gtest.h>
@@ -10,21 +11,23 @@
 #include <optional>
 #include <string>
 
+#include "support/switch_value.hpp"
+
 namespace coreset::support {
 namespace {
 
-TEST(HugePagesSetting, ReadsOnlyTheDocumentedValues) {
+TEST(SwitchValue, ReadsOnlyTheDocumentedValues) {
   for (const char* on : {"1", "on", "yes"}) {
-    EXPECT_EQ(parse_huge_pages_value(on), std::optional<bool>(true)) << on;
+    EXPECT_EQ(parse_switch_value(on), std::optional<bool>(true)) << on;
   }
   for (const char* off : {"0", "off", "no"}) {
-    EXPECT_EQ(parse_huge_pages_value(off), std::optional<bool>(false)) << off;
+    EXPECT_EQ(parse_switch_value(off), std::optional<bool>(false)) << off;
   }
   // Anything else leaves the machine's default in charge.
   for (const char* other : {"", "2", "ON", "true", "1 ", "o"}) {
-    EXPECT_EQ(parse_huge_pages_value(other), std::nullopt) << '"' << other << '"';
+    EXPECT_EQ(parse_switch_value(other), std::nullopt) << '"' << other << '"';
   }
-  EXPECT_EQ(parse_huge_pages_value(nullptr), std::nullopt);
+  EXPECT_EQ(parse_switch_value(nullptr), std::nullopt);
 }
 
 // A made-up /sys/bus/virtio/devices: one folder per device with its `device` and `features`.
@@ -92,7 +95,7 @@ TEST(HugePagesSetting, TheProcessSettingFollowsItsBasis) {
   EXPECT_EQ(setting.enabled, huge_pages_enabled());
   switch (setting.basis) {
     case HugePagesBasis::environment:
-      EXPECT_EQ(parse_huge_pages_value(std::getenv("CORESET_HUGE_PAGES")),
+      EXPECT_EQ(parse_switch_value(std::getenv("CORESET_HUGE_PAGES")),
                 std::optional<bool>(setting.enabled));
       break;
     case HugePagesBasis::default_on:
