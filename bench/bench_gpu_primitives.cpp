@@ -138,6 +138,11 @@ Json primitive_costs(Backend& backend, const kernels::DeviceBuffer<float>& y, in
        [&] {
          backend.line_search(backend.squared_norm(g_on_s), backend.dot(phi_step, phi_step), 0.5);
        }},
+      // What the driver runs since the fused scalars (solvers/fused_scalars.hpp).
+      {"gradient_line_search (fused)",
+       [&] { backend.gradient_line_search(g_on_s, phi_step, 0.5); }},
+      {"momentum_line_search (fused)",
+       [&] { backend.momentum_line_search(residual, phi_step, 1.0); }},
       {"clamped_step", [&] { backend.clamped_step(x, step, g_on_x, out); }},
       {"subtract (lists)", [&] { backend.subtract(w_next, w, out); }},
       {"extrapolate", [&] { backend.extrapolate(w_next, w, tau, out); }},
@@ -148,6 +153,7 @@ Json primitive_costs(Backend& backend, const kernels::DeviceBuffer<float>& y, in
          backend.squared_distance(w_next, w);
          backend.squared_norm(w_next);
        }},
+      {"progress_scalars (fused)", [&] { backend.progress_scalars(residual, w_next, w); }},
       {"empty kernel node", [&] { launch_empty_kernel(backend.resources().stream()); }},
   };
   Json costs = Json::object();

@@ -91,6 +91,25 @@ void squared_distance_of_lists(cudaStream_t s, DeviceList<T> a, DeviceList<T> b,
 // ---- scalars (vector_kernels.cu) ----
 void line_search(cudaStream_t s, const double* numerator, const double* denominator, double factor,
                  double* out);
+// The IHT driver's composed scalars in one launch each (an iteration's graph has three line
+// searches and the progress numbers: two nodes fewer each), with the same bits as the composed
+// calls: each sum is the one-block reduction of dot / squared_norm_of_list /
+// squared_distance_of_lists. Only where every sum fits one block (at most 8192 terms); false,
+// with nothing launched, otherwise.
+/// out = line_search(squared_norm_of_list(g, bound), dot(q, q, rows), factor).
+template <class T>
+bool gradient_line_search(cudaStream_t s, DeviceList<T> g, index_t bound, const T* q, index_t rows,
+                          double factor, double* out);
+/// out = line_search(dot(r, q, rows), dot(q, q, rows), factor).
+template <class T>
+bool momentum_line_search(cudaStream_t s, const T* r, const T* q, index_t rows, double factor,
+                          double* out);
+/// dot(residual, residual, rows), squared_distance_of_lists(next, prev, next_bound + prev_bound)
+/// and squared_norm_of_list(next, next_bound).
+template <class T>
+bool progress_scalars(cudaStream_t s, const T* residual, index_t rows, DeviceList<T> next,
+                      index_t next_bound, DeviceList<T> prev, index_t prev_bound, double* objective,
+                      double* change, double* size);
 void set_scalar(cudaStream_t s, double value, double* out);
 template <class T>
 void value_at(cudaStream_t s, const T* v, index_t i, double* out);

@@ -4,6 +4,7 @@
 // reductions and the scalar kernels.
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 
 #include "kernels/grid.cuh"
 #include "kernels/launch.hpp"
@@ -34,15 +35,23 @@ void for_each(cudaStream_t s, index_t m, Op op) {
 // Stage 1: per-block sums of term(i) over i < limit (limit = *count when count is set, capped
 // at m); stage 2: one block adds the partials in block order. The block count depends only on m
 // (one block, and no stage 2, for small m).
+// The block's sum of term(i) over its grid-stride share of i < limit, valid in thread 0: each
+// thread adds its terms in turn, then block_sum's fixed tree. The one-block reductions and the
+// fused scalars below (line searches, progress) all sum through it, so they round alike.
 template <class Term>
-__global__ void reduce_partials_kernel(index_t m, const index_t* count, Term term,
-                                       double* partials) {
+__device__ double block_total(index_t m, const index_t* count, Term term) {
   const index_t limit = count != nullptr ? min(*count, m) : m;
   double sum = 0.0;
   for (index_t i = global_thread(); i < limit; i += grid_stride()) {
     sum += term(i);
   }
-  const double total = block_sum(sum);
+  return block_sum(sum);
+}
+
+template <class Term>
+__global__ void reduce_partials_kernel(index_t m, const index_t* count, Term term,
+                                       double* partials) {
+  const double total = block_total(m, count, term);
   if (threadIdx.x == 0) {
     partials[blockIdx.x] = total;
   }
@@ -221,37 +230,124 @@ void fill(cudaStream_t s, index_t m, T value, T* out) {
   for_each(s, m, [=] __device__(index_t i) { out[i] = value; });
 }
 
+// The terms of the reductions, one definition each for the plain and the fused launches.
+template <class T>
+struct DotTerm {  // a_i b_i, or a_i without b
+  const T* a;
+  const T* b;
+  __device__ double operator()(index_t i) const {
+    return static_cast<double>(a[i]) * (b != nullptr ? static_cast<double>(b[i]) : 1.0);
+  }
+};
+
+template <class T>
+struct SquareTerm {  // v_p^2 over a list's values
+  const T* value;
+  __device__ double operator()(index_t p) const {
+    const double x = value[p];
+    return x * x;
+  }
+};
+
+template <class T>
+struct SquaredDifferenceTerm {  // merge slot p of two lists: (a_i - b_i)^2, or 0
+  DeviceList<T> a;
+  DeviceList<T> b;
+  // Every term reads both counts itself: a slot past them, or a void one, adds 0.
+  __device__ double operator()(index_t p) const {
+    return sparse::squared_difference_at(read(a), read(b), p);
+  }
+};
+
 template <class T>
 void dot(cudaStream_t s, index_t m, const T* a, const T* b, double* partials, double* out) {
-  reduce(
-      s, m, nullptr,
-      [=] __device__(index_t i) {
-        return static_cast<double>(a[i]) * (b != nullptr ? static_cast<double>(b[i]) : 1.0);
-      },
-      partials, out);
+  reduce(s, m, nullptr, DotTerm<T>{a, b}, partials, out);
 }
 
 template <class T>
 void squared_norm_of_list(cudaStream_t s, DeviceList<T> v, index_t bound, double* partials,
                           double* out) {
-  const T* value = v.value;
-  reduce(
-      s, bound, v.count,
-      [=] __device__(index_t p) {
-        const double x = value[p];
-        return x * x;
-      },
-      partials, out);
+  reduce(s, bound, v.count, SquareTerm<T>{v.value}, partials, out);
 }
 
 template <class T>
 void squared_distance_of_lists(cudaStream_t s, DeviceList<T> a, DeviceList<T> b, index_t slots,
                                double* partials, double* out) {
-  // Every term reads both counts itself: a slot past them, or a void one, adds 0.
-  reduce(
-      s, slots, nullptr,
-      [=] __device__(index_t p) { return sparse::squared_difference_at(read(a), read(b), p); },
-      partials, out);
+  reduce(s, slots, nullptr, SquaredDifferenceTerm<T>{a, b}, partials, out);
+}
+
+namespace {
+
+// line_search(sum of numerator terms, sum of denominator terms, factor) in one block: each sum
+// as reduce's one-block launch makes it, then the step as line_search_kernel does.
+template <class Numerator, class Denominator>
+__global__ void line_search_of_sums_kernel(index_t numerator_terms, const index_t* numerator_count,
+                                           Numerator numerator, index_t denominator_terms,
+                                           Denominator denominator, double factor, double* out) {
+  const double a = block_total(numerator_terms, numerator_count, numerator);
+  const double b = block_total(denominator_terms, nullptr, denominator);
+  if (threadIdx.x == 0) {
+    *out = solvers::guarded_step(a, b, factor);
+  }
+}
+
+// The driver's three progress numbers in one block, each as its own reduction makes it.
+template <class T>
+__global__ void progress_scalars_kernel(index_t rows, const T* residual, DeviceList<T> next,
+                                        index_t next_bound, DeviceList<T> prev, index_t prev_bound,
+                                        double* objective, double* change, double* size) {
+  const double f = block_total(rows, nullptr, DotTerm<T>{residual, residual});
+  const double d =
+      block_total(next_bound + prev_bound, nullptr, SquaredDifferenceTerm<T>{next, prev});
+  const double w = block_total(next_bound, next.count, SquareTerm<T>{next.value});
+  if (threadIdx.x == 0) {
+    *objective = f;
+    *change = d;
+    *size = w;
+  }
+}
+
+bool one_block(std::initializer_list<index_t> terms) {
+  return std::all_of(terms.begin(), terms.end(), [](index_t m) { return m <= kOneBlockReduction; });
+}
+
+}  // namespace
+
+template <class T>
+bool gradient_line_search(cudaStream_t s, DeviceList<T> g, index_t bound, const T* q, index_t rows,
+                          double factor, double* out) {
+  if (!one_block({bound, rows})) {
+    return false;
+  }
+  line_search_of_sums_kernel<<<1, kBlock, 0, s>>>(bound, g.count, SquareTerm<T>{g.value}, rows,
+                                                  DotTerm<T>{q, q}, factor, out);
+  CORESET_CUDA_CHECK_LAUNCH();
+  return true;
+}
+
+template <class T>
+bool momentum_line_search(cudaStream_t s, const T* r, const T* q, index_t rows, double factor,
+                          double* out) {
+  if (!one_block({rows})) {
+    return false;
+  }
+  line_search_of_sums_kernel<<<1, kBlock, 0, s>>>(rows, nullptr, DotTerm<T>{r, q}, rows,
+                                                  DotTerm<T>{q, q}, factor, out);
+  CORESET_CUDA_CHECK_LAUNCH();
+  return true;
+}
+
+template <class T>
+bool progress_scalars(cudaStream_t s, const T* residual, index_t rows, DeviceList<T> next,
+                      index_t next_bound, DeviceList<T> prev, index_t prev_bound, double* objective,
+                      double* change, double* size) {
+  if (!one_block({rows, next_bound + prev_bound, next_bound})) {
+    return false;
+  }
+  progress_scalars_kernel<<<1, kBlock, 0, s>>>(rows, residual, next, next_bound, prev, prev_bound,
+                                               objective, change, size);
+  CORESET_CUDA_CHECK_LAUNCH();
+  return true;
 }
 
 namespace {
@@ -327,6 +423,12 @@ void gather_list(cudaStream_t s, const index_t* index, const index_t* count, ind
   template void squared_norm_of_list<T>(cudaStream_t, DeviceList<T>, index_t, double*, double*);  \
   template void squared_distance_of_lists<T>(cudaStream_t, DeviceList<T>, DeviceList<T>, index_t, \
                                              double*, double*);                                   \
+  template bool gradient_line_search<T>(cudaStream_t, DeviceList<T>, index_t, const T*, index_t,  \
+                                        double, double*);                                         \
+  template bool momentum_line_search<T>(cudaStream_t, const T*, const T*, index_t, double,        \
+                                        double*);                                                 \
+  template bool progress_scalars<T>(cudaStream_t, const T*, index_t, DeviceList<T>, index_t,      \
+                                    DeviceList<T>, index_t, double*, double*, double*);           \
   template void value_at<T>(cudaStream_t, const T*, index_t, double*);                            \
   template void zero_at<T>(cudaStream_t, const index_t*, index_t, T*);                            \
   template void gather_list<T>(cudaStream_t, const index_t*, const index_t*, index_t, const T*, T*);

@@ -511,6 +511,48 @@ typename CudaBackend<T>::Scalar CudaBackend<T>::line_search(Scalar numerator, Sc
 }
 
 template <class T>
+typename CudaBackend<T>::Scalar CudaBackend<T>::gradient_line_search(const SparseDatapointVector& g,
+                                                                     const SampleVector& q,
+                                                                     double factor) const {
+  NvtxRange range("line search");
+  const SparseDatapointVector& s = or_empty(g);
+  double* out = scalar();
+  if (kernels::gradient_line_search(res_.stream(), list_of(s), s.bound, q.data(), q.size(), factor,
+                                    out)) {
+    return {out};
+  }
+  return line_search(squared_norm(g), dot(q, q), factor);
+}
+
+template <class T>
+typename CudaBackend<T>::Scalar CudaBackend<T>::momentum_line_search(const SampleVector& r,
+                                                                     const SampleVector& q,
+                                                                     double factor) const {
+  NvtxRange range("line search");
+  double* out = scalar();
+  if (kernels::momentum_line_search(res_.stream(), r.data(), q.data(), q.size(), factor, out)) {
+    return {out};
+  }
+  return line_search(dot(r, q), dot(q, q), factor);
+}
+
+template <class T>
+std::array<typename CudaBackend<T>::Scalar, 3> CudaBackend<T>::progress_scalars(
+    const SampleVector& residual, const SparseDatapointVector& next,
+    const SparseDatapointVector& prev) const {
+  const SparseDatapointVector& x = or_empty(next);
+  const SparseDatapointVector& y = or_empty(prev);
+  double* objective = scalar();
+  double* change = scalar();
+  double* size = scalar();
+  if (kernels::progress_scalars(res_.stream(), residual.data(), residual.size(), list_of(x),
+                                x.bound, list_of(y), y.bound, objective, change, size)) {
+    return {Scalar{objective}, Scalar{change}, Scalar{size}};
+  }
+  return {dot(residual, residual), squared_distance(next, prev), squared_norm(next)};
+}
+
+template <class T>
 typename CudaBackend<T>::Scalar CudaBackend<T>::constant(double c) const {
   double* out = scalar();
   kernels::set_scalar(res_.stream(), c, out);

@@ -218,6 +218,22 @@
 //      nothing).
 //  replay(Recording& recording, int times)      the recorded work, `times` times over, in order.
 //
+// ===== Optional: fused scalars =====
+//
+// The IHT driver's composed scalars, for a backend that computes them in fewer steps (each a
+// node of a recorded iteration on a GPU). Each must give exactly the composition's bits;
+// without them solvers/fused_scalars.hpp composes the primitives above.
+//
+//  Scalar gradient_line_search(const SparseDatapointVector& g, const SampleVector& q,
+//                              double factor)
+//      line_search(squared_norm(g), dot(q, q), factor).
+//  Scalar momentum_line_search(const SampleVector& r, const SampleVector& q, double factor)
+//      line_search(dot(r, q), dot(q, q), factor).
+//  std::array<Scalar, 3> progress_scalars(const SampleVector& residual,
+//                                         const SparseDatapointVector& next,
+//                                         const SparseDatapointVector& prev)
+//      {dot(residual, residual), squared_distance(next, prev), squared_norm(next)}.
+//
 // ===== What the drivers do with them =====
 //
 // Per IHT-family iteration: one dense pass (phi_t_times, or phi_t_times_on_subset in batch

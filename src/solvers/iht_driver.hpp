@@ -28,6 +28,7 @@
 #include "coreset/error.hpp"
 #include "coreset/solver.hpp"
 #include "solvers/backend.hpp"
+#include "solvers/fused_scalars.hpp"
 #include "solvers/line_search.hpp"
 #include "solvers/power_iteration.hpp"
 #include "solvers/relative_error.hpp"
@@ -279,10 +280,7 @@ class IhtDriver {
   // The numbers the stopping rule reads after an iteration, the same for both loops:
   // f(w_{t+1}), ||w_{t+1} - w_t||^2 and ||w_{t+1}||^2.
   std::array<Scalar, 3> progress_scalars() {
-    const Scalar objective = be_.dot(residual_, residual_);
-    const Scalar change = be_.squared_distance(w_next_, w_);
-    const Scalar size = be_.squared_norm(w_next_);
-    return {objective, change, size};
+    return solvers::progress_scalars(be_, residual_, w_next_, w_);
   }
 
   // progress_scalars() on the host, in one synchronisation.
@@ -322,8 +320,7 @@ class IhtDriver {
       be_.select_top_k(gradient_, k_, SelectionRule::largest_magnitude, z_, expansion_);
       be_.restrict_to_union(gradient_, z_, expansion_, gradient_on_s_);
       be_.phi_times(gradient_on_s_, phi_step_);
-      step = be_.line_search(be_.squared_norm(gradient_on_s_), be_.dot(phi_step_, phi_step_),
-                             gradient_step_factor(rule));
+      step = gradient_line_search(be_, gradient_on_s_, phi_step_, gradient_step_factor(rule));
     }
 
     // x = Pi_{C_k and R+}(z + step * gradient): the k largest positive entries. Outside supp(z)
@@ -341,8 +338,7 @@ class IhtDriver {
       be_.phi_t_times_on(x_, residual_, gradient_on_x_);
       be_.phi_times(gradient_on_x_, phi_step_);
       const Scalar debias_step =
-          be_.line_search(be_.squared_norm(gradient_on_x_), be_.dot(phi_step_, phi_step_),
-                          gradient_step_factor(rule));
+          gradient_line_search(be_, gradient_on_x_, phi_step_, gradient_step_factor(rule));
       be_.clamped_step(x_, debias_step, gradient_on_x_, w_next_);
     }
     be_.phi_times(w_next_, phi_w_next_);
@@ -357,8 +353,7 @@ class IhtDriver {
     // from it explodes.
     be_.subtract(w_next_, w_, move_);
     be_.phi_times(move_, phi_step_);
-    const Scalar tau = be_.line_search(be_.dot(residual_, phi_step_), be_.dot(phi_step_, phi_step_),
-                                       momentum_factor(rule));
+    const Scalar tau = momentum_line_search(be_, residual_, phi_step_, momentum_factor(rule));
     be_.extrapolate(w_next_, w_, tau, z_);
     be_.phi_times(z_, phi_z_);
   }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <random>
 #include <string>
@@ -409,6 +410,53 @@ TYPED_TEST(GpuPrimitives, SparseStepsRoundExactlyAsTheCpu) {
     const Coreset expected = cpu.to_coreset(doubled);
     EXPECT_EQ(coreset.indices, expected.indices);
     EXPECT_EQ(coreset.weights, expected.weights);
+  }
+}
+
+// The fused scalars (solvers/fused_scalars.hpp: one launch each where the sums fit one block)
+// give exactly the bits of the compositions they replace, which the recorded loop and the host
+// loop both ran before: the line searches and the progress numbers on supports of 1 to 8192
+// entries (the one-block limit) and past it (the composed fallback), S from 1 to past the limit,
+// an empty support, overlapping and disjoint supports, and a zero direction (step 0).
+TYPED_TEST(GpuPrimitives, FusedScalarsGiveTheCompositionsBits) {
+  using T = TypeParam;
+  Resources resources;
+  const index_t n = 20000;
+  for (const index_t rows : {1, 300, 8192, 8193}) {
+    const Matrix<T> phi = test::gaussian_matrix<T>(rows, 3, 5);
+    CudaBackend<T> gpu(resources, phi.view());
+    typename CudaBackend<T>::SampleVector r;
+    typename CudaBackend<T>::SampleVector q;
+    gpu.upload(random_vector<T>(rows, 61), r);
+    gpu.upload(random_vector<T>(rows, 62), q);
+    typename CudaBackend<T>::SampleVector zero;
+    gpu.upload(std::vector<T>(static_cast<std::size_t>(rows), T(0)), zero);
+    for (const index_t m : {0, 1, 700, 4096, 8192, 8193}) {
+      const std::string at = "S " + std::to_string(rows) + ", support " + std::to_string(m);
+      typename CudaBackend<T>::SparseDatapointVector g;
+      typename CudaBackend<T>::SparseDatapointVector h;
+      to_gpu(gpu, random_sparse<T>(n, m, 63 + m, false), g);
+      to_gpu(gpu, random_sparse<T>(n, std::max<index_t>(m / 2, 1), 64 + m, true), h);
+      const auto fused =
+          gpu.read_all(gpu.gradient_line_search(g, q, 0.5), gpu.momentum_line_search(r, q, 1.0),
+                       gpu.gradient_line_search(g, zero, 1.0));
+      const auto composed =
+          gpu.read_all(gpu.line_search(gpu.squared_norm(g), gpu.dot(q, q), 0.5),
+                       gpu.line_search(gpu.dot(r, q), gpu.dot(q, q), 1.0),
+                       gpu.line_search(gpu.squared_norm(g), gpu.dot(zero, zero), 1.0));
+      EXPECT_EQ(fused[0], composed[0]) << "gradient_line_search, " << at;
+      EXPECT_EQ(fused[1], composed[1]) << "momentum_line_search, " << at;
+      EXPECT_EQ(fused[2], 0.0) << "a zero direction, " << at;
+      const auto progress = gpu.progress_scalars(r, g, h);
+      const auto by_parts =
+          std::array{gpu.dot(r, r), gpu.squared_distance(g, h), gpu.squared_norm(g)};
+      const auto a = gpu.read_all(progress[0], progress[1], progress[2]);
+      const auto b = gpu.read_all(by_parts[0], by_parts[1], by_parts[2]);
+      EXPECT_EQ(a, b) << "progress_scalars, " << at;
+      if (m > 0) {
+        EXPECT_GT(a[2], 0.0) << at;  // the sums are not vacuous
+      }
+    }
   }
 }
 
