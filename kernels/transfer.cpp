@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "coreset/error.hpp"
@@ -112,7 +113,8 @@ class PinnedStage {
 
 // `bytes` from pageable `from` into pinned `to`, split over the host's threads: one thread's
 // memcpy does not keep up with the bus. Parts of 1 MiB, or less for a small stage so that every
-// thread has one (64 KiB at least).
+// thread has one (64 KiB at least; on a host of more than 32 threads the default 32 MiB stage
+// too is cut finer than 1 MiB).
 void copy_on_threads(char* to, const char* from, std::size_t bytes) {
   const auto threads = static_cast<std::size_t>(std::max(omp_get_max_threads(), 1));
   const std::size_t part =
@@ -125,9 +127,9 @@ void copy_on_threads(char* to, const char* from, std::size_t bytes) {
   }
 }
 
-// The copies' bytes as one stream through the two buffers (stage_plan.hpp): while one buffer is
-// on the bus, the threads fill the other. False, with nothing copied, when no pinned memory could
-// be had.
+// The copies' bytes as one stream through the shape's buffers, taken in turn (stage_plan.hpp):
+// while one buffer is on the bus, the threads fill the next. False, with nothing copied, when no
+// pinned memory could be had.
 bool staged_copy_to_device(cudaStream_t stream, const std::vector<HostToDevice>& copies,
                            StageShape shape) {
   PinnedStage stage(stream, shape);
@@ -184,8 +186,12 @@ void copy_to_device_async(cudaStream_t stream, void* device, const void* host, s
 
 void copy_all_to_device_async(cudaStream_t stream, const std::vector<HostToDevice>& copies,
                               StageShape shape) {
-  if (shape.bytes == 0 || shape.buffers < 1) {
-    throw InvalidArgument("a staged copy needs at least one stage buffer of at least one byte");
+  if (shape.bytes == 0 || shape.buffers < 1 ||
+      shape.bytes >
+          std::numeric_limits<std::size_t>::max() / static_cast<std::size_t>(shape.buffers)) {
+    throw InvalidArgument(
+        "a staged copy needs at least one stage buffer of at least one byte, and buffers whose "
+        "bytes add up to a size");
   }
   std::size_t total = 0;
   for (const HostToDevice& copy : copies) {

@@ -23,6 +23,7 @@
 #include "kernels/transfer.hpp"
 #include "solvers/baselines/frank_wolfe.hpp"
 #include "solvers/baselines/giga.hpp"
+#include "solvers/fused_scalars.hpp"
 
 namespace coreset::cuda {
 namespace {
@@ -509,6 +510,12 @@ typename CudaBackend<T>::Scalar CudaBackend<T>::line_search(Scalar numerator, Sc
   kernels::line_search(res_.stream(), numerator.slot, denominator.slot, factor, out);
   return {out};
 }
+
+// The driver must find these members (solvers/fused_scalars.hpp); a signature that drifts from
+// the contract's would silently leave it composing.
+static_assert(solvers::fused_detail::has_gradient_line_search<CudaBackend<float>> &&
+              solvers::fused_detail::has_momentum_line_search<CudaBackend<float>> &&
+              solvers::fused_detail::has_progress_scalars<CudaBackend<double>>);
 
 template <class T>
 typename CudaBackend<T>::Scalar CudaBackend<T>::gradient_line_search(const SparseDatapointVector& g,

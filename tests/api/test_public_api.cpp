@@ -6,6 +6,8 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -117,6 +119,11 @@ TEST(PublicApi, AFloatBuildHoldsPhiInFloat) {
 // no, and never throws: without a usable GPU (this test's machine in CI) it leaves gpu_usable()'s
 // answer, its reason and a solve as they were; with one, the solve after it runs on the GPU.
 TEST(PublicApi, AGpuWarmUpStartsWhereCudaIsBuiltAndLeavesTheJobAsItWas) {
+  // The switch as the caller's environment had it, restored at the end; unset meanwhile.
+  const char* const given = std::getenv("CORESET_GPU_WARM_UP");
+  const std::optional<std::string> saved =
+      given != nullptr ? std::optional<std::string>(given) : std::nullopt;
+  ASSERT_EQ(unsetenv("CORESET_GPU_WARM_UP"), 0);
   std::string why_before;
   const bool usable = gpu_usable(&why_before);
   {
@@ -143,7 +150,9 @@ TEST(PublicApi, AGpuWarmUpStartsWhereCudaIsBuiltAndLeavesTheJobAsItWas) {
     const GpuWarmUp switched_off;
     EXPECT_FALSE(switched_off.started());
   }
-  ASSERT_EQ(unsetenv("CORESET_GPU_WARM_UP"), 0);
+  ASSERT_EQ(
+      saved ? setenv("CORESET_GPU_WARM_UP", saved->c_str(), 1) : unsetenv("CORESET_GPU_WARM_UP"),
+      0);
 }
 
 }  // namespace

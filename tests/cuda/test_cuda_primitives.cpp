@@ -447,6 +447,23 @@ TYPED_TEST(GpuPrimitives, FusedScalarsGiveTheCompositionsBits) {
       EXPECT_EQ(fused[0], composed[0]) << "gradient_line_search, " << at;
       EXPECT_EQ(fused[1], composed[1]) << "momentum_line_search, " << at;
       EXPECT_EQ(fused[2], 0.0) << "a zero direction, " << at;
+      // The fused launch did run where the sums fit one block (else the comparisons above would
+      // hold the composition to itself), and gives the backend's number; past the limit it
+      // launches nothing.
+      gpu.read(gpu.constant(0.0));  // the uploads are done: the launch below takes stream 0
+      kernels::DeviceBuffer<double> slot(1);
+      const bool fits = m <= 8192 && rows <= 8192;
+      EXPECT_EQ(kernels::gradient_line_search<T>(nullptr,
+                                                 {g.index.data(), g.value.data(), g.count.data()},
+                                                 g.bound, q.data(), rows, 0.5, slot.data()),
+                fits)
+          << at;
+      if (fits) {
+        double direct = 0.0;
+        kernels::copy_to_host_async(nullptr, &direct, slot.data(), sizeof(double));
+        ASSERT_EQ(cudaStreamSynchronize(nullptr), cudaSuccess);
+        EXPECT_EQ(direct, fused[0]) << at;
+      }
       const auto progress = gpu.progress_scalars(r, g, h);
       const auto by_parts =
           std::array{gpu.dot(r, r), gpu.squared_distance(g, h), gpu.squared_norm(g)};

@@ -240,8 +240,8 @@ TEST(DatasetCsvParallel, TheParallelReaderRecordsEachPhaseOfEachBlock) {
     ASSERT_EQ(data.rows(), 2000);
   }
   const detail::ReadPhaseTotals after = detail::read_phase_totals();
-  // About 18 KB in blocks of about 1000 bytes.
-  EXPECT_GE(after.blocks - before.blocks, 15);
+  // About 13 KB in blocks of about 1000 bytes (16 blocks when written).
+  EXPECT_GE(after.blocks - before.blocks, 10);
   EXPECT_GT(after.line_count_ns, before.line_count_ns);
   EXPECT_GT(after.reading_ns, before.reading_ns);
   EXPECT_GT(after.counting_ns, before.counting_ns);
