@@ -154,6 +154,8 @@ Json primitive_costs(Backend& backend, const kernels::DeviceBuffer<float>& y, in
          backend.squared_norm(w_next);
        }},
       {"progress_scalars (fused)", [&] { backend.progress_scalars(residual, w_next, w); }},
+      {"phi_times_and_residual (k: w; fused)",
+       [&] { backend.phi_times_and_residual(w, y, phi_w, residual); }},
       {"empty kernel node", [&] { launch_empty_kernel(backend.resources().stream()); }},
   };
   Json costs = Json::object();

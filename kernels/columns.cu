@@ -83,9 +83,11 @@ __global__ void phi_times_chunks_kernel(const T* phi, index_t rows, const index_
 // per row adding up to 1024 partials in turn leaves S threads in all (500 at S = 500), each a
 // chain of hundreds of loads at k = 10^4; an A-IHT II iteration (six products) took 0.6-0.7 ms
 // more at k = 10^4 than at k = 100 on an H100 (bench_gpu at f516e67).
+// With y and residual (phi_times_list's fused residual): also residual = y - out, the subtraction
+// rounded in T as kernels::subtract rounds it.
 template <class T>
-__global__ void phi_times_final_kernel(const double* partials, index_t rows, index_t chunks,
-                                       T* out) {
+__global__ void phi_times_final_kernel(const double* partials, index_t rows, index_t chunks, T* out,
+                                       const T* y, T* residual) {
   const int lane = threadIdx.x % kWarp;
   for (index_t row = global_warp(); row < rows; row += warp_grid_stride()) {
     double sum = 0.0;
@@ -94,7 +96,11 @@ __global__ void phi_times_final_kernel(const double* partials, index_t rows, ind
     }
     sum = warp_sum(sum);
     if (lane == 0) {
-      out[row] = static_cast<T>(sum);
+      const T product = static_cast<T>(sum);
+      out[row] = product;
+      if (residual != nullptr) {
+        residual[row] = y[row] - product;
+      }
     }
   }
 }
@@ -292,14 +298,16 @@ index_t phi_times_partials(index_t bound, index_t rows) {
 
 template <class T>
 void phi_times_list(cudaStream_t s, const T* phi, index_t rows, const index_t* index,
-                    const index_t* count, index_t bound, const T* value, double* partials, T* out) {
+                    const index_t* count, index_t bound, const T* value, double* partials, T* out,
+                    const T* y, T* residual) {
   const index_t chunk = chunk_size(bound);
   const index_t chunks = std::max<index_t>(1, (bound + chunk - 1) / chunk);
   const dim3 grid(static_cast<unsigned int>(chunks),
                   static_cast<unsigned int>((rows + kBlock - 1) / kBlock));
   phi_times_chunks_kernel<<<grid, kBlock, 0, s>>>(phi, rows, index, count, chunk, value, partials);
   CORESET_CUDA_CHECK_LAUNCH();
-  phi_times_final_kernel<<<blocks_for_warps(rows), kBlock, 0, s>>>(partials, rows, chunks, out);
+  phi_times_final_kernel<<<blocks_for_warps(rows), kBlock, 0, s>>>(partials, rows, chunks, out, y,
+                                                                   residual);
   CORESET_CUDA_CHECK_LAUNCH();
 }
 
@@ -336,7 +344,7 @@ void mark_duplicates(cudaStream_t s, const T* phi, index_t rows, index_t n,
   template void columns_dot<T>(cudaStream_t, const T*, index_t, const index_t*, const index_t*,    \
                                index_t, const T*, DotsAt, T*);                                     \
   template void phi_times_list<T>(cudaStream_t, const T*, index_t, const index_t*, const index_t*, \
-                                  index_t, const T*, double*, T*);                                 \
+                                  index_t, const T*, double*, T*, const T*, T*);                   \
   template void column_norms<T>(cudaStream_t, const T*, index_t, index_t, T*);                     \
   template void phi_t_times_tiled<T>(cudaStream_t, const T*, index_t, index_t, const T*, T*,       \
                                      index_t);                                                     \

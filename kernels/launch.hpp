@@ -132,10 +132,13 @@ void columns_dot(cudaStream_t s, const T* phi, index_t rows, const index_t* cols
                  const index_t* count, index_t m, const T* r, DotsAt at, T* out);
 /// Partials needed by phi_times_list for a list bound and S rows.
 index_t phi_times_partials(index_t bound, index_t rows);
-/// out = sum over p < *count of value[p] Phi_index[p], in double over fixed chunks.
+/// out = sum over p < *count of value[p] Phi_index[p], in double over fixed chunks. With
+/// `residual` (and y): also residual = y - out in T, as subtract would make it, in the same
+/// launch (the IHT driver's residual after each product of an iterate).
 template <class T>
 void phi_times_list(cudaStream_t s, const T* phi, index_t rows, const index_t* index,
-                    const index_t* count, index_t bound, const T* value, double* partials, T* out);
+                    const index_t* count, index_t bound, const T* value, double* partials, T* out,
+                    const T* y = nullptr, T* residual = nullptr);
 template <class T>
 void column_norms(cudaStream_t s, const T* phi, index_t rows, index_t n, T* out);
 /// out = Phi^T r (n = cols), a tile of whole columns per block in shared memory, 4 threads per

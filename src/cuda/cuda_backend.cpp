@@ -354,6 +354,17 @@ std::vector<T> CudaBackend<T>::column_dots(const std::vector<index_t>& index,
 }
 
 template <class T>
+void CudaBackend<T>::phi_times_and_residual(const SparseDatapointVector& v, const SampleVector& y,
+                                            SampleVector& product, SampleVector& residual) const {
+  const SparseDatapointVector& s = or_empty(v);
+  partials_.reserve_discard(
+      std::max(kernels::kReducePartials, kernels::phi_times_partials(s.bound, rows_)));
+  kernels::phi_times_list(res_.stream(), phi_.data(), rows_, s.index.data(), s.count.data(),
+                          s.bound, s.value.data(), partials_.data(), product.data(), y.data(),
+                          residual.data());
+}
+
+template <class T>
 void CudaBackend<T>::phi_times(const std::vector<index_t>& index, const std::vector<T>& value,
                                SampleVector& out) const {
   const auto m = static_cast<index_t>(index.size());
@@ -515,7 +526,8 @@ typename CudaBackend<T>::Scalar CudaBackend<T>::line_search(Scalar numerator, Sc
 // the contract's would silently leave it composing.
 static_assert(solvers::fused_detail::has_gradient_line_search<CudaBackend<float>> &&
               solvers::fused_detail::has_momentum_line_search<CudaBackend<float>> &&
-              solvers::fused_detail::has_progress_scalars<CudaBackend<double>>);
+              solvers::fused_detail::has_progress_scalars<CudaBackend<double>> &&
+              solvers::fused_detail::has_phi_times_and_residual<CudaBackend<float>>);
 
 template <class T>
 typename CudaBackend<T>::Scalar CudaBackend<T>::gradient_line_search(const SparseDatapointVector& g,

@@ -155,15 +155,18 @@ class CudaBackend {
   Scalar squared_norm(const SparseDatapointVector& v) const;
   Scalar squared_distance(const SparseDatapointVector& a, const SparseDatapointVector& b) const;
   Scalar line_search(Scalar numerator, Scalar denominator, double factor) const;
-  // The driver's composed scalars, each one launch where its sums fit one block (the optional
-  // members of solvers/fused_scalars.hpp): the same bits as the composed calls, two graph nodes
-  // fewer each.
+  // The driver's composed steps, each in fewer launches (the optional members of
+  // solvers/fused_scalars.hpp) with the same bits as the composed calls: the scalars one launch
+  // each where their sums fit one block (two graph nodes fewer each), and a product with its
+  // residual in the product's launches (one node fewer).
   Scalar gradient_line_search(const SparseDatapointVector& g, const SampleVector& q,
                               double factor) const;
   Scalar momentum_line_search(const SampleVector& r, const SampleVector& q, double factor) const;
   std::array<Scalar, 3> progress_scalars(const SampleVector& residual,
                                          const SparseDatapointVector& next,
                                          const SparseDatapointVector& prev) const;
+  void phi_times_and_residual(const SparseDatapointVector& v, const SampleVector& y,
+                              SampleVector& product, SampleVector& residual) const;
   Scalar constant(double c) const;
   double read(Scalar s) const;
   template <class... S>

@@ -233,6 +233,9 @@
 //                                         const SparseDatapointVector& next,
 //                                         const SparseDatapointVector& prev)
 //      {dot(residual, residual), squared_distance(next, prev), squared_norm(next)}.
+//  phi_times_and_residual(const SparseDatapointVector& v, const SampleVector& y,
+//                         SampleVector& product, SampleVector& residual)
+//      phi_times(v, product), then subtract(y, product, residual).
 //
 // ===== What the drivers do with them =====
 //

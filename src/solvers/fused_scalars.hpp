@@ -1,7 +1,7 @@
-// The IHT driver's composed scalars (solvers/backend.hpp, "Optional: fused scalars"): a
-// backend's own member where it has one, which must give the composition's bits, else the
-// composition of the required primitives. The GPU backend fuses each into one launch, two nodes
-// fewer per use in a recorded iteration.
+// The IHT driver's composed scalars and products (solvers/backend.hpp, "Optional: fused
+// scalars"): a backend's own member where it has one, which must give the composition's bits,
+// else the composition of the required primitives. The GPU backend fuses each into fewer
+// launches: nodes fewer per use in a recorded iteration.
 #pragma once
 
 #include <array>
@@ -16,7 +16,7 @@ template <class B, class = void>
 constexpr bool has_gradient_line_search = false;
 template <class B>
 constexpr bool
-    has_gradient_line_search<B, std::void_t<decltype(std::declval<const B&>().gradient_line_search(
+    has_gradient_line_search<B, std::void_t<decltype(std::declval<B&>().gradient_line_search(
                                     std::declval<const typename B::SparseDatapointVector&>(),
                                     std::declval<const typename B::SampleVector&>(), 0.0))>> = true;
 
@@ -24,7 +24,7 @@ template <class B, class = void>
 constexpr bool has_momentum_line_search = false;
 template <class B>
 constexpr bool
-    has_momentum_line_search<B, std::void_t<decltype(std::declval<const B&>().momentum_line_search(
+    has_momentum_line_search<B, std::void_t<decltype(std::declval<B&>().momentum_line_search(
                                     std::declval<const typename B::SampleVector&>(),
                                     std::declval<const typename B::SampleVector&>(), 0.0))>> = true;
 
@@ -32,17 +32,27 @@ template <class B, class = void>
 constexpr bool has_progress_scalars = false;
 template <class B>
 constexpr bool
-    has_progress_scalars<B, std::void_t<decltype(std::declval<const B&>().progress_scalars(
+    has_progress_scalars<B, std::void_t<decltype(std::declval<B&>().progress_scalars(
                                 std::declval<const typename B::SampleVector&>(),
                                 std::declval<const typename B::SparseDatapointVector&>(),
                                 std::declval<const typename B::SparseDatapointVector&>()))>> = true;
+
+template <class B, class = void>
+constexpr bool has_phi_times_and_residual = false;
+template <class B>
+constexpr bool has_phi_times_and_residual<
+    B,
+    std::void_t<decltype(std::declval<B&>().phi_times_and_residual(
+        std::declval<const typename B::SparseDatapointVector&>(),
+        std::declval<const typename B::SampleVector&>(), std::declval<typename B::SampleVector&>(),
+        std::declval<typename B::SampleVector&>()))>> = true;
 
 }  // namespace fused_detail
 
 /// The exact step along g restricted to its support: line_search(||g||^2, ||q||^2, factor), q =
 /// Phi g (solvers/line_search.hpp).
 template <class B>
-typename B::Scalar gradient_line_search(const B& be, const typename B::SparseDatapointVector& g,
+typename B::Scalar gradient_line_search(B& be, const typename B::SparseDatapointVector& g,
                                         const typename B::SampleVector& q, double factor) {
   if constexpr (fused_detail::has_gradient_line_search<B>) {
     return be.gradient_line_search(g, q, factor);
@@ -53,7 +63,7 @@ typename B::Scalar gradient_line_search(const B& be, const typename B::SparseDat
 
 /// The exact momentum: line_search(<r, q>, ||q||^2, factor), q = Phi d.
 template <class B>
-typename B::Scalar momentum_line_search(const B& be, const typename B::SampleVector& r,
+typename B::Scalar momentum_line_search(B& be, const typename B::SampleVector& r,
                                         const typename B::SampleVector& q, double factor) {
   if constexpr (fused_detail::has_momentum_line_search<B>) {
     return be.momentum_line_search(r, q, factor);
@@ -64,14 +74,26 @@ typename B::Scalar momentum_line_search(const B& be, const typename B::SampleVec
 
 /// f = ||residual||^2, ||next - prev||^2 and ||next||^2: an iteration's progress numbers.
 template <class B>
-std::array<typename B::Scalar, 3> progress_scalars(const B& be,
-                                                   const typename B::SampleVector& residual,
+std::array<typename B::Scalar, 3> progress_scalars(B& be, const typename B::SampleVector& residual,
                                                    const typename B::SparseDatapointVector& next,
                                                    const typename B::SparseDatapointVector& prev) {
   if constexpr (fused_detail::has_progress_scalars<B>) {
     return be.progress_scalars(residual, next, prev);
   } else {
     return {be.dot(residual, residual), be.squared_distance(next, prev), be.squared_norm(next)};
+  }
+}
+
+/// product = Phi v and residual = y - product: an iterate's product and the residual at it.
+template <class B>
+void phi_times_and_residual(B& be, const typename B::SparseDatapointVector& v,
+                            const typename B::SampleVector& y, typename B::SampleVector& product,
+                            typename B::SampleVector& residual) {
+  if constexpr (fused_detail::has_phi_times_and_residual<B>) {
+    be.phi_times_and_residual(v, y, product, residual);
+  } else {
+    be.phi_times(v, product);
+    be.subtract(y, product, residual);
   }
 }
 

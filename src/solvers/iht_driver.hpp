@@ -333,16 +333,14 @@ class IhtDriver {
     if (algorithm == Algorithm::aiht2) {
       // De-bias: an exact line search along the gradient at x restricted to supp(x), then
       // clipping to w >= 0 (spec 2.4, lines 8-10). Touches k columns.
-      be_.phi_times(x_, phi_w_next_);
-      be_.subtract(y_, phi_w_next_, residual_);
+      phi_times_and_residual(be_, x_, y_, phi_w_next_, residual_);
       be_.phi_t_times_on(x_, residual_, gradient_on_x_);
       be_.phi_times(gradient_on_x_, phi_step_);
       const Scalar debias_step =
           gradient_line_search(be_, gradient_on_x_, phi_step_, gradient_step_factor(rule));
       be_.clamped_step(x_, debias_step, gradient_on_x_, w_next_);
     }
-    be_.phi_times(w_next_, phi_w_next_);
-    be_.subtract(y_, phi_w_next_, residual_);
+    phi_times_and_residual(be_, w_next_, y_, phi_w_next_, residual_);
     if (algorithm == Algorithm::iht) {
       return;
     }

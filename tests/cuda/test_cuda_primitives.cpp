@@ -413,11 +413,12 @@ TYPED_TEST(GpuPrimitives, SparseStepsRoundExactlyAsTheCpu) {
   }
 }
 
-// The fused scalars (solvers/fused_scalars.hpp: one launch each where the sums fit one block)
-// give exactly the bits of the compositions they replace, which the recorded loop and the host
-// loop both ran before: the line searches and the progress numbers on supports of 1 to 8192
-// entries (the one-block limit) and past it (the composed fallback), S from 1 to past the limit,
-// an empty support, overlapping and disjoint supports, and a zero direction (step 0).
+// The fused scalars and products (solvers/fused_scalars.hpp: one launch each where the sums fit
+// one block; a product's residual in its own launches) give exactly the bits of the compositions
+// they replace, which the recorded loop and the host loop both ran before: the line searches,
+// the progress numbers and a product with its residual on supports of 1 to 8192 entries (the
+// one-block limit) and past it (the composed fallback), S from 1 to past the limit, an empty
+// support, overlapping and disjoint supports, and a zero direction (step 0).
 TYPED_TEST(GpuPrimitives, FusedScalarsGiveTheCompositionsBits) {
   using T = TypeParam;
   Resources resources;
@@ -464,6 +465,16 @@ TYPED_TEST(GpuPrimitives, FusedScalarsGiveTheCompositionsBits) {
         ASSERT_EQ(cudaStreamSynchronize(nullptr), cudaSuccess);
         EXPECT_EQ(direct, fused[0]) << at;
       }
+      // A product with its residual in the product's launches: both vectors the composed bits.
+      auto product = gpu.make_sample_vector();
+      auto residual = gpu.make_sample_vector();
+      auto product_by_parts = gpu.make_sample_vector();
+      auto residual_by_parts = gpu.make_sample_vector();
+      gpu.phi_times_and_residual(h, r, product, residual);
+      gpu.phi_times(h, product_by_parts);
+      gpu.subtract(r, product_by_parts, residual_by_parts);
+      EXPECT_EQ(gpu.download(product), gpu.download(product_by_parts)) << at;
+      EXPECT_EQ(gpu.download(residual), gpu.download(residual_by_parts)) << at;
       const auto progress = gpu.progress_scalars(r, g, h);
       const auto by_parts =
           std::array{gpu.dot(r, r), gpu.squared_distance(g, h), gpu.squared_norm(g)};

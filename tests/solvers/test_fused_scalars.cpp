@@ -1,5 +1,6 @@
-// solvers/fused_scalars.hpp: the driver's composed scalars go to a backend's own member where it
-// has one, and are composed of the required primitives otherwise, with the same numbers.
+// solvers/fused_scalars.hpp: the driver's composed scalars and products go to a backend's own
+// member where it has one, and are composed of the required primitives otherwise, with the same
+// numbers.
 #include "solvers/fused_scalars.hpp"
 
 #include <gtest/gtest.h>
@@ -35,6 +36,12 @@ class Fusing : public Plain {
     ++calls;
     return {dot(residual, residual), squared_distance(next, prev), squared_norm(next)};
   }
+  void phi_times_and_residual(const SparseDatapointVector& v, const SampleVector& y,
+                              SampleVector& product, SampleVector& residual) const {
+    ++calls;
+    phi_times(v, product);
+    subtract(y, product, residual);
+  }
   mutable int calls = 0;
 };
 
@@ -62,6 +69,25 @@ TEST(FusedScalars, ABackendsOwnMembersAreCalledAndOthersAreComposed) {
   EXPECT_EQ(solvers::momentum_line_search(fusing, r, q, 1.0), 4.0 / 23.5);
   EXPECT_EQ(solvers::progress_scalars(fusing, r, g, h), progress);
   EXPECT_EQ(fusing.calls, 3);
+
+  // The product Phi g and r - Phi g, by both.
+  std::vector<double> product = plain.make_sample_vector();
+  std::vector<double> residual = plain.make_sample_vector();
+  solvers::phi_times_and_residual(plain, g, r, product, residual);
+  ASSERT_EQ(product.size(), r.size());
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    const double expected = 1.5 * phi(static_cast<index_t>(i), 2) -
+                            0.5 * phi(static_cast<index_t>(i), 7) +
+                            2.0 * phi(static_cast<index_t>(i), 19);
+    EXPECT_NEAR(product[i], expected, 1e-12) << i;
+    EXPECT_EQ(residual[i], r[i] - product[i]) << i;
+  }
+  std::vector<double> fused_product = fusing.make_sample_vector();
+  std::vector<double> fused_residual = fusing.make_sample_vector();
+  solvers::phi_times_and_residual(fusing, g, r, fused_product, fused_residual);
+  EXPECT_EQ(fused_product, product);
+  EXPECT_EQ(fused_residual, residual);
+  EXPECT_EQ(fusing.calls, 4);
 }
 
 }  // namespace
