@@ -5,47 +5,38 @@
 #pragma once
 
 #include <array>
-#include <type_traits>
-#include <utility>
+
+#include "solvers/backend.hpp"
 
 namespace coreset::solvers {
 
 namespace fused_detail {
 
-template <class B, class = void>
-constexpr bool has_gradient_line_search = false;
+// The optional members, detected as backend.hpp detects the required ones.
+namespace c = backend_contract;
 template <class B>
-constexpr bool
-    has_gradient_line_search<B, std::void_t<decltype(std::declval<B&>().gradient_line_search(
-                                    std::declval<const typename B::SparseDatapointVector&>(),
-                                    std::declval<const typename B::SampleVector&>(), 0.0))>> = true;
+using gradient_line_search_t = decltype(c::out<B>().gradient_line_search(
+    c::in<c::Sparse<B>>(), c::in<c::Samples<B>>(), double{}));
+template <class B>
+using momentum_line_search_t = decltype(c::out<B>().momentum_line_search(
+    c::in<c::Samples<B>>(), c::in<c::Samples<B>>(), double{}));
+template <class B>
+using progress_scalars_t = decltype(c::out<B>().progress_scalars(
+    c::in<c::Samples<B>>(), c::in<c::Sparse<B>>(), c::in<c::Sparse<B>>()));
+template <class B>
+using phi_times_and_residual_t =
+    decltype(c::out<B>().phi_times_and_residual(c::in<c::Sparse<B>>(), c::in<c::Samples<B>>(),
+                                                c::out<c::Samples<B>>(), c::out<c::Samples<B>>()));
 
-template <class B, class = void>
-constexpr bool has_momentum_line_search = false;
 template <class B>
-constexpr bool
-    has_momentum_line_search<B, std::void_t<decltype(std::declval<B&>().momentum_line_search(
-                                    std::declval<const typename B::SampleVector&>(),
-                                    std::declval<const typename B::SampleVector&>(), 0.0))>> = true;
-
-template <class B, class = void>
-constexpr bool has_progress_scalars = false;
+constexpr bool has_gradient_line_search = c::returns<B, gradient_line_search_t, c::Scalar<B>>();
 template <class B>
-constexpr bool
-    has_progress_scalars<B, std::void_t<decltype(std::declval<B&>().progress_scalars(
-                                std::declval<const typename B::SampleVector&>(),
-                                std::declval<const typename B::SparseDatapointVector&>(),
-                                std::declval<const typename B::SparseDatapointVector&>()))>> = true;
-
-template <class B, class = void>
-constexpr bool has_phi_times_and_residual = false;
+constexpr bool has_momentum_line_search = c::returns<B, momentum_line_search_t, c::Scalar<B>>();
 template <class B>
-constexpr bool has_phi_times_and_residual<
-    B,
-    std::void_t<decltype(std::declval<B&>().phi_times_and_residual(
-        std::declval<const typename B::SparseDatapointVector&>(),
-        std::declval<const typename B::SampleVector&>(), std::declval<typename B::SampleVector&>(),
-        std::declval<typename B::SampleVector&>()))>> = true;
+constexpr bool has_progress_scalars =
+    c::returns<B, progress_scalars_t, std::array<c::Scalar<B>, 3>>();
+template <class B>
+constexpr bool has_phi_times_and_residual = c::returns<B, phi_times_and_residual_t, void>();
 
 }  // namespace fused_detail
 

@@ -45,6 +45,14 @@ class Fusing : public Plain {
   mutable int calls = 0;
 };
 
+namespace fused = solvers::fused_detail;
+static_assert(!fused::has_gradient_line_search<Plain> && !fused::has_momentum_line_search<Plain> &&
+              !fused::has_progress_scalars<Plain> && !fused::has_phi_times_and_residual<Plain>);
+static_assert(fused::has_gradient_line_search<const Fusing> &&
+              fused::has_momentum_line_search<const Fusing> &&
+              fused::has_progress_scalars<const Fusing> &&
+              fused::has_phi_times_and_residual<const Fusing>);
+
 TEST(FusedScalars, ABackendsOwnMembersAreCalledAndOthersAreComposed) {
   const Matrix<double> phi = test::gaussian_matrix(5, 30, 3);
   const Plain plain(phi.view(), 1);
