@@ -254,10 +254,16 @@ void CudaBackend<T>::column_sums(SampleVector& out) const {
 template <class T>
 void CudaBackend<T>::phi_times(const SparseDatapointVector& v, SampleVector& out) const {
   const SparseDatapointVector& s = or_empty(v);
+  list_product(list_of(s), s.bound, out.data());
+}
+
+template <class T>
+void CudaBackend<T>::list_product(const kernels::DeviceList<T>& list, index_t bound, T* out,
+                                  const T* y, T* residual) const {
   partials_.reserve_discard(
-      std::max(kernels::kReducePartials, kernels::phi_times_partials(s.bound, rows_)));
-  kernels::phi_times_list(res_.stream(), phi_.data(), rows_, s.index.data(), s.count.data(),
-                          s.bound, s.value.data(), partials_.data(), out.data());
+      std::max(kernels::kReducePartials, kernels::phi_times_partials(bound, rows_)));
+  kernels::phi_times_list(res_.stream(), phi_.data(), rows_, list.index, list.count, bound,
+                          list.value, partials_.data(), out, y, residual);
 }
 
 template <class T>
@@ -357,11 +363,7 @@ template <class T>
 void CudaBackend<T>::phi_times_and_residual(const SparseDatapointVector& v, const SampleVector& y,
                                             SampleVector& product, SampleVector& residual) const {
   const SparseDatapointVector& s = or_empty(v);
-  partials_.reserve_discard(
-      std::max(kernels::kReducePartials, kernels::phi_times_partials(s.bound, rows_)));
-  kernels::phi_times_list(res_.stream(), phi_.data(), rows_, s.index.data(), s.count.data(),
-                          s.bound, s.value.data(), partials_.data(), product.data(), y.data(),
-                          residual.data());
+  list_product(list_of(s), s.bound, product.data(), y.data(), residual.data());
 }
 
 template <class T>
@@ -375,10 +377,7 @@ void CudaBackend<T>::phi_times(const std::vector<index_t>& index, const std::vec
   upload_list(index);
   candidates_.reserve_discard(m);
   copy_to_device(res_.stream(), candidates_.data(), value.data(), m);
-  partials_.reserve_discard(
-      std::max(kernels::kReducePartials, kernels::phi_times_partials(m, rows_)));
-  kernels::phi_times_list(res_.stream(), phi_.data(), rows_, list_.data(), list_count_.data(), m,
-                          candidates_.data(), partials_.data(), out.data());
+  list_product({list_.data(), candidates_.data(), list_count_.data()}, m, out.data());
 }
 
 template <class T>

@@ -293,6 +293,10 @@ class CudaBackend {
   /// Makes room in `out` for `bound` support entries.
   void prepare(SparseDatapointVector& out, index_t bound) const;
   kernels::DeviceList<T> list_of(const SparseDatapointVector& v) const;
+  // out = Phi times the list (phi_times_list, its partials sized for `bound`), and y - out into
+  // residual when given: every product of a list goes through here.
+  void list_product(const kernels::DeviceList<T>& list, index_t bound, T* out, const T* y = nullptr,
+                    T* residual = nullptr) const;
   /// to's index list and count from from's (room already prepared).
   void copy_list_of(const SparseDatapointVector& from, SparseDatapointVector& to) const;
   /// *count = value, from the host.
