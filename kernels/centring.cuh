@@ -28,6 +28,13 @@ __device__ inline double column_mean(double lane_sum, index_t rows, unsigned lon
   return total / static_cast<double>(rows);
 }
 
+/// One output entry: (v - mean) times scale = 1 / sqrt(rows), each operation rounded on its own
+/// (the CPU projection's order), then to T.
+template <class T>
+__device__ inline T centred_entry(double value, double mean, double scale) {
+  return static_cast<T>(mul(sub(value, mean), scale));
+}
+
 /// out[s] = (v_s - mean) / sqrt(rows) for s < rows, mean = (1/rows) sum_s v_s, summed in double by
 /// one warp (lanes over the samples, then warp_sum: the same inputs round alike every time).
 /// `first(s)` gives v_s in the first pass (it may store it for the second) and `again(s)` gives
@@ -54,7 +61,7 @@ __device__ void centre_column(const First& first, const Again& again, index_t ro
   }
   const double mean = column_mean(sum, rows, flat_first, first_bad);
   for (index_t s = lane; s < rows; s += kWarp) {
-    out[s] = static_cast<T>(mul(sub(again(s), mean), scale));
+    out[s] = centred_entry<T>(again(s), mean, scale);
   }
 }
 
@@ -85,7 +92,7 @@ __device__ void centre_column_held(const Value& value, index_t rows, unsigned lo
   for (int j = 0; j < kHeld; ++j) {
     const index_t s = lane + j * kWarp;
     if (s < rows) {
-      out[s] = static_cast<T>(mul(sub(held[j], mean), scale));
+      out[s] = centred_entry<T>(held[j], mean, scale);
     }
   }
 }

@@ -32,12 +32,10 @@ void for_each(cudaStream_t s, index_t m, Op op) {
   CORESET_CUDA_CHECK_LAUNCH();
 }
 
-// Stage 1: per-block sums of term(i) over i < limit (limit = *count when count is set, capped
-// at m); stage 2: one block adds the partials in block order. The block count depends only on m
-// (one block, and no stage 2, for small m).
-// The block's sum of term(i) over its grid-stride share of i < limit, valid in thread 0: each
-// thread adds its terms in turn, then block_sum's fixed tree. The one-block reductions and the
-// fused scalars below (line searches, progress) all sum through it, so they round alike.
+// The block's sum of term(i) over its grid-stride share of i < limit (limit = *count when count
+// is set, capped at m), valid in thread 0: each thread adds its terms in turn, then block_sum's
+// fixed tree. The reductions and the fused scalars below (line searches, progress) all sum
+// through it, so they round alike.
 template <class Term>
 __device__ double block_total(index_t m, const index_t* count, Term term) {
   const index_t limit = count != nullptr ? min(*count, m) : m;
@@ -48,6 +46,8 @@ __device__ double block_total(index_t m, const index_t* count, Term term) {
   return block_sum(sum);
 }
 
+// Stage 1: per-block sums of term(i); stage 2 (reduce_final_kernel): one block adds the partials
+// in block order. The block count depends only on m (one block, and no stage 2, for small m).
 template <class Term>
 __global__ void reduce_partials_kernel(index_t m, const index_t* count, Term term,
                                        double* partials) {
