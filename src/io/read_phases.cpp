@@ -5,36 +5,29 @@
 namespace coreset::io::detail {
 namespace {
 
-// Relaxed: the totals order nothing; a reader wants them after its own reads have returned.
-std::atomic<std::int64_t> line_count_ns{0};
-std::atomic<std::int64_t> reading_ns{0};
-std::atomic<std::int64_t> counting_ns{0};
-std::atomic<std::int64_t> parsing_ns{0};
+// By phase, in ReadPhase's order, and the parsing phases counted as blocks. Relaxed: the totals
+// order nothing; a reader wants them after its own reads have returned.
+constexpr int kPhases = static_cast<int>(ReadPhase::parsing) + 1;  // parsing is the last
+std::atomic<std::int64_t> phase_ns[kPhases] = {};
 std::atomic<std::int64_t> blocks{0};
+
+std::int64_t load(const std::atomic<std::int64_t>& total) {
+  return total.load(std::memory_order_relaxed);
+}
 
 }  // namespace
 
 ReadPhaseTotals read_phase_totals() noexcept {
-  return {line_count_ns.load(std::memory_order_relaxed), reading_ns.load(std::memory_order_relaxed),
-          counting_ns.load(std::memory_order_relaxed), parsing_ns.load(std::memory_order_relaxed),
-          blocks.load(std::memory_order_relaxed)};
+  return {load(phase_ns[static_cast<int>(ReadPhase::line_count)]),
+          load(phase_ns[static_cast<int>(ReadPhase::reading)]),
+          load(phase_ns[static_cast<int>(ReadPhase::counting)]),
+          load(phase_ns[static_cast<int>(ReadPhase::parsing)]), load(blocks)};
 }
 
 void add_read_phase(ReadPhase phase, std::int64_t nanoseconds) noexcept {
-  switch (phase) {
-    case ReadPhase::line_count:
-      line_count_ns.fetch_add(nanoseconds, std::memory_order_relaxed);
-      break;
-    case ReadPhase::reading:
-      reading_ns.fetch_add(nanoseconds, std::memory_order_relaxed);
-      break;
-    case ReadPhase::counting:
-      counting_ns.fetch_add(nanoseconds, std::memory_order_relaxed);
-      break;
-    case ReadPhase::parsing:
-      parsing_ns.fetch_add(nanoseconds, std::memory_order_relaxed);
-      blocks.fetch_add(1, std::memory_order_relaxed);
-      break;
+  phase_ns[static_cast<int>(phase)].fetch_add(nanoseconds, std::memory_order_relaxed);
+  if (phase == ReadPhase::parsing) {
+    blocks.fetch_add(1, std::memory_order_relaxed);
   }
 }
 
