@@ -179,17 +179,6 @@ const std::pair<coreset::kernels::PhiTr, std::string> kPhiTrKernels[] = {
     {coreset::kernels::PhiTr::streamed, "streamed"},
 };
 
-// Phi^T r by `kernel` on the host, the backend's choice left automatic.
-std::vector<float> phi_t_r_by(coreset::cuda::CudaBackend<float>& backend,
-                              coreset::kernels::PhiTr kernel,
-                              const coreset::cuda::CudaBackend<float>::SampleVector& r) {
-  auto out = backend.make_datapoint_vector();
-  backend.compute_phi_t_r_by(kernel);
-  backend.phi_t_times(r, out);
-  backend.compute_phi_t_r_by(coreset::kernels::PhiTr::automatic);
-  return backend.download(out);
-}
-
 // The largest |a - b| over the largest |b|.
 double largest_difference(const std::vector<float>& a, const std::vector<float>& b) {
   double largest = 0.0;
@@ -230,9 +219,9 @@ Json run_case(coreset::cuda::Resources& res, const Config& config, index_t n, in
   result["phi_t_r_kernel"] = coreset::kernels::to_string(backend.phi_t_r_kernel());
   result["top_k_one_block_capacity"] = backend.selection_capacity();
   // Each kernel that takes these columns alone on the same Phi and r, whichever the backend takes
-  // (phi_t_r_<name>_*), and how far its results are from cuBLAS' over the largest entry (they sum
-  // in other orders; our kernels in double).
-  const std::vector<float> from_gemv = phi_t_r_by(backend, coreset::kernels::PhiTr::cublas, y);
+  // (phi_t_r_<name>_*), and how far its results are from cuBLAS' (the first, which takes any
+  // columns) over the largest entry (they sum in other orders; our kernels in double).
+  std::vector<float> from_gemv;
   for (const auto& [kernel, name] : kPhiTrKernels) {
     if (!coreset::kernels::phi_t_r_takes(kernel, s, sizeof(float))) {
       continue;
@@ -242,14 +231,19 @@ Json run_case(coreset::cuda::Resources& res, const Config& config, index_t n, in
                                                [&] { backend.phi_t_times(y, gradient); });
     result["phi_t_r_" + name + "_ms"] = ms;
     result["phi_t_r_" + name + "_fraction_of_copy_bandwidth"] = floor_ms / ms;
-    if (kernel != coreset::kernels::PhiTr::cublas) {
+    const std::vector<float> by_kernel = backend.download(gradient);
+    if (kernel == coreset::kernels::PhiTr::cublas) {
+      from_gemv = by_kernel;
+    } else {
       // tiled's without its name: the key of the runs before the streamed kernel.
       const std::string prefix = kernel == coreset::kernels::PhiTr::tiled ? "" : name + "_";
       result["phi_t_r_" + prefix + "max_difference_from_cublas_over_largest_entry"] =
-          largest_difference(phi_t_r_by(backend, kernel, y), from_gemv);
+          largest_difference(by_kernel, from_gemv);
     }
   }
+  // The selections below read the gradient as the backend makes it.
   backend.compute_phi_t_r_by(coreset::kernels::PhiTr::automatic);
+  backend.phi_t_times(y, gradient);
   Json per_k = Json::array();
   for (const index_t k : config.budgets) {
     if (k >= n) {

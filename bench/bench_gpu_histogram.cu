@@ -184,9 +184,8 @@ int main(int argc, char** argv) {
   CORESET_CUDA_TRY(cudaGetDevice(&device));
   CORESET_CUDA_TRY(cudaGetDeviceProperties(&properties, device));
   std::printf(
-      "bench_gpu_histogram: %s, %d SMs; us per pass (the median of %d launches timed alone, after "
-      "one),"
-      " and its ratio to one read of the entries by the same grid\n",
+      "bench_gpu_histogram: %s, %d SMs; us per pass (the median of %d launches timed alone, "
+      "after one), and its ratio to one read of the entries by the same grid\n",
       properties.name, properties.multiProcessorCount, repeats);
   std::printf("%10s %-9s %4s %-22s %-26s %10s %8s\n", "n", "vector", "pass", "grid", "add", "us",
               "vs read");

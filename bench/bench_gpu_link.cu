@@ -43,9 +43,8 @@ int main(int argc, char** argv) {
   CORESET_CUDA_TRY(cudaGetDevice(&device));
   CORESET_CUDA_TRY(cudaGetDeviceProperties(&properties, device));
   std::printf(
-      "bench_gpu_link: %s; one block of the projection (z of 32 MiB), logistic link, "
-      "float Phi; us per block (the median of %d timed alone, after one) and that times the blocks "
-      "of "
+      "bench_gpu_link: %s; one block of the projection (z of 32 MiB), logistic link, float Phi; "
+      "us per block (the median of %d timed alone, after one) and that times the blocks of "
       "N = 1e7\n",
       properties.name, repeats);
   std::printf("%6s %8s %-18s %10s %12s %14s\n", "S", "width", "link values", "us", "GB/s moved",
