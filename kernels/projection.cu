@@ -13,12 +13,12 @@
 namespace coreset::kernels {
 namespace {
 
-// kHeld > 0: each lane keeps its link values in registers (rows <= 32 * kHeld; the 500 samples
-// of a default build fit kHeld = 16), so z is read once. kHeld = 0, for longer columns or when
-// asked (LinkValues::stored): the link's values overwrite the column's linear predictors and are
-// read again for the centring, 16 more bytes an entry. The output bits are the same either way
-// (centring.cuh). kHeld = 16 takes 88 registers where 0 takes 54 (ptxas, sm_90): fewer warps an
-// SM, each with 16 independent loads and links in flight; bench_gpu_link times the two.
+// kHeld > 0: each lane keeps its link values in registers (rows <= 32 * kHeld), so z is read
+// once. kHeld = 0 (holds_link_values, projection_launch.hpp): the link's values overwrite the
+// column's linear predictors and are read again for the centring, 16 more bytes an entry. The
+// output bits are the same either way (centring.cuh). kHeld = 16 takes 88 registers where 0
+// takes 54 (ptxas, sm_90): fewer warps an SM, and on the H200 the slower of the two at S = 500;
+// bench_gpu_link times both at S = 100, 250 and 500.
 template <class T, int kHeld>
 __global__ void link_center_kernel(double* z, index_t rows, index_t first, index_t width,
                                    const double* response, const double* quadratic,
@@ -60,7 +60,7 @@ void link_center(cudaStream_t s, double* z, index_t rows, index_t first, index_t
     link_center_kernel<T, decltype(held)::value><<<blocks_for_warps(width), kBlock, 0, s>>>(
         z, rows, first, width, response, quadratic, link, precision, phi, first_bad);
   };
-  if (values == LinkValues::stored || rows > 16 * kWarp) {
+  if (!holds_link_values(values, rows)) {
     launch(std::integral_constant<int, 0>{});
   } else if (rows > 8 * kWarp) {
     launch(std::integral_constant<int, 16>{});

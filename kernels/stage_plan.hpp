@@ -1,11 +1,11 @@
 // How a staged host -> device copy of several arrays goes through the pinned stage buffers of
-// transfer.cpp (two by default). The arrays' bytes are taken in order as one stream, cut into
+// transfer.cpp (kernels::StageShape). The arrays' bytes are taken in order as one stream, cut into
 // fills of a buffer (stage_bytes each, the last shorter), the buffers taken in turn. A fill is made
 // of pieces, one per array it touches, each sent to its own device address. Filling across the
 // arrays' boundaries keeps every fill but the last whole. Staging each array apart left the short
 // ones to the driver's pageable path (a dataset's responses and offsets, 80 MB each at N = 1e7; the
 // pageable rate was 6.0-7.7 GB/s on the H200 machine, the staged design 19.4 GB/s) and pinned a
-// new pair of buffers per array.
+// new set of buffers per array.
 //
 // Host arithmetic only, so the CPU tests check it (tests/kernels/test_stage_plan.cpp).
 #pragma once

@@ -113,7 +113,7 @@ class PinnedStage {
 
 // `bytes` from pageable `from` into pinned `to`, split over the host's threads: one thread's
 // memcpy does not keep up with the bus. Parts of 1 MiB, or less for a small stage so that every
-// thread has one (64 KiB at least; on a host of more than 32 threads the default 32 MiB stage
+// thread has one (64 KiB at least; on a host of more than 8 threads the default 8 MiB stage
 // too is cut finer than 1 MiB).
 void copy_on_threads(char* to, const char* from, std::size_t bytes) {
   const auto threads = static_cast<std::size_t>(std::max(omp_get_max_threads(), 1));

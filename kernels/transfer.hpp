@@ -24,17 +24,20 @@ struct TransferTotals {
 TransferTotals transfer_totals() noexcept;
 
 /// Host -> device copies from pageable memory of at least kStagedCopyBytes go through pinned
-/// buffers (by default two of kStageBytes), each filled by every host thread while the others
-/// are on the bus (copy_to_device_async).
-inline constexpr std::size_t kStageBytes = std::size_t{32} << 20;
-inline constexpr std::size_t kStagedCopyBytes = 8 * kStageBytes;
-/// The pinned buffers of a staged copy: how large, and how many the fills take in turn. At the
-/// default, each 32 MiB fill leaves the host's caches, and the bus reads it back from memory;
-/// smaller buffers, more of them, may stay in the last-level cache from fill to send
-/// (bench_gpu --end-to-end times several shapes: upload_by_stage_shape).
+/// buffers (by default kStageBuffers of kStageBytes), each filled by every host thread while the
+/// others are on the bus (copy_to_device_async).
+inline constexpr std::size_t kStageBytes = std::size_t{8} << 20;
+inline constexpr int kStageBuffers = 4;
+inline constexpr std::size_t kStagedCopyBytes = std::size_t{256} << 20;
+/// The pinned buffers of a staged copy: how large, and how many the fills take in turn. The
+/// default, four of 8 MiB, is the fastest of the six shapes bench_gpu --end-to-end timed on an
+/// H200 host (upload_by_stage_shape, bench/results/gpu_h200_20261127_4a3fc22): at N = 1e7 it
+/// carried the model's 1.8 GB at 39.0 GB/s where two of 32 MiB, the earlier default, took 29.0;
+/// at N = 1e8, 51.4 GB/s against 47.7. A likely cause, not measured: a 32 MiB fill leaves the
+/// host's last-level cache before the bus reads it, an 8 MiB one need not.
 struct StageShape {
   std::size_t bytes = kStageBytes;  ///< > 0
-  int buffers = 2;                  ///< >= 1
+  int buffers = kStageBuffers;      ///< >= 1
 };
 
 /// What the runtime knows of `pointer`: device, managed, pinned host memory, or

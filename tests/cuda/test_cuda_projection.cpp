@@ -168,8 +168,9 @@ TEST(GpuProjectionErrors, NamesAnOverflowingColumnSumAsTheCpuDoes) {
   }
 }
 
-// kernels::link_center keeps a column's link values in each lane's registers up to S = 512 and
-// otherwise stores them over z and reads them back (LinkValues): the two ways must give the same
+// kernels::link_center keeps a column's link values in each lane's registers (LinkValues::held,
+// up to S = 512) or stores them over z and reads them back (stored; automatic picks one by S):
+// the two ways must give the same
 // bits and report the same first non-finite entry, for every link, with and without the shared
 // quadratic, in float and double, at the sizes where the lanes' places fill and spill (4, 8 or
 // 16 a lane). Both start from the same z.
@@ -226,7 +227,7 @@ void expect_held_and_stored_alike(models::Link link, bool with_quadratic, index_
   std::vector<T> stored;
   unsigned long long held_bad = 0;
   unsigned long long stored_bad = 0;
-  run(kernels::LinkValues::held_when_short, held, held_bad);
+  run(kernels::LinkValues::held, held, held_bad);
   run(kernels::LinkValues::stored, stored, stored_bad);
   const std::string what = "link " + std::to_string(static_cast<int>(link)) + " S " +
                            std::to_string(s) + (with_quadratic ? " quadratic" : "") +

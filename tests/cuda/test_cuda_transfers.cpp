@@ -143,7 +143,7 @@ TEST(GpuTransfers, AJobTooLargeForTheDeviceIsRefusedBeforeItsFirstUpload) {
   EXPECT_EQ(after.to_host, before.to_host);
 }
 
-// A pageable upload of kStagedCopyBytes or more goes through two pinned buffers
+// A pageable upload of kStagedCopyBytes or more goes through the pinned buffers
 // (kernels/transfer.cpp). Its bytes must arrive intact whatever the chunking: a size that is no
 // multiple of a stage, from an odd host address. The call returns with the data on the device,
 // so the host buffer may be overwritten at once. Counted once, as a plain copy is.
