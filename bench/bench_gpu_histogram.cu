@@ -5,12 +5,14 @@
 // Why: on an H200 at 816332d the top-k's full passes over n = 1e7 floats took 257 us, four
 // histogram passes and two compactions that read 40 MB each, 57 us at the copy bandwidth that
 // run measured (4.23 TB/s).
-// Each pass's keys mostly share their first digits (the exponent's), which the production pass
-// handles with a labelled partition of each warp's lanes (__match_any_sync); this tells whether
-// that, plain shared atomics or a uniform-digit vote with atomics is fastest, and whether the
-// 4096-block grid's final global atomics matter. Every variant's histogram must equal the host's,
-// or the program fails (exit 1). Then the production selection (kernels::top_k, no hint) whole:
-// in one block at 256 to 16384 keys, and by the full passes over 1e6 and 1e7.
+// Each pass's keys mostly share their first digits (the exponent's). The pass then added with a
+// labelled partition of each warp's lanes (__match_any_sync) on 4096 blocks; this times that,
+// plain shared atomics and a uniform-digit vote with atomics, on 4096 blocks and on the
+// production grid (kernels::top_k_pass_blocks). Its first run, on an H200 at 4a3fc22, found
+// plain atomics on eight blocks an SM fastest, which the production pass now takes. Every variant's
+// histogram must equal the host's, or the program fails (exit 1). Then the production selection
+// (kernels::top_k, no hint) whole: in one block at 256 to 16384 keys, and by the full passes over
+// 1e6 and 1e7.
 //
 // The repeated launches read 1e6 and 1e7 floats (4 and 40 MB) from L2 mostly (50 MB on an H100
 // or H200); 1e8 (400 MB) from memory.
@@ -51,9 +53,9 @@ enum class Strategy { partition, each, uniform_or_each };
 const char* name_of(Strategy strategy) {
   switch (strategy) {
     case Strategy::partition:
-      return "partition (production)";
+      return "partition";
     case Strategy::each:
-      return "each lane";
+      return "each lane (production)";
     case Strategy::uniform_or_each:
       return "uniform vote, else each";
   }
@@ -219,9 +221,8 @@ int main(int argc, char** argv) {
         const char* name;
         unsigned int blocks;
       };
-      const Grid grids[] = {
-          {"4096 blocks (production)", coreset::kernels::blocks_for(n, 4096)},
-          {"8 blocks an SM", static_cast<unsigned int>(8 * properties.multiProcessorCount)}};
+      const Grid grids[] = {{"4096 blocks", coreset::kernels::blocks_for(n, 4096)},
+                            {"production", coreset::kernels::top_k_pass_blocks(n)}};
       for (const int pass : {1, 2}) {
         const State& state = pass == 1 ? first_pass : second_pass;
         const std::vector<unsigned long long> expected =

@@ -1,7 +1,7 @@
 // Ways to add one to a bin of a histogram in shared memory for every calling thread, the inner
 // step of the radix top-k's histogram passes (select.cu). The first passes send nearly every key
 // to a few bins (a vector's entries share the digits of their exponent), so how the lanes of a
-// warp that share a digit add decides a pass's speed. select.cu uses add_by_partition;
+// warp that share a digit add decides a pass's speed. select.cu uses add_each (measured fastest);
 // bench/bench_gpu_histogram.cu times the three on the vectors a solver selects from.
 #pragma once
 

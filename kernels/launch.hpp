@@ -222,6 +222,9 @@ void top_k(cudaStream_t s, Scratch& scratch, index_t n, const T* v, bool by_magn
 /// TopKWork::capacity and in the hints' `capacity` (CudaBackend does both).
 template <class T>
 index_t prepare_top_k();
+/// The grid of top_k's histogram passes over n keys on the current device: eight blocks an SM,
+/// fewer for short vectors (a block for 256 keys).
+unsigned int top_k_pass_blocks(index_t n);
 /// The entries with keep[p] != 0 among p < m, in order: out_index, out_value and their count.
 template <class T>
 void compact_entries(cudaStream_t s, Scratch& scratch, index_t m, const index_t* index,

@@ -74,11 +74,15 @@ __device__ kernels::radix::DigitChoice choose_digit_by_warp(const unsigned long 
           static_cast<index_t>(__shfl_sync(kAll, static_cast<long long>(mine.remaining), source))};
 }
 
-// Adds one to bin `digit` of a histogram in shared memory for every calling thread: the lanes of
-// a warp that share a digit add once, together (bin_add.cuh, where the alternatives are).
+// Adds one to bin `digit` of a histogram in shared memory for every calling thread, each lane
+// its own atomic (bin_add.cuh, where the alternatives are). bench_gpu_histogram on an H200
+// (bench/results/gpu_h200_20261127_4a3fc22) timed it at 0.34-1.004 of the labelled partition
+// that was here, over every vector, size, pass and grid: a second pass over 1e7 Gaussian keys on
+// eight blocks an SM took 25.8 us against 59.8 us. The hardware's shared atomics serialise the
+// lanes of one address more cheaply than the partition's match.
 template <class Counter>
 __device__ void add_to_bin(Counter* histogram, int digit) {
-  bins::add_by_partition(histogram, digit);
+  bins::add_each(histogram, digit);
 }
 
 // One tile of a block-wide compaction, in a blocked arrangement: each thread holds kItems flags
@@ -397,7 +401,7 @@ void full_selection(cudaStream_t s, Scratch& scratch, index_t n, const KeyOf<T>&
                     const TopKWork& work, Hint<T>* hint, index_t* out_positions,
                     index_t* out_count) {
   auto* state = reinterpret_cast<State<T>*>(work.state);
-  const unsigned int blocks = blocks_for(n, 4096);
+  const unsigned int blocks = top_k_pass_blocks(n);
   for (int pass = 0; pass < kernels::radix::pass_count<kernels::radix::key_t<T>>(); ++pass) {
     histogram_pass_kernel<T><<<blocks, kBlock, 0, s>>>(n, key_of, state, pass == 0, k,
                                                        work.histogram, work.blocks_done, hint);
@@ -598,6 +602,21 @@ index_t prepare_top_k() {
                                           static_cast<int>(select_shared_bytes<T>(capacity))));
   }
   return capacity;
+}
+
+// Eight blocks an SM: bench_gpu_histogram on an H200 (bench/results/gpu_h200_20261127_4a3fc22)
+// timed the passes on eight blocks an SM against the 4096 that were the grid here, and with each
+// lane's own atomic the smaller grid took a second pass over 1e7 Gaussian keys in 25.8 us against
+// 50.9, over 1e6 in 17.5 against 46.0; first passes took 2-35% less. With the add above, a pass
+// takes 0.35-0.83 of its time before both changes. Each block adds its histogram to the global
+// one at its end, so fewer blocks make fewer of those atomics.
+unsigned int top_k_pass_blocks(index_t n) {
+  constexpr int kBlocksPerSm = 8;
+  int device = 0;
+  CORESET_CUDA_TRY(cudaGetDevice(&device));
+  int sms = 0;
+  CORESET_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return std::min(blocks_for(n), static_cast<unsigned int>(kBlocksPerSm * std::max(sms, 1)));
 }
 
 void iota(cudaStream_t s, index_t n, index_t* values) {
