@@ -407,8 +407,7 @@ class CpuBackend {
   /// A sparse vector from host arrays (indices strictly ascending).
   void from_host(const std::vector<index_t>& index, const std::vector<double>& value,
                  SparseDatapointVector& out) const {
-    out.index = index;
-    out.value.assign(value.begin(), value.end());
+    solvers::assign_support(index, value, cols(), out);
   }
 
   /// out = (1 - gamma) w + gamma * vertex * 1_j, the greedy step of GIGA and Frank-Wolfe; exact

@@ -338,7 +338,7 @@ class DistributedBackend {
   }
   void from_host(const std::vector<index_t>& index, const std::vector<double>& value,
                  SparseDatapointVector& out) const {
-    host_.from_host(index, value, out);
+    solvers::assign_support(index, value, cols(), out);  // global indices: not host_'s 0 columns
   }
   Coreset to_coreset(const SparseDatapointVector& w) const { return host_.to_coreset(w); }
 

@@ -182,7 +182,8 @@
 //      NNLS problem (refit.hpp), solved on the host.
 //  from_host(const std::vector<index_t>& index, const std::vector<double>& value,
 //            SparseDatapointVector& out)                   O(|index|)
-//      out has support `index` (strictly ascending) and values T(value) (keeps the support).
+//      out has support `index` (strictly ascending, each < n: solvers::check_support throws
+//      InvalidArgument otherwise) and values T(value) (keeps the support).
 //  Coreset to_coreset(const SparseDatapointVector& w)      O(|supp|)
 //      The entries with w_i > 0, ascending, weights double(w_i).
 //

@@ -541,6 +541,10 @@ TYPED_TEST(GpuPrimitives, ScalarsAndShortVectorsMatchTheCpu) {
   EXPECT_EQ(gpu.download(scaled_gpu), scaled_cpu);
   const std::vector<index_t> columns = {0, 76, 13, 13};
   EXPECT_EQ(gpu.columns_to_host(columns), cpu.columns_to_host(columns));
+  // A support past Phi's 77 columns is refused on the host, as the CPU backend refuses it.
+  typename CudaBackend<T>::SparseDatapointVector outside;
+  EXPECT_THROW(gpu.from_host({0, 77}, {1.0, 1.0}, outside), InvalidArgument);
+  EXPECT_THROW(gpu.from_host({5, 5}, {1.0, 1.0}, outside), InvalidArgument);
   // Scalars outlive many later ones (the ring of slots is large).
   const auto early = gpu.constant(1.5);
   for (int i = 0; i < 100; ++i) {

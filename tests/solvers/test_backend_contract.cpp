@@ -552,5 +552,24 @@ TEST(Contract, DuplicateColumnIsFoundAndNeverChosen) {
   EXPECT_EQ(std::count(result.coreset.indices.begin(), result.coreset.indices.end(), 239), 0);
 }
 
+// from_host takes a support of Phi's columns only (solvers::check_support): an index at or past
+// n, a negative one, or one out of order is refused before anything reads Phi with it.
+TEST(Contract, FromHostRefusesASupportOutsidePhi) {
+  const Matrix<double> phi = test::gaussian_matrix<double>(4, 10, 3);
+  cpu::CpuBackend<double> cpu(phi.view(), 1);
+  cpu::CpuBackend<double>::SparseDatapointVector out;
+  cpu.from_host({0, 4, 9}, {1.0, 2.0, 3.0}, out);  // the last column is inside
+  EXPECT_EQ(out.index, (std::vector<index_t>{0, 4, 9}));
+  for (const std::vector<index_t>& bad :
+       std::vector<std::vector<index_t>>{{0, 10}, {-1, 3}, {3, 3}, {5, 2}, {20000}}) {
+    try {
+      cpu.from_host(bad, std::vector<double>(bad.size(), 1.0), out);
+      ADD_FAILURE() << "support " << ::testing::PrintToString(bad) << " was taken";
+    } catch (const InvalidArgument& error) {
+      EXPECT_NE(std::string(error.what()).find("[0, 10)"), std::string::npos) << error.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace coreset
