@@ -126,7 +126,9 @@ class LineReader {
 
   std::string name_;
   std::unique_ptr<InputFile> file_;  // null when reading from memory
-  std::string buffer_;               // whole contents (pipes, small files) or the current chunk
+  std::string buffer_;               // whole contents (pipes, small files)
+  std::unique_ptr<char[]> chunk_;    // the current chunk of a larger file (refill)
+  std::size_t chunk_capacity_ = 0;   // chunk_'s bytes
   std::string_view window_;          // the bytes available now
   std::size_t position_ = 0;         // next unread byte of window_
   bool at_end_ = true;               // no more bytes beyond window_

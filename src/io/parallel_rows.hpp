@@ -91,11 +91,7 @@ void parse_rows_parallel(LineReader& lines, std::string_view line, index_t cols,
   index_t next_row = 1;  // row of the block's first line
   std::string_view block;
   index_t lines_left = 0;
-  const auto next_block = [&] {
-    const ReadPhaseTimer timer(ReadPhase::reading);
-    return lines.next_block(block, lines_left, block_bytes);
-  };
-  while (next_block()) {
+  while (lines.next_block(block, lines_left, block_bytes)) {  // its reads: ReadPhase::reading
     index_t in_block = 0;
     {
       const ReadPhaseTimer timer(ReadPhase::counting);

@@ -15,7 +15,8 @@ namespace coreset::io::detail {
 
 enum class ReadPhase {
   line_count,  ///< the first pass over a file: its lines counted (LineReader's constructor)
-  reading,     ///< each block of lines taken (LineReader::next_block, the file's reads included)
+  reading,     ///< each chunk read from the file (LineReader::refill; the first, which the header
+               ///< line brings about, included)
   counting,    ///< each block's lines counted by piece, and the pieces' first rows
   parsing,     ///< each block's pieces parsed and stored
 };
