@@ -112,10 +112,12 @@ __device__ Count compact_tile(typename cub::BlockScan<Count, kThreads>::TempStor
 // first pass (`fresh`) starts from the fresh state, SelectState{remaining = k}, instead of
 // reading one. Between selections the histogram and the count are zero (the backend zeroes them
 // once, when it allocates them).
+// Eight blocks an SM at once (top_k_pass_blocks' grid in one wave): 32 registers a thread at most.
 template <class T>
-__global__ void histogram_pass_kernel(index_t n, KeyOf<T> key_of, State<T>* state, bool fresh,
-                                      index_t k, unsigned long long* histogram,
-                                      unsigned int* blocks_done, const Hint<T>* hint) {
+__global__ void __launch_bounds__(kBlock, 8)
+    histogram_pass_kernel(index_t n, KeyOf<T> key_of, State<T>* state, bool fresh, index_t k,
+                          unsigned long long* histogram, unsigned int* blocks_done,
+                          const Hint<T>* hint) {
   if (!full_passes_needed(hint)) {
     return;  // selected among the candidates: every block leaves, the count stays 0
   }

@@ -698,7 +698,7 @@ std::vector<double> CudaBackend<T>::columns_to_host(const std::vector<index_t>& 
 template <class T>
 void CudaBackend<T>::from_host(const std::vector<index_t>& index, const std::vector<double>& value,
                                SparseDatapointVector& out) const {
-  solvers::check_support(index, cols_);
+  solvers::check_support(index, value.size(), cols_);
   const auto m = static_cast<index_t>(index.size());
   prepare(out, m);
   const std::vector<T> values(value.begin(), value.end());

@@ -9,10 +9,15 @@
 
 namespace coreset::solvers {
 
-/// Throws InvalidArgument unless `index` is strictly ascending within [0, n): the support that a
-/// backend's from_host takes. An index past Phi's n columns would have its products read past
-/// Phi's end (on the GPU, silently: a test once compared two such reads' NaNs).
-inline void check_support(const std::vector<index_t>& index, index_t n) {
+/// Throws InvalidArgument unless `index` is strictly ascending within [0, n) and has `values`
+/// entries: the support that a backend's from_host takes. An index past Phi's n columns would
+/// have its products read past Phi's end (on the GPU, silently: a test once compared two such
+/// reads' NaNs).
+inline void check_support(const std::vector<index_t>& index, std::size_t values, index_t n) {
+  if (values != index.size()) {
+    throw InvalidArgument("a support of " + std::to_string(index.size()) + " indices was given " +
+                          std::to_string(values) + " values");
+  }
   for (std::size_t p = 0; p < index.size(); ++p) {
     const index_t i = index[p];
     if (i < 0 || i >= n || (p > 0 && i <= index[p - 1])) {
@@ -44,7 +49,7 @@ struct SparseVector {
 template <class T>
 void assign_support(const std::vector<index_t>& index, const std::vector<double>& value, index_t n,
                     SparseVector<T>& out) {
-  check_support(index, n);
+  check_support(index, value.size(), n);
   out.index = index;
   out.value.assign(value.begin(), value.end());
 }

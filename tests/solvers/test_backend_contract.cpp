@@ -569,6 +569,7 @@ TEST(Contract, FromHostRefusesASupportOutsidePhi) {
       EXPECT_NE(std::string(error.what()).find("[0, 10)"), std::string::npos) << error.what();
     }
   }
+  EXPECT_THROW(cpu.from_host({1, 2}, {1.0}, out), InvalidArgument);  // a value short
 }
 
 }  // namespace
