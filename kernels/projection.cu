@@ -15,21 +15,25 @@ namespace {
 
 // kHeld > 0: each lane keeps its link values in registers (rows <= 32 * kHeld), so z is read
 // once. kHeld = 0 (holds_link_values, projection_launch.hpp): the link's values overwrite the
-// column's linear predictors and are read again for the centring, 16 more bytes an entry. The
-// output bits are the same either way (centring.cuh). kHeld = 16 takes 88 registers where 0
-// takes 54 (ptxas, sm_90): fewer warps an SM, and on the H200 the slower of the two at S = 500;
-// bench_gpu_link times both at S = 100, 250 and 500.
+// column's linear predictors and are read again for the centring, 16 more bytes an entry, each
+// lane's loads kStoredBatch at a time (centre_column_in_batches). The output bits are the same
+// either way (centring.cuh). kHeld = 16 takes 88 registers where 0 took 54 (ptxas, sm_90): fewer
+// warps an SM, and on the H200 the slower of the two at S = 500; bench_gpu_link times both at
+// S = 100, 250 and 500.
+constexpr int kStoredBatch = 4;
+
 template <class T, int kHeld>
-__global__ void link_center_kernel(double* z, index_t rows, index_t first, index_t width,
-                                   const double* response, const double* quadratic,
-                                   models::Link link, double precision, T* phi,
-                                   unsigned long long* first_bad) {
+__global__ void __launch_bounds__(kBlock, kHeld == 0 ? 4 : 1)
+    link_center_kernel(double* z, index_t rows, index_t first, index_t width,
+                       const double* response, const double* quadratic, models::Link link,
+                       double precision, T* phi, unsigned long long* first_bad) {
   for (index_t j = global_warp(); j < width; j += warp_grid_stride()) {
     double* column = z + j * rows;
     const index_t row = first + j;
     const double y = response[row];
-    const auto link_value = [&](index_t s) {
-      double value = models::link_value(link, column[s], y, precision);
+    // The link of the linear predictor z of sample s, less the shared quadratic.
+    const auto link_of = [&](double predictor, index_t s) {
+      double value = models::link_value(link, predictor, y, precision);
       if (quadratic != nullptr) {
         value = sub(value, quadratic[s]);
       }
@@ -37,15 +41,12 @@ __global__ void link_center_kernel(double* z, index_t rows, index_t first, index
     };
     const auto flat_first = static_cast<unsigned long long>(row * rows);
     if constexpr (kHeld > 0) {
+      const auto link_value = [&](index_t s) { return link_of(column[s], s); };
       centre_column_held<kHeld>(link_value, rows, flat_first, phi + row * rows, first_bad);
     } else {
-      const auto link_value_stored = [&](index_t s) {
-        const double value = link_value(s);
-        column[s] = value;
-        return value;
-      };
-      const auto stored = [&](index_t s) { return column[s]; };
-      centre_column(link_value_stored, stored, rows, flat_first, phi + row * rows, first_bad);
+      const auto load = [&](index_t s) { return column[s]; };
+      centre_column_in_batches<kStoredBatch>(load, link_of, column, rows, flat_first,
+                                             phi + row * rows, first_bad);
     }
   }
 }
