@@ -48,6 +48,7 @@
 #include "kernels/transfer.hpp"
 #include "models/model.hpp"
 #include "models/row_sums_provider.hpp"
+#include "pipeline/setup_parts.hpp"
 #include "posterior/posterior.hpp"
 
 namespace coreset::bench {
@@ -201,6 +202,19 @@ Json registered_upload(const models::Model& model) {
           {"seconds", register_seconds + copy_seconds + unregister_seconds}};
 }
 
+// The process's set-up totals by part (pipeline::setup_part_totals), in seconds.
+Json setup_parts_record() {
+  using pipeline::SetupPart;
+  const pipeline::SetupPartTotals& totals = pipeline::setup_part_totals();
+  const auto seconds = [&](SetupPart part) {
+    return 1e-9 * static_cast<double>(totals.nanoseconds(part));
+  };
+  return {{"dataset_checks_seconds", seconds(SetupPart::dataset_checks)},
+          {"model_seconds", seconds(SetupPart::model)},
+          {"context_seconds", seconds(SetupPart::context)},
+          {"memory_checks_seconds", seconds(SetupPart::memory_checks)}};
+}
+
 // The library's staged upload of the model's arrays (kernels::copy_all_to_device_async) through
 // pinned buffers of several shapes, the default (kernels::StageShape{}: four of 8 MiB) first, then
 // the earlier default (two of 32 MiB): the median of three copies each, into device buffers
@@ -299,9 +313,14 @@ Json end_to_end(index_t rows, index_t dims, index_t samples, index_t budget,
   FirstStageMemory first_stage;
   options.solver.progress = &first_stage;
   const Json memory_before = system_memory_record();
+  const Json setup_before = setup_parts_record();
   const auto start = Clock::now();
   const BuildResult result = build_coreset(data, options);
   const double total = seconds_since(start);
+  Json setup_parts = setup_parts_record();
+  for (auto& [part, seconds] : setup_parts.items()) {
+    seconds = seconds.get<double>() - setup_before[part].get<double>();
+  }
   options.solver.progress = nullptr;
 
   // The same model and a device session of its own, to time their set-up (build_coreset makes
@@ -411,6 +430,9 @@ Json end_to_end(index_t rows, index_t dims, index_t samples, index_t budget,
           // projection_alone's parts (cuda::ProjectionTimings), from a second call: the set-up
           // and allocations on the host clock, each kernel's device time summed over the blocks,
           // and the stream's time between blocks.
+          // The build's set-up by part (pipeline/setup_parts.hpp), from the process's totals
+          // before and after it: the rest of `setup` is validation and bookkeeping.
+          {"setup_parts", setup_parts},
           {"projection_parts",
            {{"setup_seconds", projection_parts.setup},
             {"products_seconds", projection_parts.products},

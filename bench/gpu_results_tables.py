@@ -248,7 +248,8 @@ def alone_table(runs):
 
 def host_memory_table(runs):
     """Where the set-up's fresh pages came from (runs since bench_host_memory.hpp), in GB."""
-    lines = markdown_header(["N", "setup", "free before", "of it in blocks >= 2 MiB",
+    lines = markdown_header(["N", "setup", "of it: dataset checks / model / context / memory checks",
+                             "free before", "of it in blocks >= 2 MiB",
                              "process RSS at the first stage", "of it in huge pages"])
     for case in end_to_end_cases(runs):
         memory = case.get("host_memory")
@@ -257,7 +258,10 @@ def host_memory_table(runs):
         before = memory["before_build"]
         process = memory["process_at_first_stage"] or {}
         gb = lambda value: f"{value / 1e9:.1f}" if value is not None and value >= 0 else "-"
-        lines.append(f"| {case['N']:.0e} | {case['stages']['setup']['seconds']:.3f} s "
+        parts = case.get("setup_parts")  # runs since pipeline/setup_parts.hpp
+        split = " / ".join(f"{parts[f'{name}_seconds']:.3f}" for name in
+                           ("dataset_checks", "model", "context", "memory_checks")) if parts else "-"
+        lines.append(f"| {case['N']:.0e} | {case['stages']['setup']['seconds']:.3f} s | {split} "
                      f"| {gb(before.get('mem_free_bytes'))} "
                      f"| {gb(before.get('free_in_blocks_of_a_huge_page_or_more_bytes'))} "
                      f"| {gb(process.get('rss_bytes'))} "

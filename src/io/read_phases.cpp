@@ -5,27 +5,21 @@
 namespace coreset::io::detail {
 namespace {
 
-// By phase, in ReadPhase's order, and the parsing phases counted as blocks. Relaxed: the totals
-// order nothing; a reader wants them after its own reads have returned.
+// By phase, and the parsing phases counted as blocks (relaxed, as the totals are).
 constexpr int kPhases = static_cast<int>(ReadPhase::parsing) + 1;  // parsing is the last
-std::atomic<std::int64_t> phase_ns[kPhases] = {};
+support::PhaseTotals<ReadPhase, kPhases> totals;
 std::atomic<std::int64_t> blocks{0};
-
-std::int64_t load(const std::atomic<std::int64_t>& total) {
-  return total.load(std::memory_order_relaxed);
-}
 
 }  // namespace
 
 ReadPhaseTotals read_phase_totals() noexcept {
-  return {load(phase_ns[static_cast<int>(ReadPhase::line_count)]),
-          load(phase_ns[static_cast<int>(ReadPhase::reading)]),
-          load(phase_ns[static_cast<int>(ReadPhase::counting)]),
-          load(phase_ns[static_cast<int>(ReadPhase::parsing)]), load(blocks)};
+  return {totals.nanoseconds(ReadPhase::line_count), totals.nanoseconds(ReadPhase::reading),
+          totals.nanoseconds(ReadPhase::counting), totals.nanoseconds(ReadPhase::parsing),
+          blocks.load(std::memory_order_relaxed)};
 }
 
 void add_read_phase(ReadPhase phase, std::int64_t nanoseconds) noexcept {
-  phase_ns[static_cast<int>(phase)].fetch_add(nanoseconds, std::memory_order_relaxed);
+  totals.add(phase, nanoseconds);
   if (phase == ReadPhase::parsing) {
     blocks.fetch_add(1, std::memory_order_relaxed);
   }

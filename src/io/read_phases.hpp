@@ -8,8 +8,9 @@
 // piece; a few clock reads per block of several MiB.
 #pragma once
 
-#include <chrono>
 #include <cstdint>
+
+#include "support/phase_totals.hpp"
 
 namespace coreset::io::detail {
 
@@ -32,22 +33,18 @@ struct ReadPhaseTotals {
 ReadPhaseTotals read_phase_totals() noexcept;
 void add_read_phase(ReadPhase phase, std::int64_t nanoseconds) noexcept;
 
-/// Adds the wall time from its construction to its destruction to `phase`.
-class ReadPhaseTimer {
- public:
-  explicit ReadPhaseTimer(ReadPhase phase)
-      : phase_(phase), start_(std::chrono::steady_clock::now()) {}
-  ReadPhaseTimer(const ReadPhaseTimer&) = delete;
-  ReadPhaseTimer& operator=(const ReadPhaseTimer&) = delete;
-  ~ReadPhaseTimer() {
-    add_read_phase(phase_, std::chrono::duration_cast<std::chrono::nanoseconds>(
-                               std::chrono::steady_clock::now() - start_)
-                               .count());
+/// Where ReadPhaseTimer adds its time: add_read_phase.
+struct ReadPhaseSink {
+  void add(ReadPhase phase, std::int64_t nanoseconds) noexcept {
+    add_read_phase(phase, nanoseconds);
   }
+};
+inline ReadPhaseSink read_phase_sink;
 
- private:
-  ReadPhase phase_;
-  std::chrono::steady_clock::time_point start_;
+/// Adds the wall time from its construction to its destruction to `phase`.
+class ReadPhaseTimer : public support::ScopedPhase<ReadPhaseSink, ReadPhase> {
+ public:
+  explicit ReadPhaseTimer(ReadPhase phase) : ScopedPhase(read_phase_sink, phase) {}
 };
 
 }  // namespace coreset::io::detail

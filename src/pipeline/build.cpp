@@ -26,6 +26,7 @@
 #include "pipeline/execution_context.hpp"
 #include "pipeline/host_phi.hpp"
 #include "pipeline/rank_rows.hpp"
+#include "pipeline/setup_parts.hpp"
 #include "pipeline/solve_in.hpp"
 #include "pipeline/sparsevi.hpp"
 #include "posterior/posterior.hpp"
@@ -102,7 +103,10 @@ Prepared prepare(const Dataset& data, const BuildOptions& options,
                  const models::WholeDataset& whole = {}) {
   validate(options);
   Prepared prepared;
-  prepared.model = models::make_model(data, options.model, options.seed, whole);
+  {
+    const pipeline::SetupPartTimer timer(pipeline::SetupPart::model);
+    prepared.model = models::make_model(data, options.model, options.seed, whole);
+  }
   const models::Model& model = prepared.model;
   prepared.pihat = resolve_pihat(options.pihat, model.kind);
 
@@ -516,6 +520,7 @@ Prepared prepare_everywhere(const Dataset& data, const BuildOptions& options) {
   Prepared prepared;
   const Communicator* comm = options.solver.communicator.get();
   on_every_rank(comm, [&] {
+    const pipeline::SetupPartTimer timer(pipeline::SetupPart::dataset_checks);
     pipeline::job_device(options.solver);
     check_share(data, comm);
     if (comm != nullptr) {
@@ -543,7 +548,12 @@ std::unique_ptr<PreparedProblem::Impl> PreparedProblem::Impl::prepare(const Data
                                                                       const BuildOptions& options) {
   // The model's set-up passes and pi-hat's sums run OpenMP's default team: the job's threads.
   const support::ScopedDefaultTeam team(options.solver.threads);
-  auto made = std::make_unique<Impl>(prepare_everywhere(data, options), options);
+  Prepared prepared = prepare_everywhere(data, options);
+  std::unique_ptr<Impl> made;
+  {
+    const pipeline::SetupPartTimer timer(pipeline::SetupPart::context);
+    made = std::make_unique<Impl>(std::move(prepared), options);
+  }
   prepare_stages(*made, data, options);
   return made;
 }
@@ -556,6 +566,7 @@ void PreparedProblem::Impl::prepare_stages(Impl& impl, const Dataset& data,
   const pipeline::ExecutionContext& context = impl.context;
   const Communicator* comm = impl.comm.get();
   const pipeline::RankRows held = pipeline::rank_rows(prepared.model, comm);
+  std::optional<pipeline::SetupPartTimer> checks_timer(pipeline::SetupPart::memory_checks);
   on_every_rank(comm,
                 [&] { check_host_memory(impl.prepared, options, context, held.global.count); });
   if (context.on_gpu()) {
@@ -568,6 +579,7 @@ void PreparedProblem::Impl::prepare_stages(Impl& impl, const Dataset& data,
       }
     });
   }
+  checks_timer.reset();
   seconds.setup = seconds_since(prepared.started);
   double upload_seconds = 0.0;
   if (context.on_gpu()) {

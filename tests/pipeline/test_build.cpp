@@ -13,6 +13,7 @@
 #include "coreset/build.hpp"
 #include "coreset/error.hpp"
 #include "helpers/uniform_coreset.hpp"
+#include "pipeline/setup_parts.hpp"
 #include "support/memory.hpp"
 
 namespace coreset {
@@ -316,6 +317,27 @@ TEST(HostMemory, ABuildWhosePhiCannotFitTheMachineFailsBeforeTheProjection) {
               std::string::npos)
         << error.what();
   }
+}
+
+// The set-up's parts (pipeline/setup_parts.hpp, for bench_gpu's breakdown) are each timed and
+// fall within the set-up stage: disjoint, so together no longer than it.
+TEST(Build, SetupPartsAreTimedWithinTheSetupStage) {
+  using pipeline::SetupPart;
+  const Dataset data = synthetic_logistic_dataset(20000, 11);
+  const SetupPart parts[] = {SetupPart::dataset_checks, SetupPart::model, SetupPart::context,
+                             SetupPart::memory_checks};
+  std::int64_t before[4];
+  for (int p = 0; p < 4; ++p) {
+    before[p] = pipeline::setup_part_totals().nanoseconds(parts[p]);
+  }
+  const BuildResult result = build_coreset(data, small_options(ModelKind::logistic, 10));
+  double sum = 0.0;
+  for (int p = 0; p < 4; ++p) {
+    const std::int64_t spent = pipeline::setup_part_totals().nanoseconds(parts[p]) - before[p];
+    EXPECT_GT(spent, 0) << "part " << p;
+    sum += 1e-9 * static_cast<double>(spent);
+  }
+  EXPECT_LE(sum, result.seconds.setup + 1e-6);
 }
 
 }  // namespace
