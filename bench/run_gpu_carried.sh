@@ -21,6 +21,8 @@
 #   7. bench_build_stages on the host's CPUs: the Laplace fit against its passes over the design;
 #      bench_row_blocks (one thread's costs per row block) and bench_parse at 1, 2, 4, 8 and
 #      every thread (the CSV reader's scaling).
+#   8. bench_gpu --end-to-end at N = 1e8 again with CORESET_HUGE_PAGES=0, its summary and the
+#      first's as small_pages_1e8: lines in bench.log.
 #
 # Output, in $OUT (at most 8 files come back):
 #   summary.json, ctest_gpu.log (the Python tests' output appended), bench_iterations.json,
@@ -242,35 +244,6 @@ step bench_end_to_end_1e8 90 "$out/bench.log" "$build/bench/bench_gpu" \
   --json "$out/bench_end_to_end_1e8.json" --sizes 1e5 --rows 100 --budgets 100 --repeats 1 \
   --no-cpu --end-to-end --end-to-end-sizes 1e8
 
-# The N = 1e8 build again with the huge-page advice off (CORESET_HUGE_PAGES=0). At 4a3fc22 its
-# set-up took 2.35 s where make_model alone, after the build, took 0.83 s, on a host whose 115 GB
-# free held only 3.3 GB in free blocks of 2 MiB or more (host_memory): is it the kernel compacting
-# memory for the advised huge pages? Its JSON stays on the machine; a summary of the two builds'
-# set-up parts and totals goes into bench.log (a ninth file would not come back).
-small_pages_1e8() {
-  local json=/tmp/bench_end_to_end_1e8_small_pages.json
-  CORESET_HUGE_PAGES=0 "$build/bench/bench_gpu" --json "$json" --sizes 1e5 --rows 100 \
-    --budgets 100 --repeats 1 --no-cpu --end-to-end --end-to-end-sizes 1e8 || return
-  "$PYTHON" - "$out/bench_end_to_end_1e8.json" "$json" <<'PY'
-import json, sys
-for label, path in zip(("huge pages advised (the default)", "CORESET_HUGE_PAGES=0"), sys.argv[1:]):
-    try:
-        case = json.load(open(path))["end_to_end_cases"][-1]
-    except (OSError, KeyError, IndexError, ValueError) as error:
-        print(f"small_pages_1e8: {label}: no result ({error})")
-        continue
-    stages = {name: stage["seconds"] for name, stage in case["stages"].items()}
-    print(f"small_pages_1e8: {label}: total {case['seconds_total']:.3f} s, setup "
-          f"{stages['setup']:.3f} s, parts {json.dumps(case.get('setup_parts'))}, "
-          f"model_alone {stages['model_alone']:.3f} s, upload_and_projection "
-          f"{stages['upload_and_projection']:.3f} s, solve {stages['solve']:.3f} s, "
-          f"process at the first stage {json.dumps(case['host_memory']['process_at_first_stage'])}")
-PY
-}
-export -f small_pages_1e8
-export out
-step bench_end_to_end_1e8_small_pages 60 "$out/bench.log" bash -c small_pages_1e8
-
 # After the GPU's work: the CPU Laplace fit against its passes over the design (issue 15's CPU
 # target) on this host's cores, which the build VM (2 vCPUs) cannot tell. S = 20 keeps the
 # projection part of the benchmark small; the fit does not depend on S. Text only, into bench.log
@@ -286,6 +259,39 @@ step bench_cpu_row_blocks 60 "$out/bench.log" "$build/bench/bench_row_blocks" --
 # build VM has 2.
 step bench_cpu_parse 100 "$out/bench.log" "$build/bench/bench_parse" --megabytes 512 \
   --threads 2,4,8,0 --dir /tmp
+
+# Last, after the CPU steps: the N = 1e8 build again with the huge-page advice off
+# (CORESET_HUGE_PAGES=0). At 4a3fc22 its set-up took 2.35 s where make_model alone, after the
+# build, took 0.83 s, on a host whose 115 GB free held only 3.3 GB in free blocks of 2 MiB or more
+# (host_memory): is it the kernel compacting memory for the advised huge pages (THP in madvise
+# mode, as bench.log's head records)? It runs after the CPU steps, not straight after the first
+# N = 1e8 build and its 60 GB freed. Its JSON stays on the machine; a summary of the two builds'
+# set-up parts and totals goes into bench.log (a ninth file would not come back).
+small_pages_1e8() {
+  local json=/tmp/bench_end_to_end_1e8_small_pages.json
+  CORESET_HUGE_PAGES=0 "$build/bench/bench_gpu" --json "$json" --sizes 1e5 --rows 100 \
+    --budgets 100 --repeats 1 --no-cpu --end-to-end --end-to-end-sizes 1e8
+  local status=$?
+  "$PYTHON" - "$out/bench_end_to_end_1e8.json" "$json" <<'PY'
+import json, sys
+for label, path in zip(("huge pages advised (the default)", "CORESET_HUGE_PAGES=0"), sys.argv[1:]):
+    try:
+        case = json.load(open(path))["end_to_end_cases"][-1]
+    except (OSError, KeyError, IndexError, ValueError) as error:
+        print(f"small_pages_1e8: {label}: no result ({error})")
+        continue
+    stages = {name: stage["seconds"] for name, stage in case["stages"].items()}
+    print(f"small_pages_1e8: {label}: total {case['seconds_total']:.3f} s, setup "
+          f"{stages['setup']:.3f} s, parts {json.dumps(case.get('setup_parts'))}, "
+          f"model_alone {stages['model_alone']:.3f} s, upload_and_projection "
+          f"{stages['upload_and_projection']:.3f} s, solve {stages['solve']:.3f} s, "
+          f"process at the first stage {json.dumps(case['host_memory']['process_at_first_stage'])}")
+PY
+  return "$status"
+}
+export -f small_pages_1e8
+export out
+step bench_end_to_end_1e8_small_pages 60 "$out/bench.log" bash -c small_pages_1e8
 
 {
   printf '{\n  "commit": "%s",\n  "date": "%s",\n  "seconds": %d' \

@@ -195,7 +195,7 @@ LineReader::LineReader(const std::string& path, std::size_t chunk_bytes, int thr
     window_ = skip_byte_order_mark(buffer_);
     count_lines_in_memory();
   } else {
-    buffer_.clear();
+    std::string().swap(buffer_);  // its memory too: the chunk is chunk_
     {
       const ReadPhaseTimer timer(ReadPhase::line_count);
       count_lines_in_file();
