@@ -36,32 +36,73 @@ __device__ inline T centred_entry(double value, double mean, double scale) {
 }
 
 /// out[s] = (v_s - mean) / sqrt(rows) for s < rows, mean = (1/rows) sum_s v_s, summed in double by
-/// one warp (lanes over the samples, then warp_sum: the same inputs round alike every time).
-/// `first(s)` gives v_s in the first pass (it may store it for the second) and `again(s)` gives
-/// it in the second, on the lane that computed it. first_bad receives (atomic min)
-/// flat_first + s of a non-finite v_s, or flat_first + rows - 1 when finite values sum to a
-/// non-finite total (a non-finite value has the lower index and wins the minimum). Called by
-/// every lane of the warp.
+/// one warp (lanes over the samples, then warp_sum: the same inputs round alike every time), with
+/// v_s = transform(load(s), s). With `stored`, v_s is written there in the first pass and read
+/// back in the second; without, the second pass loads and transforms again. first_bad receives
+/// (atomic min) flat_first + s of a non-finite v_s, or flat_first + rows - 1 when finite values
+/// sum to a non-finite total (a non-finite value has the lower index and wins the minimum).
+/// Called by every lane of the warp.
 ///
 /// A warp per column, not a block: a block's tree sum costs a barrier per level (eight with 256
 /// threads) for every column, which short columns cannot hide. At N = 1e8, S = 100 the
 /// projection alone took 0.29 s on an H100 with a block per column, 0.23 s on an H200 with a
 /// warp (bench/results/gpu_h200_20261127_373e1ae/).
-template <class T, class First, class Again>
-__device__ void centre_column(const First& first, const Again& again, index_t rows,
-                              unsigned long long flat_first, T* out,
+///
+/// Each lane loads kBatch entries before it computes any of their values, and stores them after
+/// the batch. Written as one loop of load, value and store, each lane had one load in flight (a
+/// store may alias the next entry's load): on the H200 at 4a3fc22 the projection's pass took
+/// 53.2 us a block at S = 500 (logistic link, float Phi), where writing the block's Phi takes
+/// about 3.5 us. The batches keep each lane's sum in ascending s, so the bits are those of the
+/// one-entry loop.
+template <int kBatch = 4, class T, class Load, class Transform>
+__device__ void centre_column(const Load& load, const Transform& transform, double* stored,
+                              index_t rows, unsigned long long flat_first, T* out,
                               unsigned long long* first_bad) {
   const double scale = 1.0 / sqrt(static_cast<double>(rows));
   const index_t lane = threadIdx.x % kWarp;
   double sum = 0.0;
-  for (index_t s = lane; s < rows; s += kWarp) {
-    const double value = first(s);
-    report_if_not_finite(value, s, flat_first, first_bad);
-    sum = add(sum, value);  // never contracted with a multiply in the link
+  for (index_t first = lane; first < rows; first += kWarp * kBatch) {
+    double batch[kBatch];
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) {
+      const index_t s = first + j * kWarp;
+      batch[j] = s < rows ? load(s) : 0.0;
+    }
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) {
+      const index_t s = first + j * kWarp;
+      if (s < rows) {
+        batch[j] = transform(batch[j], s);
+        report_if_not_finite(batch[j], s, flat_first, first_bad);
+        sum = add(sum, batch[j]);  // never contracted with a multiply in the link
+      }
+    }
+    if (stored != nullptr) {
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j) {
+        const index_t s = first + j * kWarp;
+        if (s < rows) {
+          stored[s] = batch[j];
+        }
+      }
+    }
   }
   const double mean = column_mean(sum, rows, flat_first, first_bad);
-  for (index_t s = lane; s < rows; s += kWarp) {
-    out[s] = centred_entry<T>(again(s), mean, scale);
+  for (index_t first = lane; first < rows; first += kWarp * kBatch) {
+    double batch[kBatch];
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) {
+      const index_t s = first + j * kWarp;
+      batch[j] = s >= rows ? 0.0 : stored != nullptr ? stored[s] : load(s);
+    }
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) {
+      const index_t s = first + j * kWarp;
+      if (s < rows) {
+        out[s] =
+            centred_entry<T>(stored != nullptr ? batch[j] : transform(batch[j], s), mean, scale);
+      }
+    }
   }
 }
 
@@ -93,64 +134,6 @@ __device__ void centre_column_held(const Value& value, index_t rows, unsigned lo
     const index_t s = lane + j * kWarp;
     if (s < rows) {
       out[s] = centred_entry<T>(held[j], mean, scale);
-    }
-  }
-}
-
-/// centre_column over a column whose values are stored between the passes, its loads issued a
-/// batch at a time: each lane loads kBatch raw entries (`load(s)`) before it computes any of their
-/// values (`transform(raw, s)`), stores the values over `stored` after the batch, and in the
-/// second pass loads kBatch stored values before it writes their outputs. Written as one loop,
-/// load, value and store, each lane had one load in flight, since a store may alias the next
-/// entry's load; on the H200 at 4a3fc22 that pass took 53.2 us a block at S = 500 (logistic link,
-/// float Phi) where writing the block's Phi takes about 3.5 us. The same sums in the same order
-/// and the same checks: the same output bits as centre_column.
-template <int kBatch, class T, class Load, class Transform>
-__device__ void centre_column_in_batches(const Load& load, const Transform& transform,
-                                         double* stored, index_t rows,
-                                         unsigned long long flat_first, T* out,
-                                         unsigned long long* first_bad) {
-  const double scale = 1.0 / sqrt(static_cast<double>(rows));
-  const index_t lane = threadIdx.x % kWarp;
-  double sum = 0.0;
-  for (index_t first = lane; first < rows; first += kWarp * kBatch) {
-    double batch[kBatch];
-#pragma unroll
-    for (int j = 0; j < kBatch; ++j) {
-      const index_t s = first + j * kWarp;
-      batch[j] = s < rows ? load(s) : 0.0;
-    }
-#pragma unroll
-    for (int j = 0; j < kBatch; ++j) {
-      const index_t s = first + j * kWarp;
-      if (s < rows) {
-        batch[j] = transform(batch[j], s);
-        report_if_not_finite(batch[j], s, flat_first, first_bad);
-        sum = add(sum, batch[j]);  // s ascending on this lane, as centre_column adds
-      }
-    }
-#pragma unroll
-    for (int j = 0; j < kBatch; ++j) {
-      const index_t s = first + j * kWarp;
-      if (s < rows) {
-        stored[s] = batch[j];
-      }
-    }
-  }
-  const double mean = column_mean(sum, rows, flat_first, first_bad);
-  for (index_t first = lane; first < rows; first += kWarp * kBatch) {
-    double batch[kBatch];
-#pragma unroll
-    for (int j = 0; j < kBatch; ++j) {
-      const index_t s = first + j * kWarp;
-      batch[j] = s < rows ? stored[s] : 0.0;
-    }
-#pragma unroll
-    for (int j = 0; j < kBatch; ++j) {
-      const index_t s = first + j * kWarp;
-      if (s < rows) {
-        out[s] = centred_entry<T>(batch[j], mean, scale);
-      }
     }
   }
 }

@@ -30,14 +30,16 @@ __global__ void gather_strided_kernel(const T* in, index_t rows, index_t cols, i
 // One warp per datapoint (grid-stride over them), lanes over its draws: the fixed butterfly sum
 // of grid.cuh, so a column's mean is the same from run to run.
 template <class T>
-__global__ void center_loglik_kernel(const T* loglik, index_t datapoints, index_t draws,
-                                     index_t datapoint_stride, index_t draw_stride, T* phi,
-                                     unsigned long long* first_bad) {
+__global__ void __launch_bounds__(kBlock, 4)
+    center_loglik_kernel(const T* loglik, index_t datapoints, index_t draws,
+                         index_t datapoint_stride, index_t draw_stride, T* phi,
+                         unsigned long long* first_bad) {
   for (index_t i = global_warp(); i < datapoints; i += warp_grid_stride()) {
     const T* in = loglik + i * datapoint_stride;
-    const auto value = [&](index_t s) { return static_cast<double>(in[s * draw_stride]); };
-    centre_column(value, value, draws, static_cast<unsigned long long>(i * draws), phi + i * draws,
-                  first_bad);
+    const auto load = [&](index_t s) { return static_cast<double>(in[s * draw_stride]); };
+    const auto as_is = [](double value, index_t) { return value; };
+    centre_column(load, as_is, nullptr, draws, static_cast<unsigned long long>(i * draws),
+                  phi + i * draws, first_bad);
   }
 }
 

@@ -16,12 +16,10 @@ namespace {
 // kHeld > 0: each lane keeps its link values in registers (rows <= 32 * kHeld), so z is read
 // once. kHeld = 0 (holds_link_values, projection_launch.hpp): the link's values overwrite the
 // column's linear predictors and are read again for the centring, 16 more bytes an entry, each
-// lane's loads kStoredBatch at a time (centre_column_in_batches). The output bits are the same
-// either way (centring.cuh). kHeld = 16 takes 88 registers where 0 took 54 (ptxas, sm_90): fewer
+// lane's loads a batch at a time (centre_column). The output bits are the same either way
+// (centring.cuh). kHeld = 16 takes 80 registers where 0 takes 58 (ptxas, sm_90): fewer
 // warps an SM, and on the H200 the slower of the two at S = 500; bench_gpu_link times both at
 // S = 100, 250 and 500.
-constexpr int kStoredBatch = 4;
-
 template <class T, int kHeld>
 __global__ void __launch_bounds__(kBlock, kHeld == 0 ? 4 : 1)
     link_center_kernel(double* z, index_t rows, index_t first, index_t width,
@@ -45,8 +43,7 @@ __global__ void __launch_bounds__(kBlock, kHeld == 0 ? 4 : 1)
       centre_column_held<kHeld>(link_value, rows, flat_first, phi + row * rows, first_bad);
     } else {
       const auto load = [&](index_t s) { return column[s]; };
-      centre_column_in_batches<kStoredBatch>(load, link_of, column, rows, flat_first,
-                                             phi + row * rows, first_bad);
+      centre_column(load, link_of, column, rows, flat_first, phi + row * rows, first_bad);
     }
   }
 }
