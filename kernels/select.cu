@@ -17,6 +17,9 @@
 namespace coreset::kernels {
 namespace {
 
+// The histogram passes' blocks an SM (top_k_pass_blocks, and the pass kernel's launch bounds).
+constexpr int kPassBlocksPerSm = 8;
+
 using Counting = thrust::counting_iterator<index_t>;
 
 template <class T>
@@ -112,9 +115,10 @@ __device__ Count compact_tile(typename cub::BlockScan<Count, kThreads>::TempStor
 // first pass (`fresh`) starts from the fresh state, SelectState{remaining = k}, instead of
 // reading one. Between selections the histogram and the count are zero (the backend zeroes them
 // once, when it allocates them).
-// Eight blocks an SM at once (top_k_pass_blocks' grid in one wave): 32 registers a thread at most.
+// kPassBlocksPerSm blocks an SM at once (top_k_pass_blocks' grid in one wave): 32 registers a
+// thread at most.
 template <class T>
-__global__ void __launch_bounds__(kBlock, 8)
+__global__ void __launch_bounds__(kBlock, kPassBlocksPerSm)
     histogram_pass_kernel(index_t n, KeyOf<T> key_of, State<T>* state, bool fresh, index_t k,
                           unsigned long long* histogram, unsigned int* blocks_done,
                           const Hint<T>* hint) {
@@ -613,12 +617,11 @@ index_t prepare_top_k() {
 // takes 0.35-0.83 of its time before both changes. Each block adds its histogram to the global
 // one at its end, so fewer blocks make fewer of those atomics.
 unsigned int top_k_pass_blocks(index_t n) {
-  constexpr int kBlocksPerSm = 8;
   int device = 0;
   CORESET_CUDA_TRY(cudaGetDevice(&device));
   int sms = 0;
   CORESET_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  return std::min(blocks_for(n), static_cast<unsigned int>(kBlocksPerSm * std::max(sms, 1)));
+  return std::min(blocks_for(n), static_cast<unsigned int>(kPassBlocksPerSm * std::max(sms, 1)));
 }
 
 void iota(cudaStream_t s, index_t n, index_t* values) {
