@@ -540,7 +540,7 @@ typename CudaBackend<T>::Scalar CudaBackend<T>::gradient_line_search(const Spars
                                     out)) {
     return {out};
   }
-  return line_search(squared_norm(g), dot(q, q), factor);
+  return solvers::composed::gradient_line_search(*this, g, q, factor);
 }
 
 template <class T>
@@ -552,7 +552,7 @@ typename CudaBackend<T>::Scalar CudaBackend<T>::momentum_line_search(const Sampl
   if (kernels::momentum_line_search(res_.stream(), r.data(), q.data(), q.size(), factor, out)) {
     return {out};
   }
-  return line_search(dot(r, q), dot(q, q), factor);
+  return solvers::composed::momentum_line_search(*this, r, q, factor);
 }
 
 template <class T>
@@ -568,7 +568,7 @@ std::array<typename CudaBackend<T>::Scalar, 3> CudaBackend<T>::progress_scalars(
                                 x.bound, list_of(y), y.bound, objective, change, size)) {
     return {Scalar{objective}, Scalar{change}, Scalar{size}};
   }
-  return {dot(residual, residual), squared_distance(next, prev), squared_norm(next)};
+  return solvers::composed::progress_scalars(*this, residual, next, prev);
 }
 
 template <class T>

@@ -40,27 +40,24 @@ constexpr bool has_phi_times_and_residual = c::returns<B, phi_times_and_residual
 
 }  // namespace fused_detail
 
+/// The compositions of the required primitives, one definition each: the dispatchers below use
+/// them for a backend without the member, and a backend's member may fall back on them (the
+/// CUDA backend past its one-block sums). `B` may be const.
+namespace composed {
+
 /// The exact step along g restricted to its support: line_search(||g||^2, ||q||^2, factor), q =
 /// Phi g (solvers/line_search.hpp).
 template <class B>
 typename B::Scalar gradient_line_search(B& be, const typename B::SparseDatapointVector& g,
                                         const typename B::SampleVector& q, double factor) {
-  if constexpr (fused_detail::has_gradient_line_search<B>) {
-    return be.gradient_line_search(g, q, factor);
-  } else {
-    return be.line_search(be.squared_norm(g), be.dot(q, q), factor);
-  }
+  return be.line_search(be.squared_norm(g), be.dot(q, q), factor);
 }
 
 /// The exact momentum: line_search(<r, q>, ||q||^2, factor), q = Phi d.
 template <class B>
 typename B::Scalar momentum_line_search(B& be, const typename B::SampleVector& r,
                                         const typename B::SampleVector& q, double factor) {
-  if constexpr (fused_detail::has_momentum_line_search<B>) {
-    return be.momentum_line_search(r, q, factor);
-  } else {
-    return be.line_search(be.dot(r, q), be.dot(q, q), factor);
-  }
+  return be.line_search(be.dot(r, q), be.dot(q, q), factor);
 }
 
 /// f = ||residual||^2, ||next - prev||^2 and ||next||^2: an iteration's progress numbers.
@@ -68,10 +65,39 @@ template <class B>
 std::array<typename B::Scalar, 3> progress_scalars(B& be, const typename B::SampleVector& residual,
                                                    const typename B::SparseDatapointVector& next,
                                                    const typename B::SparseDatapointVector& prev) {
+  return {be.dot(residual, residual), be.squared_distance(next, prev), be.squared_norm(next)};
+}
+
+}  // namespace composed
+
+template <class B>
+typename B::Scalar gradient_line_search(B& be, const typename B::SparseDatapointVector& g,
+                                        const typename B::SampleVector& q, double factor) {
+  if constexpr (fused_detail::has_gradient_line_search<B>) {
+    return be.gradient_line_search(g, q, factor);
+  } else {
+    return composed::gradient_line_search(be, g, q, factor);
+  }
+}
+
+template <class B>
+typename B::Scalar momentum_line_search(B& be, const typename B::SampleVector& r,
+                                        const typename B::SampleVector& q, double factor) {
+  if constexpr (fused_detail::has_momentum_line_search<B>) {
+    return be.momentum_line_search(r, q, factor);
+  } else {
+    return composed::momentum_line_search(be, r, q, factor);
+  }
+}
+
+template <class B>
+std::array<typename B::Scalar, 3> progress_scalars(B& be, const typename B::SampleVector& residual,
+                                                   const typename B::SparseDatapointVector& next,
+                                                   const typename B::SparseDatapointVector& prev) {
   if constexpr (fused_detail::has_progress_scalars<B>) {
     return be.progress_scalars(residual, next, prev);
   } else {
-    return {be.dot(residual, residual), be.squared_distance(next, prev), be.squared_norm(next)};
+    return composed::progress_scalars(be, residual, next, prev);
   }
 }
 
