@@ -427,12 +427,12 @@ Json end_to_end(index_t rows, index_t dims, index_t samples, index_t budget,
            {{"before_build", memory_before},
             {"process_at_first_stage", first_stage.record},
             {"after_the_parts_alone", system_memory_record()}}},
-          // projection_alone's parts (cuda::ProjectionTimings), from a second call: the set-up
-          // and allocations on the host clock, each kernel's device time summed over the blocks,
-          // and the stream's time between blocks.
           // The build's set-up by part (pipeline/setup_parts.hpp), from the process's totals
           // before and after it: the rest of `setup` is validation and bookkeeping.
           {"setup_parts", setup_parts},
+          // projection_alone's parts (cuda::ProjectionTimings), from a second call: the set-up
+          // and allocations on the host clock, each kernel's device time summed over the blocks,
+          // and the stream's time between blocks.
           {"projection_parts",
            {{"setup_seconds", projection_parts.setup},
             {"products_seconds", projection_parts.products},
