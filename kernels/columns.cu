@@ -10,6 +10,7 @@
 #include "coreset/error.hpp"
 #include "kernels/grid.cuh"
 #include "kernels/launch.hpp"
+#include "kernels/list_product_logic.hpp"
 #include "kernels/tiled_columns_logic.hpp"
 #include "support/splitmix.hpp"
 #include "support/uncontracted.hpp"
@@ -54,35 +55,46 @@ __global__ void column_norms_kernel(const T* phi, index_t rows, index_t n, T* ou
   }
 }
 
-// Support entries per chunk of phi_times_list: at least 64, and at most 1024 chunks in all, so
-// the partials stay small whatever the bound (k = n included).
-index_t chunk_size(index_t bound) {
-  return std::max<index_t>(64, (bound + 1023) / 1024);
-}
-
-// Block (chunk c, row tile): thread = one row; sums its row over the chunk's support entries.
+// Block (chunk c, row tile): thread = one row; adds its row's products over the chunk's places
+// in order (list_product_logic.hpp). The places' column offsets and values are staged in shared
+// memory first, kStagedPlaces at a time, so that no load of Phi waits on a load of the list, and
+// the unrolled loop keeps eight loads of Phi in flight a thread.
 template <class T>
 __global__ void phi_times_chunks_kernel(const T* phi, index_t rows, const index_t* index,
                                         const index_t* count, index_t chunk, const T* value,
                                         double* partials) {
+  constexpr int kStaged = list_product::kStagedPlaces;
+  static_assert(kStaged <= kBlock, "a thread stages each place");
+  __shared__ index_t offsets[kStaged];
+  __shared__ T values[kStaged];
   const index_t row = static_cast<index_t>(blockIdx.y) * blockDim.x + threadIdx.x;
-  if (row >= rows) {
-    return;
-  }
   const index_t first = static_cast<index_t>(blockIdx.x) * chunk;
-  const index_t last = min(first + chunk, *count);
+  const index_t last = min(first + chunk, *count);  // the same in every thread: the barriers hold
   double sum = 0.0;
-  for (index_t p = first; p < last; ++p) {
-    const index_t j = index[p];
-    sum += static_cast<double>(value[p]) * static_cast<double>(phi[j * rows + row]);
+  for (index_t start = first; start < last; start += kStaged) {
+    const int width = static_cast<int>(min(static_cast<index_t>(kStaged), last - start));
+    __syncthreads();  // the last tile's places are read
+    if (static_cast<int>(threadIdx.x) < width) {
+      offsets[threadIdx.x] = index[start + threadIdx.x] * rows;
+      values[threadIdx.x] = value[start + threadIdx.x];
+    }
+    __syncthreads();
+    if (row < rows) {
+#pragma unroll 8
+      for (int e = 0; e < width; ++e) {
+        sum = list_product::add_product(sum, values[e], phi[offsets[e] + row]);
+      }
+    }
   }
-  partials[static_cast<index_t>(blockIdx.x) * rows + row] = sum;
+  if (row < rows) {
+    partials[static_cast<index_t>(blockIdx.x) * rows + row] = sum;
+  }
 }
 
-// One warp per row: lanes stride over the chunks' partials, then a fixed shuffle tree. A thread
-// per row adding up to 1024 partials in turn leaves S threads in all (500 at S = 500), each a
-// chain of hundreds of loads at k = 10^4; an A-IHT II iteration (six products) took 0.6-0.7 ms
-// more at k = 10^4 than at k = 100 on an H100 (bench_gpu at f516e67).
+// One warp per row: lanes stride over the chunks' partials, then a fixed shuffle tree
+// (list_product_logic.hpp). A thread per row adding every partial in turn leaves S threads in all
+// (500 at S = 500), each a chain of hundreds of loads at k = 10^4; an A-IHT II iteration (six
+// products) took 0.6-0.7 ms more at k = 10^4 than at k = 100 on an H100 (bench_gpu at f516e67).
 // With y and residual (phi_times_list's fused residual): also residual = y - out, the subtraction
 // rounded in T as kernels::subtract rounds it.
 template <class T>
@@ -292,19 +304,18 @@ void phi_t_times_tiled(cudaStream_t s, const T* phi, index_t rows, index_t cols,
 }
 
 index_t phi_times_partials(index_t bound, index_t rows) {
-  const index_t chunk = chunk_size(bound);
-  return std::max<index_t>(1, (bound + chunk - 1) / chunk) * rows;
+  return list_product::chunks(bound) * rows;
 }
 
 template <class T>
 void phi_times_list(cudaStream_t s, const T* phi, index_t rows, const index_t* index,
                     const index_t* count, index_t bound, const T* value, double* partials, T* out,
                     const T* y, T* residual) {
-  const index_t chunk = chunk_size(bound);
-  const index_t chunks = std::max<index_t>(1, (bound + chunk - 1) / chunk);
+  const index_t chunks = list_product::chunks(bound);
   const dim3 grid(static_cast<unsigned int>(chunks),
                   static_cast<unsigned int>((rows + kBlock - 1) / kBlock));
-  phi_times_chunks_kernel<<<grid, kBlock, 0, s>>>(phi, rows, index, count, chunk, value, partials);
+  phi_times_chunks_kernel<<<grid, kBlock, 0, s>>>(
+      phi, rows, index, count, list_product::chunk_entries(bound), value, partials);
   CORESET_CUDA_CHECK_LAUNCH();
   phi_times_final_kernel<<<blocks_for_warps(rows), kBlock, 0, s>>>(partials, rows, chunks, out, y,
                                                                    residual);

@@ -132,7 +132,8 @@ void columns_dot(cudaStream_t s, const T* phi, index_t rows, const index_t* cols
                  const index_t* count, index_t m, const T* r, DotsAt at, T* out);
 /// Partials needed by phi_times_list for a list bound and S rows.
 index_t phi_times_partials(index_t bound, index_t rows);
-/// out = sum over p < *count of value[p] Phi_index[p], in double over fixed chunks. With
+/// out = sum over p < *count of value[p] Phi_index[p], in double over fixed chunks
+/// (kernels/list_product_logic.hpp gives its arithmetic). With
 /// `residual` (and y): also residual = y - out in T, as subtract would make it, in the same
 /// launch (the IHT driver's residual after each product of an iterate).
 template <class T>

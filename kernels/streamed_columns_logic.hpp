@@ -18,12 +18,13 @@
 #include <cstdint>
 
 #include "coreset/types.hpp"
+#include "kernels/warp_sum_logic.hpp"
 #include "support/host_device.hpp"
 #include "support/uncontracted.hpp"
 
 namespace coreset::kernels::streamed_columns {
 
-inline constexpr int kLanes = 32;
+inline constexpr int kLanes = kWarpLanes;
 /// Bytes of Phi a lane has in flight at most: the loads of a warp's step (one long column, or
 /// several short ones at once).
 inline constexpr index_t kInFlightBytes = 128;
@@ -88,16 +89,7 @@ T dot(const T* column, const T* r, index_t rows, index_t width) {
   for (int lane = 0; lane < kLanes; ++lane) {
     sums[lane] = lane_sum(column, r, rows, lane, width);
   }
-  for (int offset = kLanes / 2; offset >= 1; offset /= 2) {
-    double next[kLanes];
-    for (int lane = 0; lane < kLanes; ++lane) {
-      next[lane] = sums[lane] + sums[lane ^ offset];
-    }
-    for (int lane = 0; lane < kLanes; ++lane) {
-      sums[lane] = next[lane];
-    }
-  }
-  return static_cast<T>(sums[0]);
+  return static_cast<T>(butterfly_sum(sums));
 }
 
 }  // namespace coreset::kernels::streamed_columns

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "helpers/top_k_oracle.hpp"
 #include "kernels/device_buffer.hpp"
 #include "kernels/launch.hpp"
+#include "kernels/list_product_logic.hpp"
 #include "kernels/phi_t_r_kernel.hpp"
 #include "kernels/streamed_columns_logic.hpp"
 #include "kernels/tiled_columns_logic.hpp"
@@ -700,6 +702,76 @@ TYPED_TEST(GpuPrimitives, StreamedColumnProductsMatchTheirHostReplayExactly) {
           ASSERT_EQ(out[static_cast<std::size_t>(j)], expected)
               << "S " << rows << ", n " << cols << ", offset " << offset << ", width " << width
               << ", column " << j;
+        }
+      }
+    }
+  }
+}
+
+// The products over a support list against their host replay (kernels/list_product_logic.hpp),
+// bit for bit, with the fused residual: at bounds on both sides of a chunk's 16 places and of
+// the 512 chunks, with half the places past the count (holding NaN, never read), on rows that
+// take one, two and three row tiles. Row 0 of Phi is all ones and the list's values there cancel
+// across a chunk's edge (2^60, 1 at places 0 and 1; -2^60, 1 at places 16 and 17), so that in
+// float too only the documented chunks give its total.
+TYPED_TEST(GpuPrimitives, ListProductsMatchTheirHostReplayExactly) {
+  using T = TypeParam;
+  namespace product = kernels::list_product;
+  const index_t cols = 4099;
+  for (const index_t rows : {1, 37, 100, 257, 513}) {
+    std::vector<T> phi = random_vector<T>(rows * cols, 53 + rows);
+    for (index_t j = 0; j < cols; ++j) {
+      phi[static_cast<std::size_t>(j * rows)] = T(1);
+    }
+    kernels::DeviceBuffer<T> phi_device;
+    kernels::upload_async(nullptr, phi_device, phi.data(), rows * cols);
+    const std::vector<T> y = random_vector<T>(rows, 59);
+    kernels::DeviceBuffer<T> y_device;
+    kernels::upload_async(nullptr, y_device, y.data(), rows);
+    for (const index_t bound : {1, 15, 16, 17, 18, 300, 8192, 8193, 20000}) {
+      for (const index_t count : {bound, (bound + 1) / 2}) {
+        std::vector<index_t> index(static_cast<std::size_t>(bound));
+        std::vector<T> value = random_vector<T>(bound, 61 + bound);
+        std::mt19937_64 generator(static_cast<std::uint64_t>(bound + rows));
+        std::uniform_int_distribution<index_t> column(0, cols - 1);
+        for (index_t p = 0; p < bound; ++p) {
+          index[static_cast<std::size_t>(p)] = column(generator);
+          if (p >= count) {
+            value[static_cast<std::size_t>(p)] = std::numeric_limits<T>::quiet_NaN();
+          }
+        }
+        const T cancelling[] = {T(0x1p60), T(1), T(-0x1p60), T(1)};
+        const index_t places[] = {0, 1, 16, 17};
+        for (int c = 0; c < 4; ++c) {
+          if (places[c] < count) {
+            value[static_cast<std::size_t>(places[c])] = cancelling[c];
+          }
+        }
+        kernels::DeviceBuffer<index_t> index_device;
+        kernels::DeviceBuffer<T> value_device;
+        kernels::DeviceBuffer<index_t> count_device;
+        kernels::upload_async(nullptr, index_device, index.data(), bound);
+        kernels::upload_async(nullptr, value_device, value.data(), bound);
+        kernels::upload_async(nullptr, count_device, &count, 1);
+        kernels::DeviceBuffer<double> partials(kernels::phi_times_partials(bound, rows));
+        kernels::DeviceBuffer<T> out_device(rows);
+        kernels::DeviceBuffer<T> residual_device(rows);
+        kernels::phi_times_list(nullptr, phi_device.data(), rows, index_device.data(),
+                                count_device.data(), bound, value_device.data(), partials.data(),
+                                out_device.data(), y_device.data(), residual_device.data());
+        std::vector<T> out(static_cast<std::size_t>(rows));
+        std::vector<T> residual(static_cast<std::size_t>(rows));
+        kernels::copy_to_host_async(nullptr, out.data(), out_device.data(), rows * sizeof(T));
+        kernels::copy_to_host_async(nullptr, residual.data(), residual_device.data(),
+                                    rows * sizeof(T));
+        ASSERT_EQ(cudaStreamSynchronize(nullptr), cudaSuccess);
+        for (index_t row = 0; row < rows; ++row) {
+          const T expected =
+              product::product_row(phi.data(), rows, index.data(), value.data(), count, bound, row);
+          const auto at = static_cast<std::size_t>(row);
+          ASSERT_EQ(out[at], expected)
+              << "S " << rows << ", bound " << bound << ", count " << count << ", row " << row;
+          ASSERT_EQ(residual[at], static_cast<T>(y[at] - expected)) << "row " << row;
         }
       }
     }
