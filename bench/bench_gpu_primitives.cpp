@@ -87,7 +87,7 @@ Json primitive_costs(Backend& backend, const kernels::DeviceBuffer<float>& y, in
     v = weight(generator);
   }
 
-  Sparse w, w_next, z, move, expansion, candidates, g_on_s, g_on_z, x, g_on_x, out;
+  Sparse w, w_next, z, move, expansion, candidates, g_on_s, g_on_z, x, g_on_x, out, out2;
   backend.from_host(w_index, w_value, w);
   backend.from_host(next_index, next_value, w_next);
   auto residual = backend.make_sample_vector();
@@ -125,6 +125,14 @@ Json primitive_costs(Backend& backend, const kernels::DeviceBuffer<float>& y, in
        [&] {
          backend.reuse_thresholds(false);
          backend.select_top_k(gradient, k, SelectionRule::largest_positive, z, out);
+         backend.reuse_thresholds(true);
+       }},
+      // An accelerated iteration's two selections over one gradient, full passes: one set of
+      // histogram passes for both (kernels::top_k_both_rules), against twice the line above.
+      {"select_top_k_both_rules (n entries, full passes)",
+       [&] {
+         backend.reuse_thresholds(false);
+         backend.select_top_k_both_rules(gradient, k, z, out, out2);
          backend.reuse_thresholds(true);
        }},
       {"restrict_to_union (z, expansion)",

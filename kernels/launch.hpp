@@ -205,6 +205,15 @@ struct TopKWork {
   /// the candidates near t rarely number between k and the capacity); the backend asks for
   /// them only up to radix::kLargestHintedBudget by default.
   index_t capacity = 4096;
+  /// top_k_both_rules' second histogram and state (the positive rule's), as the first: 256
+  /// counters zero between selections, kTopKStateBytes.
+  unsigned long long* second_histogram = nullptr;
+  unsigned char* second_state = nullptr;
+};
+/// Where a selection puts its positions (ascending) and their number.
+struct TopKSelection {
+  index_t* positions = nullptr;
+  index_t* count = nullptr;
 };
 /// The radix top-k (kernels/radix_select_logic.hpp) of v[0..n) under the rule, skipping exclude
 /// (null: none): the selected positions, ascending, into out_positions (k entries) and their
@@ -217,6 +226,15 @@ template <class T>
 void top_k(cudaStream_t s, Scratch& scratch, index_t n, const T* v, bool by_magnitude,
            const Mask* exclude, index_t k, const TopKWork& work, index_t* out_positions,
            index_t* out_count);
+/// top_k of v under both rules, largest magnitude then largest positive, without hints: the
+/// positions two unhinted top_k calls give, with their histogram passes made together (each pass
+/// reads every entry and its exclusion once for both selections, one launch a pass where two
+/// calls make two). The IHT driver's two selections over one gradient when no hint serves them.
+/// Needs work.second_histogram and second_state; work.hint is not used.
+template <class T>
+void top_k_both_rules(cudaStream_t s, Scratch& scratch, index_t n, const T* v, const Mask* exclude,
+                      index_t k, const TopKWork& work, const TopKSelection& by_magnitude,
+                      const TopKSelection& positive);
 /// Lets top_k's one-block selection of T use the shared memory the current device gives a block,
 /// and returns how many keys it may hold (radix::kCandidateCapacity at most, whole tiles of 4096,
 /// at least one): call once per device and precision before top_k, and pass the result as

@@ -27,11 +27,28 @@ struct KeyOf {
   const T* v;
   const Mask* exclude;
   bool by_magnitude;
+  __device__ bool excluded(index_t i) const { return exclude != nullptr && exclude[i]; }
+  /// The key of a value that is not excluded.
+  __device__ kernels::radix::key_t<T> of_value(T value) const {
+    return kernels::radix::selection_key(value, by_magnitude);
+  }
   __device__ kernels::radix::key_t<T> operator()(index_t i) const {
-    if (exclude != nullptr && exclude[i]) {
-      return 0;
+    return excluded(i) ? 0 : of_value(v[i]);
+  }
+};
+
+// The keys of one dense vector under kRules rules (the same v and exclude, each rule its own
+// by_magnitude), read once for all of them: entry i's exclusion, its value, then each rule's key.
+template <class T, int kRules>
+struct RuleKeys {
+  KeyOf<T> rule[kRules];
+  __device__ void operator()(index_t i, kernels::radix::key_t<T> (&keys)[kRules]) const {
+    const bool excluded = rule[0].excluded(i);
+    const T value = excluded ? T(0) : rule[0].v[i];
+#pragma unroll
+    for (int r = 0; r < kRules; ++r) {
+      keys[r] = excluded ? 0 : rule[r].of_value(value);
     }
-    return kernels::radix::selection_key(v[i], by_magnitude);
   }
 };
 
@@ -108,41 +125,66 @@ __device__ Count compact_tile(typename cub::BlockScan<Count, kThreads>::TempStor
   return kept;
 }
 
-// One pass of the radix selection, in one launch. Each block adds its histogram (in shared
-// memory, add_to_bin) to the global one. The block that finishes
-// last (a count of finished blocks) folds the global histogram into the state, zeroes it and the
-// count for the next pass: no second launch per pass to advance the state, and no memset. The
-// first pass (`fresh`) starts from the fresh state, SelectState{remaining = k}, instead of
-// reading one. Between selections the histogram and the count are zero (the backend zeroes them
-// once, when it allocates them).
+// Each rule's selection state and global histogram, for the passes over its keys.
+template <class T, int kRules>
+struct PassTargets {
+  State<T>* state[kRules];
+  unsigned long long* histogram[kRules];
+};
+
+// One pass of the radix selection of each of kRules rules over the same keys (top_k: one;
+// top_k_both_rules: two, each entry read once for both), in one launch. Each block adds its
+// histograms (in shared memory, add_to_bin) to the global ones. The block that finishes last (a
+// count of finished blocks) folds each global histogram into its rule's state (a warp a rule),
+// and zeroes them and the count for the next pass: no second launch per pass to advance the
+// states, and no memset. The first pass (`fresh`) starts from the fresh state,
+// SelectState{remaining = k}, instead of reading one. Between selections the histograms and the
+// count are zero (the backend zeroes them once, when it allocates them).
 // kPassBlocksPerSm blocks an SM at once (top_k_pass_blocks' grid in one wave): 32 registers a
 // thread at most.
-template <class T>
+template <class T, int kRules>
 __global__ void __launch_bounds__(kBlock, kPassBlocksPerSm)
-    histogram_pass_kernel(index_t n, KeyOf<T> key_of, State<T>* state, bool fresh, index_t k,
-                          unsigned long long* histogram, unsigned int* blocks_done,
-                          const Hint<T>* hint) {
+    histogram_pass_kernel(index_t n, RuleKeys<T, kRules> keys, PassTargets<T, kRules> targets,
+                          bool fresh, index_t k, unsigned int* blocks_done, const Hint<T>* hint) {
+  static_assert(kRules >= 1 && kRules * kWarp <= kBlock, "a warp folds each rule's histogram");
+  constexpr int kBins = kernels::radix::kBins;
   if (!full_passes_needed(hint)) {
     return;  // selected among the candidates: every block leaves, the count stays 0
   }
-  __shared__ unsigned int local[kernels::radix::kBins];
-  __shared__ unsigned long long totals[kernels::radix::kBins];
+  __shared__ unsigned int local[kRules][kBins];
+  __shared__ unsigned long long totals[kRules][kBins];
   __shared__ bool last;
-  for (int b = threadIdx.x; b < kernels::radix::kBins; b += blockDim.x) {
-    local[b] = 0;
-  }
-  __syncthreads();
-  const State<T> st = fresh ? State<T>::fresh(k) : *state;
-  for (index_t i = global_thread(); i < n; i += grid_stride()) {
-    const auto key = key_of(i);
-    if (st.counts(key)) {
-      add_to_bin(local, st.digit(key));
+  // Rule by rule (unrolled): an index into `targets` known at compile time keeps the kernel's
+  // parameters out of local memory.
+#pragma unroll
+  for (int r = 0; r < kRules; ++r) {
+    for (int b = threadIdx.x; b < kBins; b += blockDim.x) {
+      local[r][b] = 0;
     }
   }
   __syncthreads();
-  for (int b = threadIdx.x; b < kernels::radix::kBins; b += blockDim.x) {
-    if (local[b] != 0) {
-      atomicAdd(&histogram[b], static_cast<unsigned long long>(local[b]));
+  State<T> st[kRules];
+#pragma unroll
+  for (int r = 0; r < kRules; ++r) {
+    st[r] = fresh ? State<T>::fresh(k) : *targets.state[r];
+  }
+  for (index_t i = global_thread(); i < n; i += grid_stride()) {
+    kernels::radix::key_t<T> key[kRules];
+    keys(i, key);
+#pragma unroll
+    for (int r = 0; r < kRules; ++r) {
+      if (st[r].counts(key[r])) {
+        add_to_bin(local[r], st[r].digit(key[r]));
+      }
+    }
+  }
+  __syncthreads();
+#pragma unroll
+  for (int r = 0; r < kRules; ++r) {
+    for (int b = threadIdx.x; b < kBins; b += blockDim.x) {
+      if (local[r][b] != 0) {
+        atomicAdd(&targets.histogram[r][b], static_cast<unsigned long long>(local[r][b]));
+      }
     }
   }
   // This block's additions are made before it counts itself finished, so the block that counts
@@ -159,18 +201,27 @@ __global__ void __launch_bounds__(kBlock, kPassBlocksPerSm)
     return;
   }
   __threadfence();
-  for (int b = threadIdx.x; b < kernels::radix::kBins; b += blockDim.x) {
-    totals[b] = __ldcg(&histogram[b]);  // from L2, where the atomics are
-    histogram[b] = 0;
+#pragma unroll
+  for (int r = 0; r < kRules; ++r) {
+    for (int b = threadIdx.x; b < kBins; b += blockDim.x) {
+      totals[r][b] = __ldcg(&targets.histogram[r][b]);  // from L2, where the atomics are
+      targets.histogram[r][b] = 0;
+    }
   }
   __syncthreads();
-  if (threadIdx.x < kWarp) {
-    const kernels::radix::DigitChoice choice = choose_digit_by_warp(totals, st.remaining);
-    if (threadIdx.x == 0) {
-      State<T> next = st;
-      next.advance(choice);
-      *state = next;
-      *blocks_done = 0;
+  // Warp r folds rule r's histogram; thread 0 also zeroes the count for the next pass.
+#pragma unroll
+  for (int r = 0; r < kRules; ++r) {
+    if (threadIdx.x >= r * kWarp && threadIdx.x < (r + 1) * kWarp) {
+      const kernels::radix::DigitChoice choice = choose_digit_by_warp(totals[r], st[r].remaining);
+      if (threadIdx.x == r * kWarp) {
+        State<T> next = st[r];
+        next.advance(choice);
+        *targets.state[r] = next;
+        if (r == 0) {
+          *blocks_done = 0;
+        }
+      }
     }
   }
 }
@@ -399,20 +450,25 @@ __global__ void iota_kernel(index_t n, index_t* values) {
   }
 }
 
-// The full selection on stream s: the histogram passes, the positions above the threshold and
-// the ties, merged. With a hint, each kernel first checks whether the candidates already made the
-// selection (and returns at once if so), and the threshold is recorded in the hint.
-template <class T>
-void full_selection(cudaStream_t s, Scratch& scratch, index_t n, const KeyOf<T>& key_of, index_t k,
-                    const TopKWork& work, Hint<T>* hint, index_t* out_positions,
-                    index_t* out_count) {
-  auto* state = reinterpret_cast<State<T>*>(work.state);
+// The passes of kRules selections of k over the same keys on stream s, one launch a pass.
+template <class T, int kRules>
+void histogram_passes(cudaStream_t s, index_t n, const RuleKeys<T, kRules>& keys,
+                      const PassTargets<T, kRules>& targets, index_t k, unsigned int* blocks_done,
+                      const Hint<T>* hint) {
   const unsigned int blocks = top_k_pass_blocks(n);
   for (int pass = 0; pass < kernels::radix::pass_count<kernels::radix::key_t<T>>(); ++pass) {
-    histogram_pass_kernel<T><<<blocks, kBlock, 0, s>>>(n, key_of, state, pass == 0, k,
-                                                       work.histogram, work.blocks_done, hint);
+    histogram_pass_kernel<T, kRules>
+        <<<blocks, kBlock, 0, s>>>(n, keys, targets, pass == 0, k, blocks_done, hint);
     CORESET_CUDA_CHECK_LAUNCH();
   }
+}
+
+// A full selection's positions once its passes have left t in `state`: the positions above t
+// and the ties, merged. work.above, ties and counts serve any number of selections in turn.
+template <class T>
+void take_full_selection(cudaStream_t s, Scratch& scratch, index_t n, const KeyOf<T>& key_of,
+                         index_t k, const TopKWork& work, const State<T>* state, Hint<T>* hint,
+                         index_t* out_positions, index_t* out_count) {
   // Fewer than k keys beat the k-th largest, so `above` needs k places; ties may be all n.
   const InFullSelection<T, false> is_above{key_of, state, hint};
   const InFullSelection<T, true> is_tie{key_of, state, hint};
@@ -430,6 +486,19 @@ void full_selection(cudaStream_t s, Scratch& scratch, index_t n, const KeyOf<T>&
   take_selection_kernel<T><<<blocks_for(bound), kBlock, 0, s>>>(
       bound, work.above, work.ties, work.counts, state, hint, out_positions, out_count);
   CORESET_CUDA_CHECK_LAUNCH();
+}
+
+// The full selection on stream s: the histogram passes, the positions above the threshold and
+// the ties, merged. With a hint, each kernel first checks whether the candidates already made the
+// selection (and returns at once if so), and the threshold is recorded in the hint.
+template <class T>
+void full_selection(cudaStream_t s, Scratch& scratch, index_t n, const KeyOf<T>& key_of, index_t k,
+                    const TopKWork& work, Hint<T>* hint, index_t* out_positions,
+                    index_t* out_count) {
+  auto* state = reinterpret_cast<State<T>*>(work.state);
+  histogram_passes<T, 1>(s, n, RuleKeys<T, 1>{{key_of}},
+                         PassTargets<T, 1>{{state}, {work.histogram}}, k, work.blocks_done, hint);
+  take_full_selection(s, scratch, n, key_of, k, work, state, hint, out_positions, out_count);
 }
 
 // The graph stream s is being captured into (null when it is not being captured), and the nodes
@@ -549,6 +618,30 @@ void top_k(cudaStream_t s, Scratch& scratch, index_t n, const T* v, bool by_magn
 }
 
 template <class T>
+void top_k_both_rules(cudaStream_t s, Scratch& scratch, index_t n, const T* v, const Mask* exclude,
+                      index_t k, const TopKWork& work, const TopKSelection& by_magnitude,
+                      const TopKSelection& positive) {
+  TopKWork unhinted = work;
+  unhinted.hint = nullptr;
+  if (k <= 0 || n <= work.capacity) {  // nothing to select, or each in one block's launch
+    top_k(s, scratch, n, v, true, exclude, k, unhinted, by_magnitude.positions, by_magnitude.count);
+    top_k(s, scratch, n, v, false, exclude, k, unhinted, positive.positions, positive.count);
+    return;
+  }
+  const RuleKeys<T, 2> keys{{KeyOf<T>{v, exclude, true}, KeyOf<T>{v, exclude, false}}};
+  State<T>* states[2] = {reinterpret_cast<State<T>*>(work.state),
+                         reinterpret_cast<State<T>*>(work.second_state)};
+  histogram_passes<T, 2>(
+      s, n, keys,
+      PassTargets<T, 2>{{states[0], states[1]}, {work.histogram, work.second_histogram}}, k,
+      work.blocks_done, nullptr);
+  take_full_selection(s, scratch, n, keys.rule[0], k, work, states[0], nullptr,
+                      by_magnitude.positions, by_magnitude.count);
+  take_full_selection(s, scratch, n, keys.rule[1], k, work, states[1], nullptr, positive.positions,
+                      positive.count);
+}
+
+template <class T>
 void compact_entries(cudaStream_t s, Scratch& scratch, index_t m, const index_t* index,
                      const T* value, const Mask* keep, index_t* out_index, T* out_value,
                      index_t* out_count) {
@@ -633,6 +726,9 @@ void iota(cudaStream_t s, index_t n, index_t* values) {
   template index_t prepare_top_k<T>();                                                          \
   template void top_k<T>(cudaStream_t, Scratch&, index_t, const T*, bool, const Mask*, index_t, \
                          const TopKWork&, index_t*, index_t*);                                  \
+  template void top_k_both_rules<T>(cudaStream_t, Scratch&, index_t, const T*, const Mask*,     \
+                                    index_t, const TopKWork&, const TopKSelection&,             \
+                                    const TopKSelection&);                                      \
   template void compact_entries<T>(cudaStream_t, Scratch&, index_t, const index_t*, const T*,   \
                                    const Mask*, index_t*, T*, index_t*);
 

@@ -126,11 +126,11 @@ void CudaBackend<T>::allocate_working_state() {
   zero(res_.stream(), empty_.count.data(), 1);
   partials_.resize_discard(kernels::kReducePartials);
   // The top-k's histogram and count of finished blocks are zero between selections.
-  histogram_.resize_discard(256);
+  histogram_.resize_discard(2 * kernels::radix::kBins);
   zero(res_.stream(), histogram_.data(), histogram_.size());
   blocks_done_.resize_discard(1);
   zero(res_.stream(), blocks_done_.data(), 1);
-  select_state_.resize_discard(kernels::kTopKStateBytes);
+  select_state_.resize_discard(2 * kernels::kTopKStateBytes);
   select_capacity_ = kernels::prepare_top_k<T>();
   // Every hint starts with no guess (its first selection makes the full passes).
   using Hint = kernels::radix::ThresholdHint<kernels::radix::key_t<T>>;
@@ -288,29 +288,73 @@ void CudaBackend<T>::select_top_k(const DatapointVector& v, index_t k, solvers::
                                   SparseDatapointVector& out) const {
   NvtxRange range("selection");
   assert(&exclude != &out);  // the exclusion mask is cleared from exclude's list afterwards
+  const kernels::Mask* mask = mark_excluded(exclude);
+  select_marked(v, k, rule == solvers::SelectionRule::largest_magnitude, mask, out);
+  clear_excluded(exclude);
+}
+
+template <class T>
+void CudaBackend<T>::select_top_k_both_rules(const DatapointVector& v, index_t k,
+                                             const SparseDatapointVector& exclude,
+                                             SparseDatapointVector& by_magnitude,
+                                             SparseDatapointVector& positive) const {
+  NvtxRange range("selections");
+  assert(&exclude != &by_magnitude && &exclude != &positive && &by_magnitude != &positive);
+  const kernels::Mask* mask = mark_excluded(exclude);
   const index_t take = std::max<index_t>(0, std::min(k, cols_));
-  const SparseDatapointVector* excluded = exclude.allocated() ? &exclude : nullptr;
-  if (excluded != nullptr) {
-    // The exclusion mask is all zero between calls: set on exclude's support, cleared after.
-    kernels::mark_list(res_.stream(), excluded->index.data(), excluded->count.data(),
-                       excluded->bound, 1, excluded_.data());
+  const bool hinted =
+      take <= hinted_budgets_up_to_ && kernels::radix::hint_serves(cols_, take, select_capacity_);
+  if (take == 0 || hinted) {  // each its own selection, with its own hint
+    select_marked(v, take, true, mask, by_magnitude);
+    select_marked(v, take, false, mask, positive);
+  } else {
+    prepare(by_magnitude, take);
+    prepare(positive, take);
+    kernels::top_k_both_rules(res_.stream(), res_.scratch(), cols_, v.data(), mask, take,
+                              top_k_work(cols_, take, HintSlot::none),
+                              {by_magnitude.index.data(), by_magnitude.count.data()},
+                              {positive.index.data(), positive.count.data()});
+    for (SparseDatapointVector* out : {&by_magnitude, &positive}) {
+      kernels::gather_list(res_.stream(), out->index.data(), out->count.data(), take, v.data(),
+                           out->value.data());
+    }
   }
+  clear_excluded(exclude);
+}
+
+template <class T>
+const kernels::Mask* CudaBackend<T>::mark_excluded(const SparseDatapointVector& exclude) const {
+  if (!exclude.allocated()) {
+    return nullptr;
+  }
+  kernels::mark_list(res_.stream(), exclude.index.data(), exclude.count.data(), exclude.bound, 1,
+                     excluded_.data());
+  return excluded_.data();
+}
+
+template <class T>
+void CudaBackend<T>::clear_excluded(const SparseDatapointVector& exclude) const {
+  if (exclude.allocated()) {
+    kernels::mark_list(res_.stream(), exclude.index.data(), exclude.count.data(), exclude.bound, 0,
+                       excluded_.data());
+  }
+}
+
+template <class T>
+void CudaBackend<T>::select_marked(const DatapointVector& v, index_t k, bool by_magnitude,
+                                   const kernels::Mask* mask, SparseDatapointVector& out) const {
+  const index_t take = std::max<index_t>(0, std::min(k, cols_));
   prepare(out, take);
   if (take == 0) {
     zero(res_.stream(), out.count.data(), 1);
-  } else {
-    // The positions of a dense vector are its indices.
-    const bool by_magnitude = rule == solvers::SelectionRule::largest_magnitude;
-    top_k(cols_, v.data(), by_magnitude, excluded != nullptr ? excluded_.data() : nullptr, take,
-          by_magnitude ? HintSlot::by_magnitude : HintSlot::positive, out.index.data(),
-          out.count.data());
-    kernels::gather_list(res_.stream(), out.index.data(), out.count.data(), take, v.data(),
-                         out.value.data());
+    return;
   }
-  if (excluded != nullptr) {
-    kernels::mark_list(res_.stream(), excluded->index.data(), excluded->count.data(),
-                       excluded->bound, 0, excluded_.data());
-  }
+  // The positions of a dense vector are its indices.
+  top_k(cols_, v.data(), by_magnitude, mask, take,
+        by_magnitude ? HintSlot::by_magnitude : HintSlot::positive, out.index.data(),
+        out.count.data());
+  kernels::gather_list(res_.stream(), out.index.data(), out.count.data(), take, v.data(),
+                       out.value.data());
 }
 
 // ---- host-listed supports ----
@@ -936,19 +980,26 @@ void CudaBackend<T>::compact_slots(index_t slots, SparseDatapointVector& out) co
 }
 
 template <class T>
-void CudaBackend<T>::top_k(index_t n, const T* v, bool by_magnitude, const kernels::Mask* exclude,
-                           index_t k, HintSlot hint, index_t* positions, index_t* count) const {
+kernels::TopKWork CudaBackend<T>::top_k_work(index_t n, index_t k, HintSlot hint) const {
   above_.reserve_discard(k);
   list_.reserve_discard(n);
   unsigned char* hint_bytes = nullptr;
   if (hint != HintSlot::none && k <= hinted_budgets_up_to_) {
     hint_bytes = select_hints_.data() + static_cast<int>(hint) * kernels::kTopKHintBytes;
   }
-  const kernels::TopKWork work{histogram_.data(), blocks_done_.data(), select_state_.data(),
-                               above_.data(),     list_.data(),        list_count_.data(),
-                               hint_bytes,        res_.body_stream(),  select_capacity_};
-  kernels::top_k(res_.stream(), res_.scratch(), n, v, by_magnitude, exclude, k, work, positions,
-                 count);
+  kernels::TopKWork work{histogram_.data(), blocks_done_.data(), select_state_.data(),
+                         above_.data(),     list_.data(),        list_count_.data(),
+                         hint_bytes,        res_.body_stream(),  select_capacity_};
+  work.second_histogram = histogram_.data() + kernels::radix::kBins;
+  work.second_state = select_state_.data() + kernels::kTopKStateBytes;
+  return work;
+}
+
+template <class T>
+void CudaBackend<T>::top_k(index_t n, const T* v, bool by_magnitude, const kernels::Mask* exclude,
+                           index_t k, HintSlot hint, index_t* positions, index_t* count) const {
+  kernels::top_k(res_.stream(), res_.scratch(), n, v, by_magnitude, exclude, k,
+                 top_k_work(n, k, hint), positions, count);
 }
 
 template <class T>

@@ -130,6 +130,14 @@ class CudaBackend {
   // ---- selection: O(n) ----
   void select_top_k(const DatapointVector& v, index_t k, solvers::SelectionRule rule,
                     const SparseDatapointVector& exclude, SparseDatapointVector& out) const;
+  /// select_top_k under largest_magnitude into by_magnitude and under largest_positive into
+  /// positive, the same positions and values (solvers/fused_scalars.hpp): the exclusion marked
+  /// once for both, and, where no threshold hint serves the selections (k over the hinted
+  /// budgets), their histogram passes made together (kernels::top_k_both_rules).
+  void select_top_k_both_rules(const DatapointVector& v, index_t k,
+                               const SparseDatapointVector& exclude,
+                               SparseDatapointVector& by_magnitude,
+                               SparseDatapointVector& positive) const;
   void gather(const DatapointVector& v, const SparseDatapointVector& at,
               SparseDatapointVector& out) const;
   void restrict_to_union(const DatapointVector& v, const SparseDatapointVector& a,
@@ -320,6 +328,16 @@ class CudaBackend {
   /// number, both in device memory.
   void top_k(index_t n, const T* v, bool by_magnitude, const kernels::Mask* exclude, index_t k,
              HintSlot hint, index_t* positions, index_t* count) const;
+  /// The top-k's work space for a selection of k (room for its positions and ties made), with
+  /// the hint of `hint` when k is within the hinted budgets (else none).
+  kernels::TopKWork top_k_work(index_t n, index_t k, HintSlot hint) const;
+  /// The exclusion mask set on exclude's support: the mask, or null when exclude owns nothing.
+  /// The mask is all zero between selections: clear_excluded(exclude) after them.
+  const kernels::Mask* mark_excluded(const SparseDatapointVector& exclude) const;
+  void clear_excluded(const SparseDatapointVector& exclude) const;
+  /// select_top_k's work once the exclusion is marked (mask: mark_excluded's).
+  void select_marked(const DatapointVector& v, index_t k, bool by_magnitude,
+                     const kernels::Mask* mask, SparseDatapointVector& out) const;
   /// `index` into list_ and its length into list_count_, for the list kernels.
   void upload_list(const std::vector<index_t>& index) const;
   /// dense[list_[p]] for the m listed entries (upload_list first), on the host.
@@ -338,6 +356,7 @@ class CudaBackend {
   mutable kernels::DeviceBuffer<index_t> list_count_;  // list_'s length; the top-k's three counts
   mutable kernels::DeviceBuffer<index_t> above_;       // the top-k's positions above its threshold
   mutable kernels::DeviceBuffer<index_t> positions_;   // the projected step's selected candidates
+  // The top-k's two histograms and states (the second for top_k_both_rules' positive rule).
   mutable kernels::DeviceBuffer<unsigned long long> histogram_;
   mutable kernels::DeviceBuffer<unsigned int> blocks_done_;  // the top-k's finished blocks
   mutable kernels::DeviceBuffer<unsigned char> select_state_;

@@ -237,6 +237,12 @@
 //  phi_times_and_residual(const SparseDatapointVector& v, const SampleVector& y,
 //                         SampleVector& product, SampleVector& residual)
 //      phi_times(v, product), then subtract(y, product, residual).
+//  select_top_k_both_rules(const DatapointVector& v, index_t k,
+//                          const SparseDatapointVector& exclude,
+//                          SparseDatapointVector& by_magnitude, SparseDatapointVector& positive)
+//      select_top_k(v, k, largest_magnitude, exclude, by_magnitude), then the same under
+//      largest_positive into positive (the accelerated iterations' two selections over one
+//      gradient; the GPU marks the exclusion once and makes both selections' passes together).
 //
 // ===== What the drivers do with them =====
 //

@@ -1,6 +1,6 @@
-// The IHT driver's composed scalars and products (solvers/backend.hpp, "Optional: fused
-// scalars"): a backend's own member where it has one, which must give the composition's bits,
-// else the composition of the required primitives. The GPU backend fuses each into fewer
+// The IHT driver's composed scalars, products and selections (solvers/backend.hpp, "Optional:
+// fused scalars"): a backend's own member where it has one, which must give the composition's
+// bits, else the composition of the required primitives. The GPU backend fuses each into fewer
 // launches: nodes fewer per use in a recorded iteration.
 #pragma once
 
@@ -29,6 +29,11 @@ using phi_times_and_residual_t =
                                                 c::out<c::Samples<B>>(), c::out<c::Samples<B>>()));
 
 template <class B>
+using select_top_k_both_rules_t = decltype(c::out<B>().select_top_k_both_rules(
+    c::in<c::Points<B>>(), index_t{}, c::in<c::Sparse<B>>(), c::out<c::Sparse<B>>(),
+    c::out<c::Sparse<B>>()));
+
+template <class B>
 constexpr bool has_gradient_line_search = c::returns<B, gradient_line_search_t, c::Scalar<B>>();
 template <class B>
 constexpr bool has_momentum_line_search = c::returns<B, momentum_line_search_t, c::Scalar<B>>();
@@ -37,6 +42,8 @@ constexpr bool has_progress_scalars =
     c::returns<B, progress_scalars_t, std::array<c::Scalar<B>, 3>>();
 template <class B>
 constexpr bool has_phi_times_and_residual = c::returns<B, phi_times_and_residual_t, void>();
+template <class B>
+constexpr bool has_select_top_k_both_rules = c::returns<B, select_top_k_both_rules_t, void>();
 
 }  // namespace fused_detail
 
@@ -111,6 +118,22 @@ void phi_times_and_residual(B& be, const typename B::SparseDatapointVector& v,
   } else {
     be.phi_times(v, product);
     be.subtract(y, product, residual);
+  }
+}
+
+/// The two selections of an accelerated iteration over one gradient, outside exclude: the k
+/// largest in magnitude into by_magnitude and the k largest positive into positive, as
+/// select_top_k makes each.
+template <class B>
+void select_top_k_both_rules(B& be, const typename B::DatapointVector& v, index_t k,
+                             const typename B::SparseDatapointVector& exclude,
+                             typename B::SparseDatapointVector& by_magnitude,
+                             typename B::SparseDatapointVector& positive) {
+  if constexpr (fused_detail::has_select_top_k_both_rules<B>) {
+    be.select_top_k_both_rules(v, k, exclude, by_magnitude, positive);
+  } else {
+    be.select_top_k(v, k, SelectionRule::largest_magnitude, exclude, by_magnitude);
+    be.select_top_k(v, k, SelectionRule::largest_positive, exclude, positive);
   }
 }
 

@@ -311,21 +311,22 @@ class IhtDriver {
   void step_from_gradient() {
     const Algorithm algorithm = options_.algorithm;
     const StepRule rule = options_.step_rule;
+    // x = Pi_{C_k and R+}(z + step * gradient) takes the k largest positive entries; outside
+    // supp(z) they are the largest positive gradient entries (step >= 0 keeps their order), so
+    // their selection (candidates_) needs the gradient alone, not the step.
     Scalar step;
     if (algorithm == Algorithm::iht) {
       step = be_.constant(iht_step_);
+      be_.select_top_k(gradient_, k_, SelectionRule::largest_positive, z_, candidates_);
     } else {
       // Active subspace expansion: S = supp(z) united with the k largest |gradient| entries
-      // outside supp(z); the exact line search along the gradient restricted to S.
-      be_.select_top_k(gradient_, k_, SelectionRule::largest_magnitude, z_, expansion_);
+      // outside supp(z); the exact line search along the gradient restricted to S. Both
+      // selections over the gradient at once.
+      select_top_k_both_rules(be_, gradient_, k_, z_, expansion_, candidates_);
       be_.restrict_to_union(gradient_, z_, expansion_, gradient_on_s_);
       be_.phi_times(gradient_on_s_, phi_step_);
       step = gradient_line_search(be_, gradient_on_s_, phi_step_, gradient_step_factor(rule));
     }
-
-    // x = Pi_{C_k and R+}(z + step * gradient): the k largest positive entries. Outside supp(z)
-    // they are the largest positive gradient entries (step >= 0 keeps their order).
-    be_.select_top_k(gradient_, k_, SelectionRule::largest_positive, z_, candidates_);
     be_.gather(gradient_, z_, gradient_on_z_);
     SparseDatapointVector& x = algorithm == Algorithm::aiht2 ? x_ : w_next_;
     be_.projected_step(z_, gradient_on_z_, candidates_, step, k_, x);

@@ -209,6 +209,68 @@ TYPED_TEST(GpuPrimitives, TopKMatchesTheCpuAndNthElementOnAwkwardInputs) {
   }
 }
 
+// Both selections over one vector at once (select_top_k_both_rules): each the CPU's selection
+// under its rule and the oracle's, where hints serve (k <= 256, two selections as before) and
+// where they do not (one set of histogram passes for both, kernels::top_k_both_rules), with reuse
+// off (every k the shared passes), with and without an exclusion, one pair after another (the
+// second histogram and state must be left ready) and a plain selection without the exclusion
+// after each (the mask must be clear again).
+TYPED_TEST(GpuPrimitives, BothSelectionsAreEachRulesOwn) {
+  using T = TypeParam;
+  Resources resources;
+  for (const index_t n : {1, 5, 4097, 16384, 16385, 65537, 300007}) {
+    const Matrix<T> phi(1, n);  // only the size matters here
+    cpu::CpuBackend<T> cpu(phi.view(), 1);
+    CudaBackend<T> gpu(resources, phi.view());
+    const typename CudaBackend<T>::SparseDatapointVector none;
+    for (const bool reuse : {true, false}) {
+      gpu.reuse_thresholds(reuse);
+      for (const int trial : {0, 1, 2}) {
+        const auto seed = static_cast<std::uint64_t>(n + 37 * trial);
+        const std::vector<T> v =
+            trial == 1 ? test::gaussian_values<T>(n, seed) : test::awkward_values<T>(n, seed);
+        typename CudaBackend<T>::DatapointVector v_gpu;
+        gpu.upload(v, v_gpu);
+        solvers::SparseVector<T> exclude;
+        typename CudaBackend<T>::SparseDatapointVector exclude_gpu;
+        if (trial != 1) {
+          exclude = random_sparse<T>(n, n / 5 + 1, seed + 1, true);
+          to_gpu(gpu, exclude, exclude_gpu);
+        }
+        std::vector<bool> excluded(static_cast<std::size_t>(n), false);
+        for (const index_t i : exclude.index) {
+          excluded[static_cast<std::size_t>(i)] = true;
+        }
+        for (const index_t k : {index_t{1}, index_t{100}, index_t{300}, n / 3 + 1, n, n + 10}) {
+          const std::string what = "n " + std::to_string(n) + " k " + std::to_string(k) +
+                                   " trial " + std::to_string(trial) +
+                                   (reuse ? " with hints" : " without hints");
+          typename CudaBackend<T>::SparseDatapointVector by_magnitude_gpu;
+          typename CudaBackend<T>::SparseDatapointVector positive_gpu;
+          gpu.select_top_k_both_rules(v_gpu, k, trial != 1 ? exclude_gpu : none, by_magnitude_gpu,
+                                      positive_gpu);
+          for (const auto rule :
+               {SelectionRule::largest_magnitude, SelectionRule::largest_positive}) {
+            solvers::SparseVector<T> out_cpu;
+            cpu.select_top_k(v, k, rule, exclude, out_cpu);
+            const auto got = to_cpu(
+                gpu, rule == SelectionRule::largest_magnitude ? by_magnitude_gpu : positive_gpu);
+            const std::string which =
+                what + (rule == SelectionRule::largest_magnitude ? " magnitude" : " positive");
+            expect_same_sparse(got, out_cpu, which);
+            EXPECT_EQ(got.index, test::nth_element_top_k(v, k, rule, excluded)) << which;
+          }
+          typename CudaBackend<T>::SparseDatapointVector unexcluded;
+          gpu.select_top_k(v_gpu, k, SelectionRule::largest_positive, none, unexcluded);
+          EXPECT_EQ(to_cpu(gpu, unexcluded).index,
+                    test::nth_element_top_k(v, k, SelectionRule::largest_positive))
+              << what << ": the exclusion mask left set";
+        }
+      }
+    }
+  }
+}
+
 // Threshold reuse (kernels/radix_select_logic.hpp, ThresholdHint): one vector drifting a little
 // and selected again after every drift, as a solver's gradient is, with and without an excluded
 // support, and one jump in scale. Every selection must be the oracle's; after the first of each

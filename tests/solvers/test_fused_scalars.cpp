@@ -42,16 +42,26 @@ class Fusing : public Plain {
     phi_times(v, product);
     subtract(y, product, residual);
   }
+  void select_top_k_both_rules(const DatapointVector& v, index_t k,
+                               const SparseDatapointVector& exclude,
+                               SparseDatapointVector& by_magnitude,
+                               SparseDatapointVector& positive) const {
+    ++calls;
+    select_top_k(v, k, solvers::SelectionRule::largest_magnitude, exclude, by_magnitude);
+    select_top_k(v, k, solvers::SelectionRule::largest_positive, exclude, positive);
+  }
   mutable int calls = 0;
 };
 
 namespace fused = solvers::fused_detail;
 static_assert(!fused::has_gradient_line_search<Plain> && !fused::has_momentum_line_search<Plain> &&
-              !fused::has_progress_scalars<Plain> && !fused::has_phi_times_and_residual<Plain>);
+              !fused::has_progress_scalars<Plain> && !fused::has_phi_times_and_residual<Plain> &&
+              !fused::has_select_top_k_both_rules<Plain>);
 static_assert(fused::has_gradient_line_search<const Fusing> &&
               fused::has_momentum_line_search<const Fusing> &&
               fused::has_progress_scalars<const Fusing> &&
-              fused::has_phi_times_and_residual<const Fusing>);
+              fused::has_phi_times_and_residual<const Fusing> &&
+              fused::has_select_top_k_both_rules<const Fusing>);
 
 TEST(FusedScalars, ABackendsOwnMembersAreCalledAndOthersAreComposed) {
   const Matrix<double> phi = test::gaussian_matrix(5, 30, 3);
@@ -96,6 +106,34 @@ TEST(FusedScalars, ABackendsOwnMembersAreCalledAndOthersAreComposed) {
   EXPECT_EQ(fused_product, product);
   EXPECT_EQ(fused_residual, residual);
   EXPECT_EQ(fusing.calls, 4);
+}
+
+// The two selections over one gradient: each rule into its own output, outside the exclusion.
+// Entry 3 (-9) is the largest in magnitude and not positive; entry 5 (8) is excluded.
+TEST(FusedScalars, BothSelectionsTakeTheirOwnRuleOutsideTheExclusion) {
+  const Matrix<double> phi = test::gaussian_matrix(2, 8, 4);
+  const Plain plain(phi.view(), 1);
+  const Fusing fusing(phi.view(), 1);
+  const std::vector<double> v = {1.0, -2.0, 3.0, -9.0, 0.5, 8.0, 2.5, -0.25};
+  solvers::SparseVector<double> exclude;
+  exclude.index = {5};
+  exclude.value = {1.0};
+  const auto expect_selections = [](const solvers::SparseVector<double>& by_magnitude,
+                                    const solvers::SparseVector<double>& positive) {
+    EXPECT_EQ(by_magnitude.index, (std::vector<index_t>{2, 3}));
+    EXPECT_EQ(by_magnitude.value, (std::vector<double>{3.0, -9.0}));
+    EXPECT_EQ(positive.index, (std::vector<index_t>{2, 6}));
+    EXPECT_EQ(positive.value, (std::vector<double>{3.0, 2.5}));
+  };
+  solvers::SparseVector<double> by_magnitude;
+  solvers::SparseVector<double> positive;
+  solvers::select_top_k_both_rules(plain, v, 2, exclude, by_magnitude, positive);
+  expect_selections(by_magnitude, positive);
+  solvers::SparseVector<double> fused_by_magnitude;
+  solvers::SparseVector<double> fused_positive;
+  solvers::select_top_k_both_rules(fusing, v, 2, exclude, fused_by_magnitude, fused_positive);
+  expect_selections(fused_by_magnitude, fused_positive);
+  EXPECT_EQ(fusing.calls, 1);
 }
 
 }  // namespace
