@@ -21,11 +21,18 @@ namespace {
 // One warp per listed column: lanes stride over the rows (coalesced), then a fixed shuffle tree.
 template <class T>
 __global__ void columns_dot_kernel(const T* phi, index_t rows, const index_t* cols,
-                                   const index_t* count, index_t m, const T* r, DotsAt at, T* out) {
+                                   const index_t* count, index_t m, const T* r, DotsAt at, T* out,
+                                   ListCopy copy) {
   const index_t limit = count != nullptr ? min(*count, m) : m;
+  if (copy.count != nullptr && global_thread() == 0) {
+    *copy.count = *count;
+  }
   const int lane = threadIdx.x % kWarp;
   for (index_t p = global_warp(); p < limit; p += warp_grid_stride()) {
     const index_t j = cols[p];
+    if (copy.index != nullptr && lane == 0) {
+      copy.index[p] = j;
+    }
     const T* column = phi + j * rows;
     double sum = 0.0;
     for (index_t i = lane; i < rows; i += kWarp) {
@@ -69,7 +76,8 @@ __global__ void phi_times_chunks_kernel(const T* phi, index_t rows, const index_
   __shared__ T values[kStaged];
   const index_t row = static_cast<index_t>(blockIdx.y) * blockDim.x + threadIdx.x;
   const index_t first = static_cast<index_t>(blockIdx.x) * chunk;
-  const index_t last = min(first + chunk, *count);  // the same in every thread: the barriers hold
+  // The same in every thread, so the barriers hold. A list's count is at most its bound.
+  const index_t last = min(first + chunk, *count);
   double sum = 0.0;
   for (index_t start = first; start < last; start += kStaged) {
     const int width = static_cast<int>(min(static_cast<index_t>(kStaged), last - start));
@@ -278,11 +286,16 @@ __global__ void gather_columns_kernel(const T* phi, index_t rows, const index_t*
 
 template <class T>
 void columns_dot(cudaStream_t s, const T* phi, index_t rows, const index_t* cols,
-                 const index_t* count, index_t m, const T* r, DotsAt at, T* out) {
-  if (m <= 0) {
+                 const index_t* count, index_t m, const T* r, DotsAt at, T* out, ListCopy copy) {
+  if (copy.count != nullptr && count == nullptr) {
+    throw InvalidArgument("columns_dot: a list's copy needs its count on the device");
+  }
+  if (m <= 0 && copy.count == nullptr) {
     return;
   }
-  columns_dot_kernel<<<blocks_for_warps(m), kBlock, 0, s>>>(phi, rows, cols, count, m, r, at, out);
+  // At least one warp, for the count of an empty list.
+  columns_dot_kernel<<<blocks_for_warps(std::max<index_t>(m, 1)), kBlock, 0, s>>>(
+      phi, rows, cols, count, std::max<index_t>(m, 0), r, at, out, copy);
   CORESET_CUDA_CHECK_LAUNCH();
 }
 
@@ -353,7 +366,7 @@ void mark_duplicates(cudaStream_t s, const T* phi, index_t rows, index_t n,
 
 #define CORESET_INSTANTIATE(T)                                                                     \
   template void columns_dot<T>(cudaStream_t, const T*, index_t, const index_t*, const index_t*,    \
-                               index_t, const T*, DotsAt, T*);                                     \
+                               index_t, const T*, DotsAt, T*, ListCopy);                           \
   template void phi_times_list<T>(cudaStream_t, const T*, index_t, const index_t*, const index_t*, \
                                   index_t, const T*, double*, T*, const T*, T*);                   \
   template void column_norms<T>(cudaStream_t, const T*, index_t, index_t, T*);                     \

@@ -118,18 +118,27 @@ void value_at(cudaStream_t s, const T* v, index_t i, double* out);
 /// out[index[p]] = 0 for p < m.
 template <class T>
 void zero_at(cudaStream_t s, const index_t* index, index_t m, T* out);
-/// out[p] = dense[index[p]] for p < *count.
+/// A list's support copied by the launch that reads it: index_copy[p] = index[p] for p < *count
+/// and *count_copy = *count, so that a sparse vector's values made over another's support need
+/// no copies of their own (two graph nodes fewer). Both null: no copy.
+struct ListCopy {
+  index_t* index = nullptr;
+  index_t* count = nullptr;
+};
+/// out[p] = dense[index[p]] for p < *count; with `copy`, the list copied too.
 template <class T>
 void gather_list(cudaStream_t s, const index_t* index, const index_t* count, index_t bound,
-                 const T* dense, T* out);
+                 const T* dense, T* out, ListCopy copy = {});
 
 // ---- products with columns of Phi (S x n, ld = S) (columns.cu) ----
 /// Where columns_dot writes the dot of listed column p: at out[p], or at out[cols[p]].
 enum class DotsAt { position, column };
-/// Phi_cols[p] . r for p < m (count non-null: p < *count), one warp per column.
+/// Phi_cols[p] . r for p < m (count non-null: p < *count), one warp per column; with `copy`
+/// (count non-null), the list copied too.
 template <class T>
 void columns_dot(cudaStream_t s, const T* phi, index_t rows, const index_t* cols,
-                 const index_t* count, index_t m, const T* r, DotsAt at, T* out);
+                 const index_t* count, index_t m, const T* r, DotsAt at, T* out,
+                 ListCopy copy = {});
 /// Partials needed by phi_times_list for a list bound and S rows.
 index_t phi_times_partials(index_t bound, index_t rows);
 /// out = sum over p < *count of value[p] Phi_index[p], in double over fixed chunks

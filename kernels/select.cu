@@ -37,17 +37,20 @@ struct KeyOf {
   }
 };
 
-// The keys of one dense vector under kRules rules (the same v and exclude, each rule its own
-// by_magnitude), read once for all of them: entry i's exclusion, its value, then each rule's key.
+// The keys of one dense vector under kRules rules (each its own by_magnitude), read once for all
+// of them: entry i's exclusion, its value, then each rule's key.
 template <class T, int kRules>
 struct RuleKeys {
-  KeyOf<T> rule[kRules];
+  const T* v;
+  const Mask* exclude;
+  bool by_magnitude[kRules];
+  __device__ __host__ KeyOf<T> rule(int r) const { return {v, exclude, by_magnitude[r]}; }
   __device__ void operator()(index_t i, kernels::radix::key_t<T> (&keys)[kRules]) const {
-    const bool excluded = rule[0].excluded(i);
-    const T value = excluded ? T(0) : rule[0].v[i];
+    const bool excluded = rule(0).excluded(i);
+    const T value = excluded ? T(0) : v[i];
 #pragma unroll
     for (int r = 0; r < kRules; ++r) {
-      keys[r] = excluded ? 0 : rule[r].of_value(value);
+      keys[r] = excluded ? 0 : rule(r).of_value(value);
     }
   }
 };
@@ -496,7 +499,7 @@ void full_selection(cudaStream_t s, Scratch& scratch, index_t n, const KeyOf<T>&
                     const TopKWork& work, Hint<T>* hint, index_t* out_positions,
                     index_t* out_count) {
   auto* state = reinterpret_cast<State<T>*>(work.state);
-  histogram_passes<T, 1>(s, n, RuleKeys<T, 1>{{key_of}},
+  histogram_passes<T, 1>(s, n, RuleKeys<T, 1>{key_of.v, key_of.exclude, {key_of.by_magnitude}},
                          PassTargets<T, 1>{{state}, {work.histogram}}, k, work.blocks_done, hint);
   take_full_selection(s, scratch, n, key_of, k, work, state, hint, out_positions, out_count);
 }
@@ -628,16 +631,16 @@ void top_k_both_rules(cudaStream_t s, Scratch& scratch, index_t n, const T* v, c
     top_k(s, scratch, n, v, false, exclude, k, unhinted, positive.positions, positive.count);
     return;
   }
-  const RuleKeys<T, 2> keys{{KeyOf<T>{v, exclude, true}, KeyOf<T>{v, exclude, false}}};
+  const RuleKeys<T, 2> keys{v, exclude, {true, false}};
   State<T>* states[2] = {reinterpret_cast<State<T>*>(work.state),
                          reinterpret_cast<State<T>*>(work.second_state)};
   histogram_passes<T, 2>(
       s, n, keys,
       PassTargets<T, 2>{{states[0], states[1]}, {work.histogram, work.second_histogram}}, k,
       work.blocks_done, nullptr);
-  take_full_selection(s, scratch, n, keys.rule[0], k, work, states[0], nullptr,
+  take_full_selection(s, scratch, n, keys.rule(0), k, work, states[0], nullptr,
                       by_magnitude.positions, by_magnitude.count);
-  take_full_selection(s, scratch, n, keys.rule[1], k, work, states[1], nullptr, positive.positions,
+  take_full_selection(s, scratch, n, keys.rule(1), k, work, states[1], nullptr, positive.positions,
                       positive.count);
 }
 

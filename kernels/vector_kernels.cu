@@ -388,10 +388,24 @@ void zero_at(cudaStream_t s, const index_t* index, index_t m, T* out) {
 
 template <class T>
 void gather_list(cudaStream_t s, const index_t* index, const index_t* count, index_t bound,
-                 const T* dense, T* out) {
-  for_each(s, bound, [=] __device__(index_t p) {
+                 const T* dense, T* out, ListCopy copy) {
+  if (copy.count == nullptr) {
+    for_each(s, bound, [=] __device__(index_t p) {
+      if (p < *count) {
+        out[p] = dense[index[p]];
+      }
+    });
+    return;
+  }
+  // At least one thread, for the count of an empty list.
+  for_each(s, std::max<index_t>(bound, 1), [=] __device__(index_t p) {
+    if (p == 0) {
+      *copy.count = *count;
+    }
     if (p < *count) {
-      out[p] = dense[index[p]];
+      const index_t i = index[p];
+      copy.index[p] = i;
+      out[p] = dense[i];
     }
   });
 }
@@ -431,7 +445,8 @@ void gather_list(cudaStream_t s, const index_t* index, const index_t* count, ind
                                     DeviceList<T>, index_t, double*, double*, double*);           \
   template void value_at<T>(cudaStream_t, const T*, index_t, double*);                            \
   template void zero_at<T>(cudaStream_t, const index_t*, index_t, T*);                            \
-  template void gather_list<T>(cudaStream_t, const index_t*, const index_t*, index_t, const T*, T*);
+  template void gather_list<T>(cudaStream_t, const index_t*, const index_t*, index_t, const T*,   \
+                               T*, ListCopy);
 
 CORESET_INSTANTIATE(float)
 CORESET_INSTANTIATE(double)

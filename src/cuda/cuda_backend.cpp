@@ -271,13 +271,14 @@ template <class T>
 void CudaBackend<T>::phi_t_times_on(const SparseDatapointVector& support, const SampleVector& r,
                                     SparseDatapointVector& out) const {
   const SparseDatapointVector& s = or_empty(support);
+  kernels::ListCopy copy;
   if (&s != &out) {
     prepare(out, s.bound);
-    copy_list_of(s, out);
+    copy = {out.index.data(), out.count.data()};  // by the launch below
   }
-  // The values are overwritten, each at its own position; the support stays.
-  kernels::columns_dot(res_.stream(), phi_.data(), rows_, out.index.data(), out.count.data(),
-                       out.bound, r.data(), kernels::DotsAt::position, out.value.data());
+  // The values are written at their positions; the support stays (or is copied).
+  kernels::columns_dot(res_.stream(), phi_.data(), rows_, s.index.data(), s.count.data(), s.bound,
+                       r.data(), kernels::DotsAt::position, out.value.data(), copy);
 }
 
 // ---- selection ----
@@ -429,12 +430,13 @@ template <class T>
 void CudaBackend<T>::gather(const DatapointVector& v, const SparseDatapointVector& at,
                             SparseDatapointVector& out) const {
   const SparseDatapointVector& a = or_empty(at);
+  kernels::ListCopy copy;
   if (&a != &out) {
     prepare(out, a.bound);
-    copy_list_of(a, out);
+    copy = {out.index.data(), out.count.data()};  // by the gather
   }
-  kernels::gather_list(res_.stream(), out.index.data(), out.count.data(), out.bound, v.data(),
-                       out.value.data());
+  kernels::gather_list(res_.stream(), a.index.data(), a.count.data(), a.bound, v.data(),
+                       out.value.data(), copy);
 }
 
 template <class T>

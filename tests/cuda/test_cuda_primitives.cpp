@@ -247,8 +247,17 @@ TYPED_TEST(GpuPrimitives, BothSelectionsAreEachRulesOwn) {
                                    (reuse ? " with hints" : " without hints");
           typename CudaBackend<T>::SparseDatapointVector by_magnitude_gpu;
           typename CudaBackend<T>::SparseDatapointVector positive_gpu;
+          const auto before = gpu.selection_counts();
           gpu.select_top_k_both_rules(v_gpu, k, trial != 1 ? exclude_gpu : none, by_magnitude_gpu,
                                       positive_gpu);
+          // Hinted selections are counted in their hints (two); the shared passes take none.
+          const auto after = gpu.selection_counts();
+          const bool hinted =
+              reuse && k <= kernels::radix::kLargestHintedBudget &&
+              kernels::radix::hint_serves(n, std::min(k, n), gpu.selection_capacity());
+          EXPECT_EQ(after.by_candidates + after.full - before.by_candidates - before.full,
+                    hinted ? 2 : 0)
+              << what;
           for (const auto rule :
                {SelectionRule::largest_magnitude, SelectionRule::largest_positive}) {
             solvers::SparseVector<T> out_cpu;
@@ -374,6 +383,28 @@ TYPED_TEST(GpuPrimitives, SparseProductsMatchTheCpu) {
 
       EXPECT_NEAR(gpu.read(gpu.squared_norm(v_gpu)), cpu.squared_norm(v),
                   test::sum_tolerance<double>(m, cpu.squared_norm(v)));
+    }
+    // Values over another vector's support into one output, longest support first: the launch
+    // that writes the values also copies the support and its count over the last one's.
+    typename CudaBackend<T>::SparseDatapointVector dots_gpu;
+    typename CudaBackend<T>::SparseDatapointVector gathered_gpu;
+    const std::vector<T> dense = random_vector<T>(shape.cols, 12);
+    typename CudaBackend<T>::DatapointVector dense_gpu;
+    gpu.upload(dense, dense_gpu);
+    for (const index_t m : {shape.cols, index_t{50}, index_t{1}, index_t{0}}) {
+      const auto v = random_sparse<T>(shape.cols, std::min(m, shape.cols), 19 + m, false);
+      typename CudaBackend<T>::SparseDatapointVector v_gpu;
+      to_gpu(gpu, v, v_gpu);
+      solvers::SparseVector<T> dots_cpu;
+      solvers::SparseVector<T> gathered_cpu;
+      cpu.phi_t_times_on(v, r, dots_cpu);
+      cpu.gather(dense, v, gathered_cpu);
+      gpu.phi_t_times_on(v_gpu, r_gpu, dots_gpu);
+      gpu.gather(dense_gpu, v_gpu, gathered_gpu);
+      const auto dots = to_cpu(gpu, dots_gpu);
+      ASSERT_EQ(dots.index, v.index) << "phi_t_times_on over a shorter support, m " << m;
+      expect_near_vectors(dots.value, dots_cpu.value, shape.rows, "phi_t_times_on, reused");
+      expect_same_sparse(to_cpu(gpu, gathered_gpu), gathered_cpu, "gather, reused");
     }
   }
 }
@@ -772,7 +803,8 @@ TYPED_TEST(GpuPrimitives, StreamedColumnProductsMatchTheirHostReplayExactly) {
 
 // The products over a support list against their host replay (kernels/list_product_logic.hpp),
 // bit for bit, with the fused residual: at bounds on both sides of a chunk's 16 places and of
-// the 512 chunks, with half the places past the count (holding NaN, never read), on rows that
+// the 512 chunks and with chunks of several staged tiles, with half or all of the places past
+// the count (holding NaN, never read), on rows that
 // take one, two and three row tiles. Row 0 of Phi is all ones and the list's values there cancel
 // across a chunk's edge (2^60, 1 at places 0 and 1; -2^60, 1 at places 16 and 17), so that in
 // float too only the documented chunks give its total.
@@ -790,8 +822,9 @@ TYPED_TEST(GpuPrimitives, ListProductsMatchTheirHostReplayExactly) {
     const std::vector<T> y = random_vector<T>(rows, 59);
     kernels::DeviceBuffer<T> y_device;
     kernels::upload_async(nullptr, y_device, y.data(), rows);
-    for (const index_t bound : {1, 15, 16, 17, 18, 300, 8192, 8193, 20000}) {
-      for (const index_t count : {bound, (bound + 1) / 2}) {
+    // Past 32768 places a chunk holds more than the 64 a block stages at once.
+    for (const index_t bound : {1, 15, 16, 17, 18, 300, 8192, 8193, 20000, 40000, 100000}) {
+      for (const index_t count : {bound, (bound + 1) / 2, index_t{0}}) {
         std::vector<index_t> index(static_cast<std::size_t>(bound));
         std::vector<T> value = random_vector<T>(bound, 61 + bound);
         std::mt19937_64 generator(static_cast<std::uint64_t>(bound + rows));
