@@ -42,6 +42,18 @@ void merge_slots(cudaStream_t s, const Step& step, DeviceList<T> a, DeviceList<T
 template <class T, class Step>
 void map_slots(cudaStream_t s, const Step& step, DeviceList<T> in, index_t slots,
                index_t* out_index, T* out_value, Mask* keep);
+/// Up to this many slots (one tile of the one-block compaction), merge_compacted and
+/// map_compacted make a step's slots and compact them in one launch.
+constexpr index_t kOneLaunchSlots = 2048;
+/// merge_slots then compact_entries in one launch, for slots <= kOneLaunchSlots: the kept
+/// entries, in order, and their count, the same as the two give. The output may be a or b.
+template <class T, class Step>
+void merge_compacted(cudaStream_t s, const Step& step, DeviceList<T> a, DeviceList<T> b,
+                     index_t slots, index_t* out_index, T* out_value, index_t* out_count);
+/// map_slots then compact_entries in one launch, as merge_compacted.
+template <class T, class Step>
+void map_compacted(cudaStream_t s, const Step& step, DeviceList<T> in, index_t slots,
+                   index_t* out_index, T* out_value, index_t* out_count);
 /// out_index[q] = in_index[positions[q]], out_value[q] = in_value[positions[q]] for q < *count.
 template <class T>
 void gather_entries(cudaStream_t s, const index_t* positions, const index_t* count, index_t bound,

@@ -9,6 +9,7 @@
 #include <cub/device/device_select.cuh>
 
 #include "kernels/bin_add.cuh"
+#include "kernels/compact_tile.cuh"
 #include "kernels/grid.cuh"
 #include "kernels/launch.hpp"
 #include "kernels/radix_select_logic.hpp"
@@ -106,26 +107,6 @@ __device__ kernels::radix::DigitChoice choose_digit_by_warp(const unsigned long 
 template <class Counter>
 __device__ void add_to_bin(Counter* histogram, int digit) {
   bins::add_each(histogram, digit);
-}
-
-// One tile of a block-wide compaction, in a blocked arrangement: each thread holds kItems flags
-// (1: kept) of consecutive items; write(j, at) puts the thread's item j at position `at` of the
-// output for every kept one, after the `written` of the earlier tiles. Returns the tile's kept
-// count, the same in every thread. The scan's storage may serve again once it returns. Count:
-// index_t, or int where the tiles' positions stay below 2^31 and registers are short.
-template <int kThreads, int kItems, class Count, class Write>
-__device__ Count compact_tile(typename cub::BlockScan<Count, kThreads>::TempStorage& storage,
-                              Count (&flags)[kItems], Count written, const Write& write) {
-  Count offsets[kItems];
-  Count kept = 0;
-  cub::BlockScan<Count, kThreads>(storage).ExclusiveSum(flags, offsets, kept);
-  for (int j = 0; j < kItems; ++j) {
-    if (flags[j] != 0) {
-      write(j, written + offsets[j]);
-    }
-  }
-  __syncthreads();
-  return kept;
 }
 
 // Each rule's selection state and global histogram, for the passes over its keys.
@@ -287,8 +268,6 @@ __global__ void take_selection_kernel(index_t bound, const index_t* above, const
 // iteration on an H100 took 0.6-0.7 ms more than at k = 100 (bench_gpu at f516e67, when this was
 // 2^16), against a few microseconds for each of CUB's launches.
 constexpr index_t kOneBlockCompaction = index_t{1} << 13;
-constexpr int kCompactThreads = 256;
-constexpr int kCompactItems = 8;  // per thread and tile: 2048 slots a tile
 
 // The kept slots in order: each tile's flags scanned (blocked arrangement: thread t holds slots
 // 8t ... 8t + 7 of the tile), the kept ones written after those of the earlier tiles.

@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <initializer_list>
+#include <string>
 
+#include "coreset/error.hpp"
+#include "kernels/compact_tile.cuh"
 #include "kernels/grid.cuh"
 #include "kernels/launch.hpp"
 #include "kernels/sparse_list_logic.hpp"
@@ -99,29 +102,95 @@ __device__ sparse::List<T> read(DeviceList<T> list) {
   return {list.index, list.value, *list.count};
 }
 
+// The slots of a union of two lists under a step (merged_entry), and of one list under a step
+// (mapped_entry): lists() reads the lists' counts once, entry(lists, p) makes slot p.
 template <class T, class Step>
-__global__ void merge_slots_kernel(Step step, DeviceList<T> a, DeviceList<T> b, index_t slots,
-                                   index_t* out_index, T* out_value, Mask* keep) {
-  const sparse::List<T> la = read(a);
-  const sparse::List<T> lb = read(b);
+struct UnionSlots {
+  Step step;
+  DeviceList<T> a;
+  DeviceList<T> b;
+  struct Lists {
+    sparse::List<T> a;
+    sparse::List<T> b;
+  };
+  __device__ Lists lists() const { return {read(a), read(b)}; }
+  __device__ sparse::Entry<T> entry(const Lists& l, index_t p) const {
+    return sparse::merged_entry(step, l.a, l.b, p);
+  }
+};
+template <class T, class Step>
+struct MappedSlots {
+  Step step;
+  DeviceList<T> in;
+  __device__ sparse::List<T> lists() const { return read(in); }
+  __device__ sparse::Entry<T> entry(const sparse::List<T>& l, index_t p) const {
+    return sparse::mapped_entry(step, l, p);
+  }
+};
+
+// Slots p < slots into out_index, out_value and keep, one thread a slot.
+template <class T, class Slots>
+__global__ void make_slots_kernel(Slots slots_of, index_t slots, index_t* out_index, T* out_value,
+                                  Mask* keep) {
+  const auto lists = slots_of.lists();
   for (index_t p = global_thread(); p < slots; p += grid_stride()) {
-    const sparse::Entry<T> entry = sparse::merged_entry(step, la, lb, p);
+    const sparse::Entry<T> entry = slots_of.entry(lists, p);
     out_index[p] = entry.index;
     out_value[p] = entry.value;
     keep[p] = entry.keep;
   }
 }
 
-template <class T, class Step>
-__global__ void map_slots_kernel(Step step, DeviceList<T> in, index_t slots, index_t* out_index,
-                                 T* out_value, Mask* keep) {
-  const sparse::List<T> list = read(in);
-  for (index_t p = global_thread(); p < slots; p += grid_stride()) {
-    const sparse::Entry<T> entry = sparse::mapped_entry(step, list, p);
-    out_index[p] = entry.index;
-    out_value[p] = entry.value;
-    keep[p] = entry.keep;
+// Slots p < slots (at most one tile) made and compacted by one block: the kept entries, in
+// order, and their count, as make_slots_kernel then compact_entries give them. Every slot is made
+// (its lists read) before the scan's barrier and written after it, so the output may be one of
+// the lists.
+static_assert(kOneLaunchSlots == index_t{kCompactThreads} * kCompactItems,
+              "one launch makes and compacts one tile of slots");
+template <class T, class Slots>
+__global__ void __launch_bounds__(kCompactThreads)
+    make_compacted_kernel(Slots slots_of, index_t slots, index_t* out_index, T* out_value,
+                          index_t* out_count) {
+  __shared__ typename cub::BlockScan<index_t, kCompactThreads>::TempStorage scan;
+  const auto lists = slots_of.lists();
+  const index_t first = static_cast<index_t>(threadIdx.x) * kCompactItems;
+  sparse::Entry<T> entries[kCompactItems];
+  index_t flags[kCompactItems];
+  for (int j = 0; j < kCompactItems; ++j) {
+    entries[j] = first + j < slots ? slots_of.entry(lists, first + j) : sparse::Entry<T>{};
+    flags[j] = entries[j].keep ? 1 : 0;
   }
+  const index_t kept =
+      compact_tile<kCompactThreads>(scan, flags, index_t{0}, [&](int j, index_t at) {
+        out_index[at] = entries[j].index;
+        out_value[at] = entries[j].value;
+      });
+  if (threadIdx.x == 0) {
+    *out_count = kept;
+  }
+}
+
+template <class T, class Slots>
+void make_slots(cudaStream_t s, const Slots& slots_of, index_t slots, index_t* out_index,
+                T* out_value, Mask* keep) {
+  if (slots <= 0) {
+    return;
+  }
+  make_slots_kernel<T>
+      <<<blocks_for(slots), kBlock, 0, s>>>(slots_of, slots, out_index, out_value, keep);
+  CORESET_CUDA_CHECK_LAUNCH();
+}
+
+template <class T, class Slots>
+void make_compacted(cudaStream_t s, const Slots& slots_of, index_t slots, index_t* out_index,
+                    T* out_value, index_t* out_count) {
+  if (slots < 0 || slots > kOneLaunchSlots) {
+    throw InvalidArgument("a step made and compacted in one launch takes at most " +
+                          std::to_string(kOneLaunchSlots) + " slots, not " + std::to_string(slots));
+  }
+  make_compacted_kernel<T>
+      <<<1, kCompactThreads, 0, s>>>(slots_of, slots, out_index, out_value, out_count);
+  CORESET_CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace
@@ -129,23 +198,25 @@ __global__ void map_slots_kernel(Step step, DeviceList<T> in, index_t slots, ind
 template <class T, class Step>
 void merge_slots(cudaStream_t s, const Step& step, DeviceList<T> a, DeviceList<T> b, index_t slots,
                  index_t* out_index, T* out_value, Mask* keep) {
-  if (slots <= 0) {
-    return;
-  }
-  merge_slots_kernel<<<blocks_for(slots), kBlock, 0, s>>>(step, a, b, slots, out_index, out_value,
-                                                          keep);
-  CORESET_CUDA_CHECK_LAUNCH();
+  make_slots(s, UnionSlots<T, Step>{step, a, b}, slots, out_index, out_value, keep);
 }
 
 template <class T, class Step>
 void map_slots(cudaStream_t s, const Step& step, DeviceList<T> in, index_t slots,
                index_t* out_index, T* out_value, Mask* keep) {
-  if (slots <= 0) {
-    return;
-  }
-  map_slots_kernel<<<blocks_for(slots), kBlock, 0, s>>>(step, in, slots, out_index, out_value,
-                                                        keep);
-  CORESET_CUDA_CHECK_LAUNCH();
+  make_slots(s, MappedSlots<T, Step>{step, in}, slots, out_index, out_value, keep);
+}
+
+template <class T, class Step>
+void merge_compacted(cudaStream_t s, const Step& step, DeviceList<T> a, DeviceList<T> b,
+                     index_t slots, index_t* out_index, T* out_value, index_t* out_count) {
+  make_compacted(s, UnionSlots<T, Step>{step, a, b}, slots, out_index, out_value, out_count);
+}
+
+template <class T, class Step>
+void map_compacted(cudaStream_t s, const Step& step, DeviceList<T> in, index_t slots,
+                   index_t* out_index, T* out_value, index_t* out_count) {
+  make_compacted(s, MappedSlots<T, Step>{step, in}, slots, out_index, out_value, out_count);
 }
 
 template <class T>
@@ -413,10 +484,15 @@ void gather_list(cudaStream_t s, const index_t* index, const index_t* count, ind
 #define CORESET_INSTANTIATE_STEP(T, Step)                                                        \
   template void merge_slots<T, sparse::Step<T>>(cudaStream_t, const sparse::Step<T>&,            \
                                                 DeviceList<T>, DeviceList<T>, index_t, index_t*, \
-                                                T*, Mask*);
+                                                T*, Mask*);                                      \
+  template void merge_compacted<T, sparse::Step<T>>(cudaStream_t, const sparse::Step<T>&,        \
+                                                    DeviceList<T>, DeviceList<T>, index_t,       \
+                                                    index_t*, T*, index_t*);
 #define CORESET_INSTANTIATE_MAP(T, Step)                                                           \
   template void map_slots<T, sparse::Step<T>>(cudaStream_t, const sparse::Step<T>&, DeviceList<T>, \
-                                              index_t, index_t*, T*, Mask*);
+                                              index_t, index_t*, T*, Mask*);                       \
+  template void map_compacted<T, sparse::Step<T>>(cudaStream_t, const sparse::Step<T>&,            \
+                                                  DeviceList<T>, index_t, index_t*, T*, index_t*);
 #define CORESET_INSTANTIATE(T)                                                                    \
   CORESET_INSTANTIATE_STEP(T, Extrapolate)                                                        \
   CORESET_INSTANTIATE_STEP(T, Subtract)                                                           \

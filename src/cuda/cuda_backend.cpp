@@ -483,7 +483,8 @@ void CudaBackend<T>::clamped_step(const SparseDatapointVector& x, Scalar step,
                                   const SparseDatapointVector& g,
                                   SparseDatapointVector& out) const {
   const SparseDatapointVector& xx = or_empty(x);
-  map(kernels::sparse::ClampedStep<T>{or_empty(g).value.data(), step.slot}, xx, out);
+  const SparseDatapointVector& gg = or_empty(g);
+  map(kernels::sparse::ClampedStep<T>{gg.value.data(), step.slot}, xx, out, &gg);
 }
 
 template <class T>
@@ -929,6 +930,14 @@ void CudaBackend<T>::set_count(index_t* count, index_t value) const {
   copy_to_device(res_.stream(), count, &value, 1);
 }
 
+// Whether `list` reads out's storage (then preparing `out` for a launch that reads `list` could
+// free it first).
+template <class T>
+bool CudaBackend<T>::holds(const SparseDatapointVector& out, const kernels::DeviceList<T>& list) {
+  return out.allocated() && (list.index == out.index.data() || list.value == out.value.data() ||
+                             list.count == out.count.data());
+}
+
 template <class T>
 void CudaBackend<T>::reserve_slots(index_t slots) const {
   // A union of two supports has at most 2n slots.
@@ -942,8 +951,14 @@ template <class Step>
 void CudaBackend<T>::merge(const Step& step, kernels::DeviceList<T> a, index_t a_bound,
                            kernels::DeviceList<T> b, index_t b_bound,
                            SparseDatapointVector& out) const {
-  // Into the slots first, then into `out`: `out` may be one of the inputs.
   const index_t slots = a_bound + b_bound;
+  if (slots > 0 && slots <= kernels::kOneLaunchSlots && !holds(out, a) && !holds(out, b)) {
+    prepare(out, std::min(cols_, slots));
+    kernels::merge_compacted(res_.stream(), step, a, b, slots, out.index.data(), out.value.data(),
+                             out.count.data());
+    return;
+  }
+  // Into the slots first, then into `out`: `out` may be one of the inputs.
   reserve_slots(slots);
   kernels::merge_slots(res_.stream(), step, a, b, slots, merged_index_.data(), merged_value_.data(),
                        keep_.data());
@@ -961,8 +976,15 @@ void CudaBackend<T>::merge(const Step& step, const SparseDatapointVector& a,
 template <class T>
 template <class Step>
 void CudaBackend<T>::map(const Step& step, const SparseDatapointVector& in,
-                         SparseDatapointVector& out) const {
+                         SparseDatapointVector& out, const SparseDatapointVector* reads) const {
   const index_t slots = in.bound;
+  if (slots > 0 && slots <= kernels::kOneLaunchSlots && !holds(out, list_of(in)) &&
+      (reads == nullptr || !holds(out, list_of(*reads)))) {
+    prepare(out, slots);
+    kernels::map_compacted(res_.stream(), step, list_of(in), slots, out.index.data(),
+                           out.value.data(), out.count.data());
+    return;
+  }
   reserve_slots(slots);
   kernels::map_slots(res_.stream(), step, list_of(in), slots, merged_index_.data(),
                      merged_value_.data(), keep_.data());

@@ -311,17 +311,22 @@ class CudaBackend {
   void set_count(index_t* count, index_t value) const;
   /// The merge slots hold at least `slots` entries.
   void reserve_slots(index_t slots) const;
+  static bool holds(const SparseDatapointVector& out, const kernels::DeviceList<T>& list);
   /// out = the union of a and b under a step of kernels/sparse_list_logic.hpp (`out` may be a
-  /// or b): the slots, then their compaction.
+  /// or b): the slots, then their compaction; in one launch up to kernels::kOneLaunchSlots slots
+  /// when `out` is neither.
   template <class Step>
   void merge(const Step& step, kernels::DeviceList<T> a, index_t a_bound, kernels::DeviceList<T> b,
              index_t b_bound, SparseDatapointVector& out) const;
   template <class Step>
   void merge(const Step& step, const SparseDatapointVector& a, const SparseDatapointVector& b,
              SparseDatapointVector& out) const;
-  /// out = in under a one-list step (`out` may be `in`).
+  /// out = in under a one-list step (`out` may be `in`); `reads`: another vector whose values
+  /// the step reads, if any. In one launch up to kernels::kOneLaunchSlots slots when `out` is
+  /// neither.
   template <class Step>
-  void map(const Step& step, const SparseDatapointVector& in, SparseDatapointVector& out) const;
+  void map(const Step& step, const SparseDatapointVector& in, SparseDatapointVector& out,
+           const SparseDatapointVector* reads = nullptr) const;
   /// out = the kept entries among the first `slots` merge slots.
   void compact_slots(index_t slots, SparseDatapointVector& out) const;
   /// The top-k positions of v[0..n) (exclude: an n-byte mask, or null), ascending, and their

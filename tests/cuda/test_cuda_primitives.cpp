@@ -446,6 +446,13 @@ TYPED_TEST(GpuPrimitives, SparseStepsRoundExactlyAsTheCpu) {
     // a - a: every entry is an exact zero and leaves the support.
     gpu.subtract(a_gpu, a_gpu, out_gpu);
     EXPECT_TRUE(to_cpu(gpu, out_gpu).index.empty()) << "a - a" + at;
+    // Into one of its inputs (through the slots: a launch that made and compacted them at once
+    // would have to prepare its output, the input, first).
+    SparseDatapointVector c_gpu;
+    gpu.copy(a_gpu, c_gpu);
+    gpu.subtract(c_gpu, b_gpu, c_gpu);
+    cpu.subtract(a, b, out_cpu);
+    expect_same_sparse(to_cpu(gpu, c_gpu), out_cpu, "subtract into its first input" + at);
 
     for (const double tau : {0.0, 0.37, -1.0, 1.5}) {
       cpu.extrapolate(a, b, tau, out_cpu);
