@@ -155,6 +155,13 @@ TYPED_TEST(GpuPrimitives, DensePassesMatchTheCpu) {
   }
 }
 
+// A selection test's vector: Gaussian in trial 1, awkward values (ties, NaNs, infinities) in the
+// others.
+template <class T>
+std::vector<T> selection_values(index_t n, int trial, std::uint64_t seed) {
+  return trial == 1 ? test::gaussian_values<T>(n, seed) : test::awkward_values<T>(n, seed);
+}
+
 TYPED_TEST(GpuPrimitives, TopKMatchesTheCpuAndNthElementOnAwkwardInputs) {
   using T = TypeParam;
   Resources resources;
@@ -172,8 +179,7 @@ TYPED_TEST(GpuPrimitives, TopKMatchesTheCpuAndNthElementOnAwkwardInputs) {
     // The excluding trial first: the exclusion mask must be clear again for the two after it.
     for (const int trial : {2, 0, 1}) {
       const auto seed = static_cast<std::uint64_t>(n + 101 * trial);
-      const std::vector<T> v =
-          trial == 1 ? test::gaussian_values<T>(n, seed) : test::awkward_values<T>(n, seed);
+      const std::vector<T> v = selection_values<T>(n, trial, seed);
       typename CudaBackend<T>::DatapointVector v_gpu;
       gpu.upload(v, v_gpu);
       // trial 2: a third of the entries excluded (as supp(z) is in the expansion step).
@@ -227,8 +233,7 @@ TYPED_TEST(GpuPrimitives, BothSelectionsAreEachRulesOwn) {
       gpu.reuse_thresholds(reuse);
       for (const int trial : {0, 1, 2}) {
         const auto seed = static_cast<std::uint64_t>(n + 37 * trial);
-        const std::vector<T> v =
-            trial == 1 ? test::gaussian_values<T>(n, seed) : test::awkward_values<T>(n, seed);
+        const std::vector<T> v = selection_values<T>(n, trial, seed);
         typename CudaBackend<T>::DatapointVector v_gpu;
         gpu.upload(v, v_gpu);
         solvers::SparseVector<T> exclude;
