@@ -46,7 +46,10 @@ void map_slots(cudaStream_t s, const Step& step, DeviceList<T> in, index_t slots
 /// map_compacted make a step's slots and compact them in one launch.
 constexpr index_t kOneLaunchSlots = 2048;
 /// merge_slots then compact_entries in one launch, for slots <= kOneLaunchSlots: the kept
-/// entries, in order, and their count, the same as the two give. The output may be a or b.
+/// entries, in order, and their count, the same as the two give. Within the launch the output's
+/// storage may be a's or b's (every slot is read before any is written), but a caller that must
+/// make room for the output first would free an input it aliases: the backend takes this path
+/// only for an output that is neither.
 template <class T, class Step>
 void merge_compacted(cudaStream_t s, const Step& step, DeviceList<T> a, DeviceList<T> b,
                      index_t slots, index_t* out_index, T* out_value, index_t* out_count);

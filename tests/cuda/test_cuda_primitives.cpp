@@ -520,6 +520,103 @@ TYPED_TEST(GpuPrimitives, SparseStepsRoundExactlyAsTheCpu) {
   }
 }
 
+// Which launches a sparse step takes, by the nodes of its recording, and its result against
+// the CPU's: up to 2048 slots one launch that makes and compacts them (exactly 2048 included),
+// past it two; into one of its inputs (or, for the clamped step, into the gradient it reads) two
+// even when few, as the output is prepared before the one launch would read the input. The
+// inputs of the extrapolation have fewer entries than their bound (a difference whose equal
+// entries left it).
+TYPED_TEST(GpuPrimitives, SparseStepsOfOneTileTakeOneLaunch) {
+  using T = TypeParam;
+  using SparseDatapointVector = typename CudaBackend<T>::SparseDatapointVector;
+  Resources resources;
+  const index_t n = 5000;
+  const Matrix<T> phi(1, n);
+  cpu::CpuBackend<T> cpu(phi.view(), 1);
+  CudaBackend<T> gpu(resources, phi.view());
+  // Runs step(out) once to make room for its output (a recording allocates nothing), then
+  // records it, checks its nodes, replays it and checks its result. `reset` puts back an input
+  // the step overwrites, before each run.
+  const auto expect_step = [&](const std::string& what, std::size_t nodes, const auto& step,
+                               SparseDatapointVector& out, const solvers::SparseVector<T>& want,
+                               const auto& reset) {
+    reset();
+    step(out);
+    const auto recording = gpu.record([&] { step(out); });
+    EXPECT_EQ(gpu.recorded_nodes(), nodes) << what;
+    reset();
+    gpu.replay(recording, 1);
+    expect_same_sparse(to_cpu(gpu, out), want, what);
+  };
+  const auto nothing = [] {};
+  for (const index_t b_entries : {index_t{1024}, index_t{1025}}) {
+    const auto a = random_sparse<T>(n, 1024, 71, false);
+    const auto b = random_sparse<T>(n, b_entries, 72, false);
+    SparseDatapointVector a_gpu;
+    SparseDatapointVector b_gpu;
+    to_gpu(gpu, a, a_gpu);
+    to_gpu(gpu, b, b_gpu);
+    const bool one_tile = a.index.size() + b.index.size() <= 2048;
+    const std::string at = " slots " + std::to_string(a.index.size() + b.index.size());
+    solvers::SparseVector<T> want;
+    cpu.subtract(a, b, want);
+    SparseDatapointVector out_gpu;
+    expect_step(
+        "subtract" + at, one_tile ? 1 : 2,
+        [&](SparseDatapointVector& out) { gpu.subtract(a_gpu, b_gpu, out); }, out_gpu, want,
+        nothing);
+    // a - (a with every other entry changed): the equal entries leave, so the difference holds
+    // fewer entries than its bound, and the extrapolation reads it so.
+    solvers::SparseVector<T> changed = a;
+    for (std::size_t p = 0; p < changed.value.size(); p += 2) {
+      changed.value[p] = static_cast<T>(changed.value[p] * T(2));
+    }
+    SparseDatapointVector changed_gpu;
+    to_gpu(gpu, changed, changed_gpu);
+    solvers::SparseVector<T> difference;
+    cpu.subtract(a, changed, difference);
+    ASSERT_LT(difference.index.size(), a.index.size());
+    SparseDatapointVector difference_gpu;
+    gpu.subtract(a_gpu, changed_gpu, difference_gpu);
+    cpu.extrapolate(difference, b, 0.37, want);
+    const auto tau = gpu.constant(0.37);
+    expect_step(
+        "extrapolate from a shorter list" + at, difference_gpu.bound + b_gpu.bound <= 2048 ? 1 : 2,
+        [&](SparseDatapointVector& out) { gpu.extrapolate(difference_gpu, b_gpu, tau, out); },
+        out_gpu, want, nothing);
+    // Into its own first input: two launches whatever the slots.
+    SparseDatapointVector c_gpu;
+    cpu.subtract(a, b, want);
+    expect_step(
+        "subtract into its first input" + at, 2,
+        [&](SparseDatapointVector& out) { gpu.subtract(out, b_gpu, out); }, c_gpu, want,
+        [&] { gpu.copy(a_gpu, c_gpu); });
+  }
+  // The clamped step over 1000 entries: one launch into a vector of its own, two into the
+  // gradient it reads.
+  const auto x = random_sparse<T>(n, 1000, 73, true);
+  const auto g = random_sparse<T>(n, 1000, 74, false);
+  solvers::SparseVector<T> g_on_x;
+  g_on_x.index = x.index;
+  g_on_x.value = g.value;
+  SparseDatapointVector x_gpu;
+  SparseDatapointVector g_gpu;
+  to_gpu(gpu, x, x_gpu);
+  to_gpu(gpu, g_on_x, g_gpu);
+  solvers::SparseVector<T> want;
+  cpu.clamped_step(x, -0.5, g_on_x, want);
+  const auto step = gpu.constant(-0.5);
+  SparseDatapointVector out_gpu;
+  expect_step(
+      "clamped_step", 1,
+      [&](SparseDatapointVector& out) { gpu.clamped_step(x_gpu, step, g_gpu, out); }, out_gpu, want,
+      nothing);
+  expect_step(
+      "clamped_step into its gradient", 2,
+      [&](SparseDatapointVector& out) { gpu.clamped_step(x_gpu, step, out, out); }, g_gpu, want,
+      [&] { to_gpu(gpu, g_on_x, g_gpu); });
+}
+
 // The fused scalars and products (solvers/fused_scalars.hpp: one launch each where the sums fit
 // one block; a product's residual in its own launches) give exactly the bits of the compositions
 // they replace, which the recorded loop and the host loop both ran before: the line searches,
