@@ -320,6 +320,16 @@ Json run_case(coreset::cuda::Resources& res, const Config& config, index_t n, in
     backend.reuse_thresholds(true);
     entry["a-iht-2_without_threshold_reuse_ms_per_iteration"] = full_passes.ms;
     entry["a-iht-2_without_threshold_reuse_ratio_to_floor"] = full_passes.ms / floor_ms;
+    // The default loop without the fewer-launch paths (CudaBackend::fuse_launches): what the
+    // paired selections, the copied supports and the one-launch steps save, in time and nodes.
+    backend.fuse_launches(false);
+    const PerIteration unfused =
+        per_iteration(backend, y, coreset::Algorithm::aiht2, k, config.iterations, config.repeats);
+    entry["a-iht-2_unfused_graph_nodes_per_iteration"] =
+        0.5 * static_cast<double>(backend.recorded_nodes());
+    backend.fuse_launches(true);
+    entry["a-iht-2_unfused_ms_per_iteration"] = unfused.ms;
+    entry["a-iht-2_unfused_ratio_to_floor"] = unfused.ms / floor_ms;
     if (k > coreset::kernels::radix::kLargestHintedBudget) {
       backend.reuse_thresholds(true, Backend::kEveryBudget);
       const auto selections_before = backend.selection_counts();

@@ -274,7 +274,11 @@ void CudaBackend<T>::phi_t_times_on(const SparseDatapointVector& support, const 
   kernels::ListCopy copy;
   if (&s != &out) {
     prepare(out, s.bound);
-    copy = {out.index.data(), out.count.data()};  // by the launch below
+    if (fuse_launches_) {
+      copy = {out.index.data(), out.count.data()};  // by the launch below
+    } else {
+      copy_list_of(s, out);
+    }
   }
   // The values are written at their positions; the support stays (or is copied).
   kernels::columns_dot(res_.stream(), phi_.data(), rows_, s.index.data(), s.count.data(), s.bound,
@@ -301,6 +305,11 @@ void CudaBackend<T>::select_top_k_both_rules(const DatapointVector& v, index_t k
                                              SparseDatapointVector& positive) const {
   NvtxRange range("selections");
   assert(&exclude != &by_magnitude && &exclude != &positive && &by_magnitude != &positive);
+  if (!fuse_launches_) {
+    select_top_k(v, k, solvers::SelectionRule::largest_magnitude, exclude, by_magnitude);
+    select_top_k(v, k, solvers::SelectionRule::largest_positive, exclude, positive);
+    return;
+  }
   const kernels::Mask* mask = mark_excluded(exclude);
   const index_t take = std::max<index_t>(0, std::min(k, cols_));
   const bool hinted =
@@ -433,7 +442,11 @@ void CudaBackend<T>::gather(const DatapointVector& v, const SparseDatapointVecto
   kernels::ListCopy copy;
   if (&a != &out) {
     prepare(out, a.bound);
-    copy = {out.index.data(), out.count.data()};  // by the gather
+    if (fuse_launches_) {
+      copy = {out.index.data(), out.count.data()};  // by the gather
+    } else {
+      copy_list_of(a, out);
+    }
   }
   kernels::gather_list(res_.stream(), a.index.data(), a.count.data(), a.bound, v.data(),
                        out.value.data(), copy);
@@ -952,7 +965,8 @@ void CudaBackend<T>::merge(const Step& step, kernels::DeviceList<T> a, index_t a
                            kernels::DeviceList<T> b, index_t b_bound,
                            SparseDatapointVector& out) const {
   const index_t slots = a_bound + b_bound;
-  if (slots > 0 && slots <= kernels::kOneLaunchSlots && !holds(out, a) && !holds(out, b)) {
+  if (fuse_launches_ && slots > 0 && slots <= kernels::kOneLaunchSlots && !holds(out, a) &&
+      !holds(out, b)) {
     prepare(out, std::min(cols_, slots));
     kernels::merge_compacted(res_.stream(), step, a, b, slots, out.index.data(), out.value.data(),
                              out.count.data());
@@ -978,8 +992,8 @@ template <class Step>
 void CudaBackend<T>::map(const Step& step, const SparseDatapointVector& in,
                          SparseDatapointVector& out, const SparseDatapointVector* reads) const {
   const index_t slots = in.bound;
-  if (slots > 0 && slots <= kernels::kOneLaunchSlots && !holds(out, list_of(in)) &&
-      (reads == nullptr || !holds(out, list_of(*reads)))) {
+  if (fuse_launches_ && slots > 0 && slots <= kernels::kOneLaunchSlots &&
+      !holds(out, list_of(in)) && (reads == nullptr || !holds(out, list_of(*reads)))) {
     prepare(out, slots);
     kernels::map_compacted(res_.stream(), step, list_of(in), slots, out.index.data(),
                            out.value.data(), out.count.data());

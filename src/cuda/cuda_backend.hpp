@@ -271,6 +271,15 @@ class CudaBackend {
   void reuse_thresholds(bool on, index_t up_to_k = kernels::radix::kLargestHintedBudget) noexcept {
     hinted_budgets_up_to_ = on ? up_to_k : 0;
   }
+  // ---- fewer launches (the same bits) ----
+  /// Whether the backend takes the fewer-launch paths: both selections over one gradient with
+  /// one exclusion mark and, unhinted, one set of histogram passes (select_top_k_both_rules);
+  /// values over another vector's support copying it in the same launch (gather,
+  /// phi_t_times_on); steps of up to kernels::kOneLaunchSlots slots made and compacted in one
+  /// launch. On by default; off, each takes the launches it took before them, for the benchmark
+  /// and the test that compare the two. The results are the same bits either way.
+  void fuse_launches(bool on) noexcept { fuse_launches_ = on; }
+  bool fuses_launches() const noexcept { return fuse_launches_; }
   // ---- Phi^T r's kernel (kernels/phi_t_r_kernel.hpp) ----
   /// Which kernel computes Phi^T r: kernels::PhiTr::automatic (the default: the rule of
   /// kernels::phi_t_r_kernel for this S) or the one named, for the benchmarks and tests that
@@ -369,6 +378,7 @@ class CudaBackend {
   index_t select_capacity_ = 0;  // the keys one block selects among (kernels::prepare_top_k)
   // Selections of k up to this keep threshold hints (0: none; a selection has k >= 1).
   index_t hinted_budgets_up_to_ = kernels::radix::kLargestHintedBudget;
+  bool fuse_launches_ = true;                              // fuse_launches
   kernels::PhiTr phi_t_r_by_ = kernels::PhiTr::automatic;  // compute_phi_t_r_by
   mutable kernels::DeviceBuffer<kernels::Mask> excluded_;  // n bytes, all zero between calls
   mutable kernels::DeviceBuffer<index_t> unit_;            // convex_step's vertex: index, count 1

@@ -299,6 +299,56 @@ TEST_F(GpuSolvers, TheRecordedLoopWithHintsAtEveryBudgetGivesTheHostLoopsSolve) 
   }
 }
 
+// The IHT driver's solve on a backend of its own, with the fewer-launch paths or without them;
+// `nodes`: the nodes of its last recording (0 when it recorded none).
+template <class T>
+SolveResult solve_launching(cuda::Resources& resources, const Matrix<T>& phi,
+                            const SolverOptions& options, bool fused, std::size_t* nodes) {
+  cuda::CudaBackend<T> gpu(resources, phi.view());
+  gpu.fuse_launches(fused);
+  auto y = gpu.make_sample_vector();
+  gpu.column_sums(y);
+  SolveResult result = solvers::IhtDriver<cuda::CudaBackend<T>>(gpu, y, options).run();
+  *nodes = gpu.recorded_nodes();
+  return result;
+}
+
+// The fewer-launch paths (CudaBackend::fuse_launches: both selections over one gradient
+// together, supports copied by the launches that read them, steps of up to 2048 slots made and
+// compacted at once) give the solve of the launches they replaced, bit for bit, in the recorded
+// loop and the host loop: at k = 40 (every step in one launch, selections hinted), 700 (the union
+// of z and the expansion past 2048 slots) and 6000 over 40001 columns (no hints: one set of
+// histogram passes for both selections), in both precisions, A-IHT and A-IHT II. The recorded
+// iteration has fewer nodes with them.
+TEST_F(GpuSolvers, TheFewerLaunchPathsGiveTheSameSolve) {
+  const Matrix<double> wide = test::shared_direction_matrix<double>(16, 40001, 7, 0.5);
+  const Matrix<float> wide32 = to_float(wide);
+  cuda::Resources resources;
+  for (const index_t k : {index_t{40}, index_t{700}, index_t{6000}}) {
+    for (const Algorithm algorithm : {Algorithm::aiht, Algorithm::aiht2}) {
+      SolverOptions options;
+      options.algorithm = algorithm;
+      options.k = k;
+      options.max_iterations = 30;
+      options.tolerance = 0.0;
+      for (const int sync_every : {1, 0}) {
+        options.sync_every = sync_every;
+        SCOPED_TRACE("k " + std::to_string(k) + ", " + to_string(algorithm) +
+                     (sync_every == 1 ? ", host loop" : ", recorded loop"));
+        std::size_t fused_nodes = 0;
+        std::size_t unfused_nodes = 0;
+        test::expect_same_solve(solve_launching(resources, wide, options, true, &fused_nodes),
+                                solve_launching(resources, wide, options, false, &unfused_nodes));
+        if (sync_every == 0) {
+          EXPECT_LT(fused_nodes, unfused_nodes);
+        }
+        test::expect_same_solve(solve_launching(resources, wide32, options, true, &fused_nodes),
+                                solve_launching(resources, wide32, options, false, &unfused_nodes));
+      }
+    }
+  }
+}
+
 TEST_F(GpuSolvers, AutomaticPicksTheGpu) {
   const Matrix<double> phi = test::gaussian_matrix(20, 50, 1);
   SolverOptions options;
