@@ -16,12 +16,15 @@ namespace {
 // kHeld > 0: each lane keeps its link values in registers (rows <= 32 * kHeld), so z is read
 // once. kHeld = 0 (holds_link_values, projection_launch.hpp): the link's values overwrite the
 // column's linear predictors and are read again for the centring, 16 more bytes an entry, each
-// lane's loads a batch at a time (centre_column). The output bits are the same either way
+// lane's loads a batch at a time (centre_column). kRecomputed: the centring loads z again and
+// computes the link again (LinkValues::recomputed). The output bits are the same every way
 // (centring.cuh). kHeld = 16 takes 80 registers where 0 takes 58 (ptxas, sm_90): fewer
 // warps an SM, and on the H200 the slower of the two at S = 500; bench_gpu_link times both at
 // S = 100, 250 and 500.
+constexpr int kRecomputed = -1;
+
 template <class T, int kHeld>
-__global__ void __launch_bounds__(kBlock, kHeld == 0 ? 4 : 1)
+__global__ void __launch_bounds__(kBlock, kHeld <= 0 ? 4 : 1)
     link_center_kernel(double* z, index_t rows, index_t first, index_t width,
                        const double* response, const double* quadratic, models::Link link,
                        double precision, T* phi, unsigned long long* first_bad) {
@@ -43,7 +46,8 @@ __global__ void __launch_bounds__(kBlock, kHeld == 0 ? 4 : 1)
       centre_column_held<kHeld>(link_value, rows, flat_first, phi + row * rows, first_bad);
     } else {
       const auto load = [&](index_t s) { return column[s]; };
-      centre_column(load, link_of, column, rows, flat_first, phi + row * rows, first_bad);
+      centre_column(load, link_of, kHeld == kRecomputed ? nullptr : column, rows, flat_first,
+                    phi + row * rows, first_bad);
     }
   }
 }
@@ -58,7 +62,9 @@ void link_center(cudaStream_t s, double* z, index_t rows, index_t first, index_t
     link_center_kernel<T, decltype(held)::value><<<blocks_for_warps(width), kBlock, 0, s>>>(
         z, rows, first, width, response, quadratic, link, precision, phi, first_bad);
   };
-  if (!holds_link_values(values, rows)) {
+  if (values == LinkValues::recomputed) {
+    launch(std::integral_constant<int, kRecomputed>{});
+  } else if (!holds_link_values(values, rows)) {
     launch(std::integral_constant<int, 0>{});
   } else if (rows > 8 * kWarp) {
     launch(std::integral_constant<int, 16>{});

@@ -15,7 +15,10 @@ namespace coreset::kernels {
 /// them beyond: bench_gpu_link on an H200 (bench/results/gpu_h200_20261127_4a3fc22) timed a block
 /// at 60.2 us held against 72.8 stored at S = 100 (4 values a lane), but 72.5 held against 53.2
 /// stored at S = 500 (16 a lane: 88 registers against 54, too few warps to hide the loads).
-enum class LinkValues { automatic, held, stored };
+/// `recomputed`: neither; the centring loads z again and computes the link a second time (any
+/// length; 20 bytes an entry moved against stored's 28, twice the link's arithmetic; not yet
+/// timed, bench_gpu_link times it beside the other two).
+enum class LinkValues { automatic, held, stored, recomputed };
 inline constexpr index_t kHeldLinkRows = 128;
 
 /// Whether link_center keeps the link values of columns of `rows` entries in registers.
@@ -27,6 +30,7 @@ constexpr bool holds_link_values(LinkValues values, index_t rows) {
     case LinkValues::held:
       return rows <= kMostHeld;
     case LinkValues::stored:
+    case LinkValues::recomputed:
       break;
   }
   return false;

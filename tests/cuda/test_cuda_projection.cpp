@@ -169,8 +169,8 @@ TEST(GpuProjectionErrors, NamesAnOverflowingColumnSumAsTheCpuDoes) {
 }
 
 // kernels::link_center keeps a column's link values in each lane's registers (LinkValues::held,
-// up to S = 512) or stores them over z and reads them back (stored; automatic picks one by S):
-// the two ways must give the same
+// up to S = 512), stores them over z and reads them back (stored; automatic picks one of the two
+// by S), or computes them again from z (recomputed): the three ways must give the same
 // bits and report the same first non-finite entry, for every link, with and without the shared
 // quadratic, in float and double, at the sizes where the lanes' places fill and spill (4, 8 or
 // 16 a lane). Both start from the same z.
@@ -225,21 +225,26 @@ void expect_held_and_stored_alike(models::Link link, bool with_quadratic, index_
   };
   std::vector<T> held;
   std::vector<T> stored;
+  std::vector<T> recomputed;
   unsigned long long held_bad = 0;
   unsigned long long stored_bad = 0;
+  unsigned long long recomputed_bad = 0;
   run(kernels::LinkValues::held, held, held_bad);
   run(kernels::LinkValues::stored, stored, stored_bad);
+  run(kernels::LinkValues::recomputed, recomputed, recomputed_bad);
   const std::string what = "link " + std::to_string(static_cast<int>(link)) + " S " +
                            std::to_string(s) + (with_quadratic ? " quadratic" : "") +
                            (with_nan ? " NaN" : "") + (sizeof(T) == 4 ? " float" : " double");
   EXPECT_EQ(std::memcmp(held.data(), stored.data(), held.size() * sizeof(T)), 0) << what;
+  EXPECT_EQ(std::memcmp(recomputed.data(), stored.data(), held.size() * sizeof(T)), 0) << what;
   EXPECT_EQ(held_bad, stored_bad) << what;
+  EXPECT_EQ(recomputed_bad, stored_bad) << what;
   const unsigned long long expected_bad =
       with_nan ? static_cast<unsigned long long>((first + 5) * s + s / 2) : ULLONG_MAX;
   EXPECT_EQ(held_bad, expected_bad) << what;
 }
 
-TEST(GpuProjectionKernel, HeldAndStoredLinkValuesGiveTheSameBits) {
+TEST(GpuProjectionKernel, HeldStoredAndRecomputedLinkValuesGiveTheSameBits) {
   CORESET_REQUIRE_GPU();
   for (const models::Link link : {models::Link::logistic, models::Link::poisson,
                                   models::Link::identity, models::Link::gaussian}) {
