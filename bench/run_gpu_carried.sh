@@ -225,10 +225,12 @@ step memcheck 60 "$out/sanitizer.log" "$sanitizer" --tool memcheck --leak-check 
 # 112 s (double), both clean. The double top-k test, the same kernels at another key width, is
 # left out of the routine run; the threshold reuse's drifting-vector test (128 more selections over
 # 1e5 entries a precision) is left to memcheck: its kernels are the ones TopKMatches... runs, with
-# hints at every k they serve.
+# hints at every k they serve. The paired selections' double test goes the way of the double
+# top-k test (its float twin runs the two-rule passes).
 primitives_for_races='GpuPrimitives*:-*TopKReusesItsThreshold*'
 step racecheck 160 "$out/sanitizer.log" "$sanitizer" --tool racecheck --error-exitcode 1 \
-  "$build/tests/test_cuda" --gtest_filter="$primitives_for_races:GpuPrimitives/1.TopKMatches*"
+  "$build/tests/test_cuda" \
+  --gtest_filter="$primitives_for_races:GpuPrimitives/1.TopKMatches*:GpuPrimitives/1.BothSelections*"
 step initcheck 30 "$out/sanitizer.log" "$sanitizer" --tool initcheck --error-exitcode 1 \
   "$build/tests/test_cuda" --gtest_filter="$primitives_for_races"
 step synccheck 30 "$out/sanitizer.log" "$sanitizer" --tool synccheck --error-exitcode 1 \

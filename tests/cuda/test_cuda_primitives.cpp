@@ -224,7 +224,9 @@ TYPED_TEST(GpuPrimitives, TopKMatchesTheCpuAndNthElementOnAwkwardInputs) {
 TYPED_TEST(GpuPrimitives, BothSelectionsAreEachRulesOwn) {
   using T = TypeParam;
   Resources resources;
-  for (const index_t n : {1, 5, 4097, 16384, 16385, 65537, 300007}) {
+  // One block's selection (5) and the multi-block passes (over 16384): the sizes whose kernels
+  // differ, kept few for the sanitizers' runs.
+  for (const index_t n : {5, 16385, 65537}) {
     const Matrix<T> phi(1, n);  // only the size matters here
     cpu::CpuBackend<T> cpu(phi.view(), 1);
     CudaBackend<T> gpu(resources, phi.view());
@@ -246,7 +248,7 @@ TYPED_TEST(GpuPrimitives, BothSelectionsAreEachRulesOwn) {
         for (const index_t i : exclude.index) {
           excluded[static_cast<std::size_t>(i)] = true;
         }
-        for (const index_t k : {index_t{1}, index_t{100}, index_t{300}, n / 3 + 1, n, n + 10}) {
+        for (const index_t k : {index_t{1}, index_t{100}, index_t{300}, n / 3 + 1, n + 10}) {
           const std::string what = "n " + std::to_string(n) + " k " + std::to_string(k) +
                                    " trial " + std::to_string(trial) +
                                    (reuse ? " with hints" : " without hints");
