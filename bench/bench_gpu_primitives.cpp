@@ -141,6 +141,19 @@ Json primitive_costs(Backend& backend, const kernels::DeviceBuffer<float>& y, in
       {"projected_step", [&] { backend.projected_step(z, g_on_z, candidates, step, k, out); }},
       {"phi_times (3k: gradient on S)", [&] { backend.phi_times(g_on_s, phi_step); }},
       {"phi_times (k: w)", [&] { backend.phi_times(w, phi_step); }},
+      // The chunks of 4a3fc22 (at least 64 places), against the line above and the next.
+      {"phi_times (k: w), chunks of 64",
+       [&] {
+         backend.chunk_products_by(64);
+         backend.phi_times(w, phi_step);
+         backend.chunk_products_by(kernels::kProductChunk);
+       }},
+      {"phi_times (3k: gradient on S), chunks of 64",
+       [&] {
+         backend.chunk_products_by(64);
+         backend.phi_times(g_on_s, phi_step);
+         backend.chunk_products_by(kernels::kProductChunk);
+       }},
       {"phi_t_times_on (k columns)", [&] { backend.phi_t_times_on(x, residual, out); }},
       {"line_search (two reductions and the step)",
        [&] {

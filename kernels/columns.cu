@@ -316,19 +316,25 @@ void phi_t_times_tiled(cudaStream_t s, const T* phi, index_t rows, index_t cols,
   }
 }
 
-index_t phi_times_partials(index_t bound, index_t rows) {
-  return list_product::chunks(bound) * rows;
+static_assert(kProductChunk == list_product::kLeastChunk, "launch.hpp's default is the logic's");
+
+index_t phi_times_partials(index_t bound, index_t rows, index_t least_chunk) {
+  return list_product::chunks(bound, least_chunk) * rows;
 }
 
 template <class T>
 void phi_times_list(cudaStream_t s, const T* phi, index_t rows, const index_t* index,
                     const index_t* count, index_t bound, const T* value, double* partials, T* out,
-                    const T* y, T* residual) {
-  const index_t chunks = list_product::chunks(bound);
+                    const T* y, T* residual, index_t least_chunk) {
+  if (least_chunk < 1) {
+    throw InvalidArgument("phi_times_list: chunks of at least " + std::to_string(least_chunk) +
+                          " places");
+  }
+  const index_t chunks = list_product::chunks(bound, least_chunk);
   const dim3 grid(static_cast<unsigned int>(chunks),
                   static_cast<unsigned int>((rows + kBlock - 1) / kBlock));
   phi_times_chunks_kernel<<<grid, kBlock, 0, s>>>(
-      phi, rows, index, count, list_product::chunk_entries(bound), value, partials);
+      phi, rows, index, count, list_product::chunk_entries(bound, least_chunk), value, partials);
   CORESET_CUDA_CHECK_LAUNCH();
   phi_times_final_kernel<<<blocks_for_warps(rows), kBlock, 0, s>>>(partials, rows, chunks, out, y,
                                                                    residual);
@@ -368,7 +374,7 @@ void mark_duplicates(cudaStream_t s, const T* phi, index_t rows, index_t n,
   template void columns_dot<T>(cudaStream_t, const T*, index_t, const index_t*, const index_t*,    \
                                index_t, const T*, DotsAt, T*, ListCopy);                           \
   template void phi_times_list<T>(cudaStream_t, const T*, index_t, const index_t*, const index_t*, \
-                                  index_t, const T*, double*, T*, const T*, T*);                   \
+                                  index_t, const T*, double*, T*, const T*, T*, index_t);          \
   template void column_norms<T>(cudaStream_t, const T*, index_t, index_t, T*);                     \
   template void phi_t_times_tiled<T>(cudaStream_t, const T*, index_t, index_t, const T*, T*,       \
                                      index_t);                                                     \

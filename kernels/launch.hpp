@@ -154,8 +154,11 @@ template <class T>
 void columns_dot(cudaStream_t s, const T* phi, index_t rows, const index_t* cols,
                  const index_t* count, index_t m, const T* r, DotsAt at, T* out,
                  ListCopy copy = {});
+/// Chunks of at least this many places in phi_times_list by default
+/// (kernels/list_product_logic.hpp, kLeastChunk).
+constexpr index_t kProductChunk = 16;
 /// Partials needed by phi_times_list for a list bound and S rows.
-index_t phi_times_partials(index_t bound, index_t rows);
+index_t phi_times_partials(index_t bound, index_t rows, index_t least_chunk = kProductChunk);
 /// out = sum over p < *count of value[p] Phi_index[p], in double over fixed chunks
 /// (kernels/list_product_logic.hpp gives its arithmetic). With
 /// `residual` (and y): also residual = y - out in T, as subtract would make it, in the same
@@ -163,7 +166,8 @@ index_t phi_times_partials(index_t bound, index_t rows);
 template <class T>
 void phi_times_list(cudaStream_t s, const T* phi, index_t rows, const index_t* index,
                     const index_t* count, index_t bound, const T* value, double* partials, T* out,
-                    const T* y = nullptr, T* residual = nullptr);
+                    const T* y = nullptr, T* residual = nullptr,
+                    index_t least_chunk = kProductChunk);
 template <class T>
 void column_norms(cudaStream_t s, const T* phi, index_t rows, index_t n, T* out);
 /// out = Phi^T r (n = cols), a tile of whole columns per block in shared memory, 4 threads per

@@ -32,15 +32,16 @@ inline constexpr index_t kMostChunks = 512;
 inline constexpr int kStagedPlaces = 64;
 
 /// Places per chunk for a list of `bound` places: 16 up to 8192 places, beyond that as many as
-/// keep the chunks to 512.
-CORESET_HOST_DEVICE constexpr index_t chunk_entries(index_t bound) {
+/// keep the chunks to 512. `least`: another least chunk (64 before 50b3380), for the benchmark
+/// that times the two.
+CORESET_HOST_DEVICE constexpr index_t chunk_entries(index_t bound, index_t least = kLeastChunk) {
   const index_t spread = (bound + kMostChunks - 1) / kMostChunks;
-  return spread > kLeastChunk ? spread : kLeastChunk;
+  return spread > least ? spread : least;
 }
 
 /// Chunks of a list of `bound` places (at least one, whose partials are 0 when the list is empty).
-CORESET_HOST_DEVICE constexpr index_t chunks(index_t bound) {
-  const index_t chunk = chunk_entries(bound);
+CORESET_HOST_DEVICE constexpr index_t chunks(index_t bound, index_t least = kLeastChunk) {
+  const index_t chunk = chunk_entries(bound, least);
   const index_t count = (bound + chunk - 1) / chunk;
   return count > 1 ? count : 1;
 }
@@ -52,14 +53,14 @@ CORESET_HOST_DEVICE double add_product(double sum, T value, T entry) {
 }
 
 /// Row `row` of the product as the kernels compute it, rounded to T: Phi (rows x n, column-major),
-/// places p < min(count, bound) of the list (index, value).
+/// places p < min(count, bound) of the list (index, value), chunks of at least `least` places.
 template <class T>
 T product_row(const T* phi, index_t rows, const index_t* index, const T* value, index_t count,
-              index_t bound, index_t row) {
-  const index_t chunk = chunk_entries(bound);
+              index_t bound, index_t row, index_t least = kLeastChunk) {
+  const index_t chunk = chunk_entries(bound, least);
   const index_t places = count < bound ? count : bound;
   double lane_sums[kWarpLanes] = {};
-  for (index_t c = 0; c < chunks(bound); ++c) {
+  for (index_t c = 0; c < chunks(bound, least); ++c) {
     double partial = 0.0;
     for (index_t p = c * chunk; p < (c + 1) * chunk && p < places; ++p) {
       partial = add_product(partial, value[p], phi[index[p] * rows + row]);

@@ -261,10 +261,10 @@ void CudaBackend<T>::phi_times(const SparseDatapointVector& v, SampleVector& out
 template <class T>
 void CudaBackend<T>::list_product(const kernels::DeviceList<T>& list, index_t bound, T* out,
                                   const T* y, T* residual) const {
-  partials_.reserve_discard(
-      std::max(kernels::kReducePartials, kernels::phi_times_partials(bound, rows_)));
+  partials_.reserve_discard(std::max(kernels::kReducePartials,
+                                     kernels::phi_times_partials(bound, rows_, product_chunk_)));
   kernels::phi_times_list(res_.stream(), phi_.data(), rows_, list.index, list.count, bound,
-                          list.value, partials_.data(), out, y, residual);
+                          list.value, partials_.data(), out, y, residual, product_chunk_);
 }
 
 template <class T>

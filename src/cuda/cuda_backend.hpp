@@ -41,8 +41,10 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
+#include "coreset/error.hpp"
 #include "coreset/matrix.hpp"
 #include "coreset/solver.hpp"
 #include "cuda/recorded_work.hpp"
@@ -280,6 +282,15 @@ class CudaBackend {
   /// and the test that compare the two. The results are the same bits either way.
   void fuse_launches(bool on) noexcept { fuse_launches_ = on; }
   bool fuses_launches() const noexcept { return fuse_launches_; }
+  /// The products over a support list in chunks of at least `places` (kernels::kProductChunk by
+  /// default; 64 before 50b3380), for the benchmark that times the two. The sums' chunks, and so
+  /// their last bits, follow it (kernels/list_product_logic.hpp). InvalidArgument below 1.
+  void chunk_products_by(index_t places) {
+    if (places < 1) {
+      throw InvalidArgument("products in chunks of at least " + std::to_string(places) + " places");
+    }
+    product_chunk_ = places;
+  }
   // ---- Phi^T r's kernel (kernels/phi_t_r_kernel.hpp) ----
   /// Which kernel computes Phi^T r: kernels::PhiTr::automatic (the default: the rule of
   /// kernels::phi_t_r_kernel for this S) or the one named, for the benchmarks and tests that
@@ -379,6 +390,7 @@ class CudaBackend {
   // Selections of k up to this keep threshold hints (0: none; a selection has k >= 1).
   index_t hinted_budgets_up_to_ = kernels::radix::kLargestHintedBudget;
   bool fuse_launches_ = true;                              // fuse_launches
+  index_t product_chunk_ = kernels::kProductChunk;         // chunk_products_by
   kernels::PhiTr phi_t_r_by_ = kernels::PhiTr::automatic;  // compute_phi_t_r_by
   mutable kernels::DeviceBuffer<kernels::Mask> excluded_;  // n bytes, all zero between calls
   mutable kernels::DeviceBuffer<index_t> unit_;            // convex_step's vertex: index, count 1

@@ -10,6 +10,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "coreset/error.hpp"
@@ -923,6 +924,13 @@ TYPED_TEST(GpuPrimitives, ListProductsMatchTheirHostReplayExactly) {
   using T = TypeParam;
   namespace product = kernels::list_product;
   const index_t cols = 4099;
+  std::vector<std::pair<index_t, index_t>> product_cases;  // (least chunk, bound)
+  for (const index_t bound : {1, 15, 16, 17, 18, 300, 8192, 8193, 20000, 40000, 100000}) {
+    product_cases.emplace_back(kernels::kProductChunk, bound);
+  }
+  for (const index_t bound : {1, 63, 64, 65, 300, 40000}) {
+    product_cases.emplace_back(64, bound);
+  }
   for (const index_t rows : {1, 37, 100, 257, 513}) {
     std::vector<T> phi = random_vector<T>(rows * cols, 53 + rows);
     for (index_t j = 0; j < cols; ++j) {
@@ -933,8 +941,9 @@ TYPED_TEST(GpuPrimitives, ListProductsMatchTheirHostReplayExactly) {
     const std::vector<T> y = random_vector<T>(rows, 59);
     kernels::DeviceBuffer<T> y_device;
     kernels::upload_async(nullptr, y_device, y.data(), rows);
-    // Past 32768 places a chunk holds more than the 64 a block stages at once.
-    for (const index_t bound : {1, 15, 16, 17, 18, 300, 8192, 8193, 20000, 40000, 100000}) {
+    // Past 32768 places a chunk holds more than the 64 a block stages at once; with chunks of at
+    // least 64 places too (CudaBackend::chunk_products_by, for the benchmark), every chunk does.
+    for (const auto [least, bound] : product_cases) {
       for (const index_t count : {bound, (bound + 1) / 2, index_t{0}}) {
         std::vector<index_t> index(static_cast<std::size_t>(bound));
         std::vector<T> value = random_vector<T>(bound, 61 + bound);
@@ -959,12 +968,12 @@ TYPED_TEST(GpuPrimitives, ListProductsMatchTheirHostReplayExactly) {
         kernels::upload_async(nullptr, index_device, index.data(), bound);
         kernels::upload_async(nullptr, value_device, value.data(), bound);
         kernels::upload_async(nullptr, count_device, &count, 1);
-        kernels::DeviceBuffer<double> partials(kernels::phi_times_partials(bound, rows));
+        kernels::DeviceBuffer<double> partials(kernels::phi_times_partials(bound, rows, least));
         kernels::DeviceBuffer<T> out_device(rows);
         kernels::DeviceBuffer<T> residual_device(rows);
         kernels::phi_times_list(nullptr, phi_device.data(), rows, index_device.data(),
                                 count_device.data(), bound, value_device.data(), partials.data(),
-                                out_device.data(), y_device.data(), residual_device.data());
+                                out_device.data(), y_device.data(), residual_device.data(), least);
         std::vector<T> out(static_cast<std::size_t>(rows));
         std::vector<T> residual(static_cast<std::size_t>(rows));
         kernels::copy_to_host_async(nullptr, out.data(), out_device.data(), rows * sizeof(T));
@@ -972,11 +981,11 @@ TYPED_TEST(GpuPrimitives, ListProductsMatchTheirHostReplayExactly) {
                                     rows * sizeof(T));
         ASSERT_EQ(cudaStreamSynchronize(nullptr), cudaSuccess);
         for (index_t row = 0; row < rows; ++row) {
-          const T expected =
-              product::product_row(phi.data(), rows, index.data(), value.data(), count, bound, row);
+          const T expected = product::product_row(phi.data(), rows, index.data(), value.data(),
+                                                  count, bound, row, least);
           const auto at = static_cast<std::size_t>(row);
-          ASSERT_EQ(out[at], expected)
-              << "S " << rows << ", bound " << bound << ", count " << count << ", row " << row;
+          ASSERT_EQ(out[at], expected) << "S " << rows << ", bound " << bound << ", count " << count
+                                       << ", row " << row << ", chunks of " << least;
           ASSERT_EQ(residual[at], static_cast<T>(y[at] - expected)) << "row " << row;
         }
       }

@@ -34,6 +34,11 @@ TEST(ListProduct, ChunksAreShortUntilTheirCountWouldPassItsCap) {
   }
   // A list as long as any (k = n = 10^9 gives three times that many places) keeps the cap.
   EXPECT_EQ(chunks(index_t{3} << 30), kMostChunks);
+  // Another least chunk (64, as before 50b3380): the same cap beyond it.
+  EXPECT_EQ(chunk_entries(100, 64), 64);
+  EXPECT_EQ(chunks(100, 64), 2);
+  EXPECT_EQ(chunks(32768, 64), 512);
+  EXPECT_EQ(chunk_entries(32769, 64), 65);
 }
 
 struct List {
@@ -80,10 +85,12 @@ TEST(ListProduct, EveryPlaceBeforeTheCountCountsOnce) {
                    list.phi[static_cast<std::size_t>(
                        list.index[static_cast<std::size_t>(p)] * rows + row)];
         }
-        ASSERT_EQ(product_row(list.phi.data(), rows, list.index.data(), list.value.data(), count,
-                              bound, row),
-                  exact)
-            << "bound " << bound << ", count " << count << ", row " << row;
+        for (const index_t least : {kLeastChunk, index_t{64}}) {
+          ASSERT_EQ(product_row(list.phi.data(), rows, list.index.data(), list.value.data(), count,
+                                bound, row, least),
+                    exact)
+              << "bound " << bound << ", count " << count << ", row " << row << ", least " << least;
+        }
       }
     }
   }
