@@ -321,7 +321,8 @@ Json run_case(coreset::cuda::Resources& res, const Config& config, index_t n, in
     entry["a-iht-2_without_threshold_reuse_ms_per_iteration"] = full_passes.ms;
     entry["a-iht-2_without_threshold_reuse_ratio_to_floor"] = full_passes.ms / floor_ms;
     // The default loop without the fewer-launch paths (CudaBackend::fuse_launches): what the
-    // paired selections, the copied supports and the one-launch steps save, in time and nodes.
+    // paired selections, the copied supports and the one-launch steps save, in time and nodes
+    // (the rest of the iteration as it is now: the driver's order, the products' chunks).
     backend.fuse_launches(false);
     const PerIteration unfused =
         per_iteration(backend, y, coreset::Algorithm::aiht2, k, config.iterations, config.repeats);

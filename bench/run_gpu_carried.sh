@@ -225,12 +225,12 @@ step memcheck 60 "$out/sanitizer.log" "$sanitizer" --tool memcheck --leak-check 
 # 112 s (double), both clean. The double top-k test, the same kernels at another key width, is
 # left out of the routine run; the threshold reuse's drifting-vector test (128 more selections over
 # 1e5 entries a precision) is left to memcheck: its kernels are the ones TopKMatches... runs, with
-# hints at every k they serve. The paired selections' double test goes the way of the double
-# top-k test (its float twin runs the two-rule passes).
+# hints at every k they serve. The paired selections' and the list products' double tests go the
+# way of the double top-k test (their float twins run the same kernels' shared memory).
 primitives_for_races='GpuPrimitives*:-*TopKReusesItsThreshold*'
+doubles_left_out='GpuPrimitives/1.TopKMatches*:GpuPrimitives/1.BothSelections*:GpuPrimitives/1.ListProducts*'
 step racecheck 160 "$out/sanitizer.log" "$sanitizer" --tool racecheck --error-exitcode 1 \
-  "$build/tests/test_cuda" \
-  --gtest_filter="$primitives_for_races:GpuPrimitives/1.TopKMatches*:GpuPrimitives/1.BothSelections*"
+  "$build/tests/test_cuda" --gtest_filter="$primitives_for_races:$doubles_left_out"
 step initcheck 30 "$out/sanitizer.log" "$sanitizer" --tool initcheck --error-exitcode 1 \
   "$build/tests/test_cuda" --gtest_filter="$primitives_for_races"
 step synccheck 30 "$out/sanitizer.log" "$sanitizer" --tool synccheck --error-exitcode 1 \

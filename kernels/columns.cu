@@ -318,7 +318,16 @@ void phi_t_times_tiled(cudaStream_t s, const T* phi, index_t rows, index_t cols,
 
 static_assert(kProductChunk == list_product::kLeastChunk, "launch.hpp's default is the logic's");
 
+// Chunks of fewer than one place are no chunks.
+void require_least_chunk(index_t least_chunk) {
+  if (least_chunk < 1) {
+    throw InvalidArgument("phi_times_list: chunks of at least " + std::to_string(least_chunk) +
+                          " places");
+  }
+}
+
 index_t phi_times_partials(index_t bound, index_t rows, index_t least_chunk) {
+  require_least_chunk(least_chunk);
   return list_product::chunks(bound, least_chunk) * rows;
 }
 
@@ -326,10 +335,7 @@ template <class T>
 void phi_times_list(cudaStream_t s, const T* phi, index_t rows, const index_t* index,
                     const index_t* count, index_t bound, const T* value, double* partials, T* out,
                     const T* y, T* residual, index_t least_chunk) {
-  if (least_chunk < 1) {
-    throw InvalidArgument("phi_times_list: chunks of at least " + std::to_string(least_chunk) +
-                          " places");
-  }
+  require_least_chunk(least_chunk);
   const index_t chunks = list_product::chunks(bound, least_chunk);
   const dim3 grid(static_cast<unsigned int>(chunks),
                   static_cast<unsigned int>((rows + kBlock - 1) / kBlock));

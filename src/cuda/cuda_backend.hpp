@@ -240,6 +240,7 @@ class CudaBackend {
   /// device work only when replayed.
   template <class Body>
   Recording record(Body body) const {
+    recorded_nodes_ = 0;  // stays 0 if the capture fails
     RecordedWork::Capture capture(res_.stream());
     body();
     RecordedWork work = capture.finish();
