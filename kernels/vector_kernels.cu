@@ -460,22 +460,17 @@ void zero_at(cudaStream_t s, const index_t* index, index_t m, T* out) {
 template <class T>
 void gather_list(cudaStream_t s, const index_t* index, const index_t* count, index_t bound,
                  const T* dense, T* out, ListCopy copy) {
-  if (copy.count == nullptr) {
-    for_each(s, bound, [=] __device__(index_t p) {
-      if (p < *count) {
-        out[p] = dense[index[p]];
-      }
-    });
-    return;
-  }
-  // At least one thread, for the count of an empty list.
-  for_each(s, std::max<index_t>(bound, 1), [=] __device__(index_t p) {
-    if (p == 0) {
+  // With a copy, at least one thread, for the count of an empty list.
+  const index_t threads = copy.count != nullptr ? std::max<index_t>(bound, 1) : bound;
+  for_each(s, threads, [=] __device__(index_t p) {
+    if (p == 0 && copy.count != nullptr) {
       *copy.count = *count;
     }
     if (p < *count) {
       const index_t i = index[p];
-      copy.index[p] = i;
+      if (copy.index != nullptr) {
+        copy.index[p] = i;
+      }
       out[p] = dense[i];
     }
   });

@@ -9,6 +9,7 @@
 #include <cassert>
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -311,7 +312,7 @@ void CudaBackend<T>::select_top_k_both_rules(const DatapointVector& v, index_t k
     return;
   }
   const kernels::Mask* mask = mark_excluded(exclude);
-  const index_t take = std::max<index_t>(0, std::min(k, cols_));
+  const index_t take = selectable(k);
   const bool hinted =
       take <= hinted_budgets_up_to_ && kernels::radix::hint_serves(cols_, take, select_capacity_);
   if (take == 0 || hinted) {  // each its own selection, with its own hint
@@ -353,7 +354,7 @@ void CudaBackend<T>::clear_excluded(const SparseDatapointVector& exclude) const 
 template <class T>
 void CudaBackend<T>::select_marked(const DatapointVector& v, index_t k, bool by_magnitude,
                                    const kernels::Mask* mask, SparseDatapointVector& out) const {
-  const index_t take = std::max<index_t>(0, std::min(k, cols_));
+  const index_t take = selectable(k);
   prepare(out, take);
   if (take == 0) {
     zero(res_.stream(), out.count.data(), 1);
@@ -952,6 +953,16 @@ bool CudaBackend<T>::holds(const SparseDatapointVector& out, const kernels::Devi
 }
 
 template <class T>
+bool CudaBackend<T>::in_one_launch(index_t slots, const SparseDatapointVector& out,
+                                   std::initializer_list<kernels::DeviceList<T>> reads) const {
+  if (!fuse_launches_ || slots <= 0 || slots > kernels::kOneLaunchSlots) {
+    return false;
+  }
+  return std::none_of(reads.begin(), reads.end(),
+                      [&](const kernels::DeviceList<T>& list) { return holds(out, list); });
+}
+
+template <class T>
 void CudaBackend<T>::reserve_slots(index_t slots) const {
   // A union of two supports has at most 2n slots.
   grow(merged_index_, slots, 2 * cols_);
@@ -965,8 +976,7 @@ void CudaBackend<T>::merge(const Step& step, kernels::DeviceList<T> a, index_t a
                            kernels::DeviceList<T> b, index_t b_bound,
                            SparseDatapointVector& out) const {
   const index_t slots = a_bound + b_bound;
-  if (fuse_launches_ && slots > 0 && slots <= kernels::kOneLaunchSlots && !holds(out, a) &&
-      !holds(out, b)) {
+  if (in_one_launch(slots, out, {a, b})) {
     prepare(out, std::min(cols_, slots));
     kernels::merge_compacted(res_.stream(), step, a, b, slots, out.index.data(), out.value.data(),
                              out.count.data());
@@ -992,8 +1002,8 @@ template <class Step>
 void CudaBackend<T>::map(const Step& step, const SparseDatapointVector& in,
                          SparseDatapointVector& out, const SparseDatapointVector* reads) const {
   const index_t slots = in.bound;
-  if (fuse_launches_ && slots > 0 && slots <= kernels::kOneLaunchSlots &&
-      !holds(out, list_of(in)) && (reads == nullptr || !holds(out, list_of(*reads)))) {
+  const kernels::DeviceList<T> read = list_of(reads != nullptr ? *reads : in);
+  if (in_one_launch(slots, out, {list_of(in), read})) {
     prepare(out, slots);
     kernels::map_compacted(res_.stream(), step, list_of(in), slots, out.index.data(),
                            out.value.data(), out.count.data());

@@ -38,8 +38,10 @@
 // The methods are defined in cuda/cuda_backend.cpp (host code) over the kernels of kernels/.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <string>
 #include <vector>
@@ -333,6 +335,13 @@ class CudaBackend {
   /// The merge slots hold at least `slots` entries.
   void reserve_slots(index_t slots) const;
   static bool holds(const SparseDatapointVector& out, const kernels::DeviceList<T>& list);
+  /// Whether a step of `slots` slots into `out` is made and compacted in one launch: the
+  /// fewer-launch paths on, one tile of slots at most, and `out` none of the lists it reads
+  /// (preparing it first could free them).
+  bool in_one_launch(index_t slots, const SparseDatapointVector& out,
+                     std::initializer_list<kernels::DeviceList<T>> reads) const;
+  /// The entries a selection of k over n takes: k within [0, n].
+  index_t selectable(index_t k) const { return std::max<index_t>(0, std::min(k, cols_)); }
   /// out = the union of a and b under a step of kernels/sparse_list_logic.hpp (`out` may be a
   /// or b): the slots, then their compaction; in one launch up to kernels::kOneLaunchSlots slots
   /// when `out` is neither.
