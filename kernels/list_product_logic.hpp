@@ -11,9 +11,10 @@
 //
 // Why chunks of 16: a product of a few hundred columns does almost no work, and its time is the
 // chain of loads and adds one thread walks. bench_gpu's primitives on an H200
-// (bench/results/gpu_h200_20261127_4a3fc22) timed a product of 100 columns at S = 100 in 8.6 us
-// and one of 1000 in 8.8 us, both two launches and both a chain of 64 places a thread (the chunk
-// was at least 64 then): ten times the columns on ten times the blocks, at the same time.
+// (bench/results/gpu_h200_20261127_4a3fc22) timed a product of 100 columns at n = 1e6, S = 100
+// in 8.6 us and one of 1000 in 8.8 us, both two launches and both a chain of 64 places a thread
+// (the chunk was at least 64 then): ten times the columns on ten times the blocks, at the same
+// time.
 #pragma once
 
 #include <cmath>
