@@ -1,5 +1,6 @@
 // The floors, per stage (bytes / bandwidth, both from this run):
-//   upload      the dataset (design n x d, responses, offsets: 8 n (d + 2) bytes) once, over the
+//   upload      the dataset (the design's stored columns, responses, offsets: 8 n (d + 1) bytes
+//               with an intercept, whose ones the device writes itself) once, over the
 //               measured host-to-device bandwidth from pinned memory (the bus's; until 947d87d
 //               from pageable memory, 7.1-8.0 GB/s on the H100 machine);
 //   laplace     every evaluation of the log joint reads the design, responses and offsets once
@@ -39,6 +40,7 @@
 #include "bench_host_memory.hpp"
 #include "coreset/build.hpp"
 #include "coreset/progress.hpp"
+#include "cuda/device_data.hpp"
 #include "cuda/device_dataset.hpp"
 #include "cuda/device_projection.hpp"
 #include "cuda/gpu_session.hpp"
@@ -141,7 +143,8 @@ Json registered_upload(const models::Model& model) {
     std::size_t bytes;
   };
   const Part parts[] = {
-      {model.design.data(), static_cast<std::size_t>(model.design.size()) * sizeof(double)},
+      {model.design.stored().data(),
+       static_cast<std::size_t>(model.design.stored().size()) * sizeof(double)},
       {model.response.data(), static_cast<std::size_t>(model.response.size()) * sizeof(double)},
       {model.offset.data(), static_cast<std::size_t>(model.offset.size()) * sizeof(double)}};
   const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
@@ -222,14 +225,8 @@ Json setup_parts_record() {
 // time). Below kStagedCopyBytes nothing is staged, and every shape is the same plain copy
 // ("staged": false).
 Json upload_by_stage_shape(const models::Model& model) {
-  const index_t n = model.rows();
-  kernels::DeviceBuffer<double> design;
-  kernels::DeviceBuffer<double> response;
-  kernels::DeviceBuffer<double> offset;
-  const std::vector<kernels::HostToDevice> copies = {
-      kernels::sized_for(design, model.design.data(), n * model.dim()),
-      kernels::sized_for(response, model.response.data(), n),
-      kernels::sized_for(offset, model.offset.data(), n)};
+  cuda::DeviceData data;
+  const std::vector<kernels::HostToDevice> copies = cuda::sized_for(data, model);
   std::size_t bytes = 0;
   for (const kernels::HostToDevice& copy : copies) {
     bytes += copy.bytes;
@@ -324,10 +321,12 @@ Json end_to_end(index_t rows, index_t dims, index_t samples, index_t budget,
   options.solver.progress = nullptr;
 
   // The same model and a device session of its own, to time their set-up (build_coreset makes
-  // both before its first stage: the design copied from the dataset and the responses checked;
-  // the stream, cuBLAS and its workspace), count Laplace's evaluations and time the upload alone.
+  // both before its first stage: the covariates checked and read in place, the responses
+  // checked; the stream, cuBLAS and its workspace), count Laplace's evaluations and time the
+  // upload alone.
   const auto model_start = Clock::now();
-  const models::Model model = models::make_model(data, options.model, options.seed);
+  const models::Model model =
+      models::make_model(data, options.model, options.seed, {}, models::CovariateStorage::borrowed);
   const double model_seconds = seconds_since(model_start);
   const auto session_start = Clock::now();
   const auto session = std::make_shared<cuda::GpuSession>();
@@ -365,7 +364,8 @@ Json end_to_end(index_t rows, index_t dims, index_t samples, index_t budget,
   const double n = static_cast<double>(rows);
   const double d = static_cast<double>(model.dim());
   const double s = static_cast<double>(samples);
-  const double dataset_bytes = 8.0 * n * (d + 2.0);
+  const double dataset_bytes = 8.0 * n * (d + 2.0);  // on the device
+  const double upload_bytes = 8.0 * n * (static_cast<double>(model.design.stored_cols()) + 2.0);
   const double h2d = upload_bandwidth(true);
   const double h2d_pageable = upload_bandwidth(false);
   const int evaluations = counted.with_derivatives + counted.value_only;
@@ -374,19 +374,19 @@ Json end_to_end(index_t rows, index_t dims, index_t samples, index_t budget,
   const double projection_bytes = phi_bytes + 8.0 * n * d;
   const double solve_bytes = static_cast<double>(result.solve.iterations) * phi_bytes;
 
-  const double upload_floor = dataset_bytes / h2d;
+  const double upload_floor = upload_bytes / h2d;
   const double laplace_floor = laplace_bytes / copy_bandwidth;
   const double projection_floor = projection_bytes / copy_bandwidth;
   const double solve_floor = solve_bytes / copy_bandwidth;
   Json stages = {
-      {"upload_alone", stage(upload_seconds, upload_floor, dataset_bytes)},
+      {"upload_alone", stage(upload_seconds, upload_floor, upload_bytes)},
       {"laplace", stage(result.seconds.pihat, laplace_floor, laplace_bytes)},
       {"laplace_alone", stage(laplace_seconds, laplace_floor, laplace_bytes)},
       {"setup", stage(result.seconds.setup, 0.0, 0.0)},
       {"sampling", stage(result.seconds.sampling, 0.0, 0.0)},
       // The build's projection stage includes the dataset's upload.
       {"upload_and_projection", stage(result.seconds.projection, upload_floor + projection_floor,
-                                      dataset_bytes + projection_bytes)},
+                                      upload_bytes + projection_bytes)},
       {"solve", stage(result.seconds.solve, solve_floor, solve_bytes)},
       {"evaluation", stage(result.seconds.evaluation, 0.0, 0.0)},
       // On the host, no floor: reported so that the total's parts add up.
@@ -398,7 +398,7 @@ Json end_to_end(index_t rows, index_t dims, index_t samples, index_t budget,
   };
   if (registered.contains("seconds")) {
     stages["upload_registered_alone"] =
-        stage(registered.at("seconds").get<double>(), upload_floor, dataset_bytes);
+        stage(registered.at("seconds").get<double>(), upload_floor, upload_bytes);
   }
   // What the build spent outside its timed stages (the set-up before the first one is a stage,
   // StageSeconds::setup): freeing Phi and the rest at the end.

@@ -154,8 +154,18 @@ struct CORESET_API CoresetRun {
 /// moved-from problem may only be assigned to or destroyed.
 class CORESET_API PreparedProblem {
  public:
-  /// Throws as build_coreset does for the data and the non-solver options.
+  /// Tag of the constructor that reads the dataset's covariates in place.
+  struct CovariatesInPlace {};
+
+  /// Throws as build_coreset does for the data and the non-solver options. The problem keeps
+  /// what it needs of `data` (for most models a copy of the covariates, n x D doubles).
   PreparedProblem(const Dataset& data, const BuildOptions& options);
+  /// The same, except that a model whose design is made of the covariates (logistic, Poisson,
+  /// linear without RBF features) reads data.covariates in place instead of copying them: no
+  /// second copy of the dataset in memory, and none of its time. `data` must outlive the problem
+  /// and its covariates stay unchanged. build_coreset and evaluate_coreset prepare their problems
+  /// so.
+  PreparedProblem(const Dataset& data, const BuildOptions& options, CovariatesInPlace);
   ~PreparedProblem();
   PreparedProblem(PreparedProblem&&) noexcept;
   PreparedProblem& operator=(PreparedProblem&&) noexcept;

@@ -80,7 +80,8 @@ py::tuple sweep(const py::array& x, const py::object& y, const py::dict& keyword
   options.solver.progress = &progress;
   std::optional<PreparedProblem> problem;
   const SweepResult result = run_without_gil(progress, [&] {
-    problem.emplace(data, options);
+    // `data` outlives the problem: its covariates are read in place.
+    problem.emplace(data, options, PreparedProblem::CovariatesInPlace{});
     return coreset::sweep(*problem, options.solver, ks);
   });
   py::list budgets;
@@ -106,7 +107,8 @@ py::tuple build_auto(const py::array& x, const py::object& y, const py::dict& ke
   options.solver.progress = &progress;
   std::optional<PreparedProblem> problem;
   const ChooseKResult search = run_without_gil(progress, [&] {
-    problem.emplace(data, options);
+    // `data` outlives the problem: its covariates are read in place.
+    problem.emplace(data, options, PreparedProblem::CovariatesInPlace{});
     return choose_k(*problem, options.solver, target);
   });
   const BudgetRun& best = search.result();

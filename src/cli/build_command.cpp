@@ -73,7 +73,7 @@ std::optional<KTarget> k_target(const BuildArguments& args) {
 // writes nothing.
 BuildResult build_auto(const Dataset& data, const BuildOptions& options, const KTarget& target,
                        TerminalProgress& progress, ChooseKResult& search) {
-  const PreparedProblem problem(data, options);
+  const PreparedProblem problem(data, options, PreparedProblem::CovariatesInPlace{});
   search = choose_k(problem, options.solver, target);
   progress.finish();
   const Communicator* comm = options.solver.communicator.get();

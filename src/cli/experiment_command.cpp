@@ -411,7 +411,7 @@ int run_experiment(const ExperimentArguments& args) {
       options.seed = seed;  // the trial's: its samples, RBF centres and solver draws
       options.solver.threads = workers;
       options.solver.progress = &progress;
-      const PreparedProblem problem(data, options);
+      const PreparedProblem problem(data, options, PreparedProblem::CovariatesInPlace{});
       for (TrialRun& run :
            run_trial(problem, algorithms, ks, experiment.max_iterations, workers, progress)) {
         if (run.row) {

@@ -66,7 +66,7 @@ int run_sweep(const SweepArguments& args) {
   }
   inputs.options = options;
   options.solver.progress = &progress;
-  const PreparedProblem problem(data, options);
+  const PreparedProblem problem(data, options, PreparedProblem::CovariatesInPlace{});
   const SweepResult result = sweep(problem, options.solver, ks);
   progress.finish();
 

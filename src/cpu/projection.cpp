@@ -43,17 +43,19 @@ using ColumnMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic>;
 /// paying its setup and padded tail once per block instead of per column. It is the only link
 /// whose value costs transcendental functions per entry.
 void link_block(const Model& model, const Eigen::MatrixXd& samples, index_t first, index_t width,
-                const double* quadratic, double* out, Eigen::MatrixXd& signed_rows) {
+                const double* quadratic, double* out, Eigen::MatrixXd& rows) {
   const index_t s = samples.rows();
   const bool logistic = model.link == models::Link::logistic;
   Eigen::Map<ColumnMajor> block(out, s, width);
+  // The block's rows, copied (with the intercept's ones: models/design.hpp) where the product
+  // reads them; for the logistic link, times the labels.
+  model.design.copy_rows(first, width, rows);
   if (logistic) {
-    signed_rows = model.design.middleRows(first, width);
-    signed_rows.array().colwise() *= model.response.segment(first, width).array();
-    block.noalias() = samples * signed_rows.transpose();
+    rows.array().colwise() *= model.response.segment(first, width).array();
+    block.noalias() = samples * rows.transpose();
     models::simd::log_sigmoid(out, out, s * width);
   } else {
-    block.noalias() = samples * model.design.middleRows(first, width).transpose();
+    block.noalias() = samples * rows.transpose();
   }
   if (logistic && quadratic == nullptr) {
     return;
@@ -175,8 +177,8 @@ void projection_into(const Model& model, const Eigen::MatrixXd& samples, int thr
   // the thread count, so Phi is bitwise independent of `threads`.
 #pragma omp parallel num_threads(team)
   {
-    ColumnMajor buffer;           // S x block for a float Phi, reused across this thread's blocks
-    Eigen::MatrixXd signed_rows;  // the block's rows times their labels (logistic)
+    ColumnMajor buffer;    // S x block for a float Phi, reused across this thread's blocks
+    Eigen::MatrixXd rows;  // the block's rows (times their labels, logistic): link_block's
     std::vector<double> means(static_cast<std::size_t>(width_max));
     const double scale = cpu::simd::centring_scale(s);
     index_t local_bad = -1;
@@ -196,7 +198,7 @@ void projection_into(const Model& model, const Eigen::MatrixXd& samples, int thr
         buffer.resize(s, width);
         out = buffer.data();
       }
-      link_block(model, samples, origin + first, width, quadratic_values, out, signed_rows);
+      link_block(model, samples, origin + first, width, quadratic_values, out, rows);
       // Summed after the link rather than inside it, so the sums, and hence Phi, are the same
       // whichever vector width ran the link.
       cpu::simd::column_means(out, s, width, means.data());

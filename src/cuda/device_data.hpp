@@ -2,9 +2,12 @@
 // design column-major (ld = rows), responses and offsets, each uploaded once.
 #pragma once
 
+#include <vector>
+
 #include "coreset/types.hpp"
 #include "cuda/resources.hpp"
 #include "kernels/device_buffer.hpp"
+#include "kernels/transfer.hpp"
 #include "models/model.hpp"
 
 namespace coreset::cuda {
@@ -16,6 +19,16 @@ struct DeviceData {
   kernels::DeviceBuffer<double> response;  ///< n
   kernels::DeviceBuffer<double> offset;    ///< n
 };
+
+/// `data` sized for `model` (rows, dim and the three buffers), and the copies of the model's
+/// host arrays into it for kernels::copy_all_to_device_async: the design's stored columns (one
+/// array, or one a column when the rows were cut from a longer design), the responses and the
+/// offsets. The design's unit column, which the host does not store (models/design.hpp), is no
+/// copy: fill_unit_column writes it on the device.
+std::vector<kernels::HostToDevice> sized_for(DeviceData& data, const models::Model& model);
+
+/// The design's unit column, when it has one, written as ones into `data.design` on `stream`.
+void fill_unit_column(cudaStream_t stream, DeviceData& data, const models::Design& design);
 
 /// Uploads model's design, response and offset on `resources`' stream (counted copies through
 /// kernels/transfer.hpp) and synchronises. DeviceError, saying how much is needed, when they do

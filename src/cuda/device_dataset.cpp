@@ -13,6 +13,7 @@
 #include "cuda/resources.hpp"
 #include "kernels/check.hpp"
 #include "kernels/device_buffer.hpp"
+#include "kernels/launch.hpp"
 #include "kernels/link_sums_launch.hpp"
 #include "kernels/transfer.hpp"
 
@@ -61,15 +62,39 @@ DeviceData upload_data(Resources& resources, const models::Model& model,
   check_fits(n_bytes * static_cast<std::size_t>(d + 2), working_bytes,
              "the dataset (" + std::to_string(n) + " x " + std::to_string(d) + " design)");
   DeviceData data;
-  data.rows = n;
-  data.dim = d;
   // The three arrays in one call: staged, they share the pinned buffers as one stream.
-  kernels::copy_all_to_device_async(resources.stream(),
-                                    {kernels::sized_for(data.design, model.design.data(), n * d),
-                                     kernels::sized_for(data.response, model.response.data(), n),
-                                     kernels::sized_for(data.offset, model.offset.data(), n)});
+  kernels::copy_all_to_device_async(resources.stream(), sized_for(data, model));
+  fill_unit_column(resources.stream(), data, model.design);
   resources.synchronize();
   return data;
+}
+
+std::vector<kernels::HostToDevice> sized_for(DeviceData& data, const models::Model& model) {
+  const index_t n = model.rows();
+  const models::Design& design = model.design;
+  data.rows = n;
+  data.dim = design.cols();
+  data.design.resize_discard(std::max<index_t>(n * design.cols(), 1));
+  std::vector<kernels::HostToDevice> copies;
+  const auto column_bytes = static_cast<std::size_t>(n) * sizeof(double);
+  if (design.stride() == n) {  // the stored columns are one array
+    copies.push_back({data.design.data(), design.stored().data(),
+                      column_bytes * static_cast<std::size_t>(design.stored_cols())});
+  } else {
+    for (index_t c = 0; c < design.stored_cols(); ++c) {
+      copies.push_back({data.design.data() + c * n, design.stored().col(c).data(), column_bytes});
+    }
+  }
+  copies.push_back(kernels::sized_for(data.response, model.response.data(), n));
+  copies.push_back(kernels::sized_for(data.offset, model.offset.data(), n));
+  return copies;
+}
+
+void fill_unit_column(cudaStream_t stream, DeviceData& data, const models::Design& design) {
+  if (design.has_unit_column()) {
+    kernels::fill<double>(stream, data.rows, 1.0,
+                          data.design.data() + design.stored_cols() * data.rows);
+  }
 }
 
 struct DeviceDataset::Impl {

@@ -5,6 +5,7 @@
 // derivative (models/row_sums.hpp, models/simd/row_block.hpp).
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <Eigen/Core>
@@ -95,7 +96,7 @@ LinkScratch& link_scratch(index_t rows) {
 /// and the negative Hessian design^T diag(w .* -ell'') design when asked for, in the fixed
 /// order of models/row_sums.hpp; `weights` null means every w_n = 1. The shared quadratic and
 /// the prior are added by the caller, once, scaled by the total weight.
-ExactRowSums exact_link_sums(const Model& model, const Eigen::Ref<const Eigen::MatrixXd>& design,
+ExactRowSums exact_link_sums(const Model& model, const Design& design,
                              const Eigen::Ref<const Eigen::VectorXd>& response,
                              const Eigen::Ref<const Eigen::VectorXd>& offset, const double* weights,
                              const Eigen::VectorXd& theta, bool want_gradient, bool want_hessian) {
@@ -153,7 +154,7 @@ ExactRowSums exact_link_sums(const Model& model, const Eigen::Ref<const Eigen::M
   return exact_sums_over_rows(design, want_gradient, want_hessian, terms);
 }
 
-RowSums link_sums(const Model& model, const Eigen::Ref<const Eigen::MatrixXd>& design,
+RowSums link_sums(const Model& model, const Design& design,
                   const Eigen::Ref<const Eigen::VectorXd>& response,
                   const Eigen::Ref<const Eigen::VectorXd>& offset, const double* weights,
                   const Eigen::VectorXd& theta, bool want_gradient, bool want_hessian) {
@@ -175,7 +176,7 @@ ExactRowSums exact_link_sums(const Model& model, index_t first, index_t count,
                           std::to_string(model.rows()) + " starting at a multiple of " +
                           std::to_string(kRowSumBlock));
   }
-  return exact_link_sums(model, model.design.middleRows(first, count),
+  return exact_link_sums(model, model.design.middle_rows(first, count),
                          model.response.segment(first, count), model.offset.segment(first, count),
                          nullptr, theta, want_vector, want_matrix);
 }
@@ -189,7 +190,7 @@ double log_likelihood(const Model& model, index_t n, const Eigen::VectorXd& thet
                           " is out of range (the model has " + std::to_string(model.rows()) +
                           " datapoints)");
   }
-  const auto z = model.design.row(n).transpose();
+  const Eigen::VectorXd z = model.design.row(n).transpose();
   const LinkTerms terms =
       evaluate_link(model.link, z.dot(theta), model.response[n], model.noise_precision);
   const bool has_quadratic = model.shared_quadratic.size() != 0;
@@ -287,8 +288,8 @@ double log_joint(const Model& model, const Coreset* weights, const Eigen::Vector
       response[i] = model.response[index];
       offset[i] = model.offset[index];
     }
-    sums = link_sums(model, rows, response, offset, weights->weights.data(), theta, want_gradient,
-                     want_hessian);
+    sums = link_sums(model, Design(std::move(rows)), response, offset, weights->weights.data(),
+                     theta, want_gradient, want_hessian);
   }
   // The data's sums, from the host or the provider alike. The Hessian's is symmetric up to the
   // summation order of the products, which the symmetrisation below removes.

@@ -187,7 +187,7 @@ void fill_rows(Eigen::VectorXd& v, double value) {
 }
 
 // The dataset's shape and share. Its covariates' values are each model's to check, first of all
-// (report_bad_covariate, or set_covariate_design as it copies them).
+// (report_bad_covariate, or set_covariate_design as it copies or reads them).
 void validate_dataset(const Dataset& data) {
   const index_t n = data.rows();
   if (n < 1 && !data.is_share()) {
@@ -257,37 +257,41 @@ std::vector<std::string> covariate_names(const Dataset& data) {
 }
 
 // z_n = [x_n, 1] (or x_n without the intercept): the design of logistic, poisson and plain
-// linear regression. The covariates are checked for non-finite values as they are copied
-// (support::copy_testing_finite): one pass over them instead of a check and then a copy.
-// A bad value is then reported as validate_dataset would (report_bad_covariate: the first in
-// column order).
-void set_covariate_design(Model& model, const Dataset& data, bool intercept) {
+// linear regression, its intercept the design's unit column (models/design.hpp). Borrowed, the
+// covariates are read in place and checked for non-finite values on every thread; copied, they
+// are checked as they are copied (support::copy_testing_finite): one pass over them instead of a
+// check and then a copy. A bad value is reported as validate_dataset would
+// (report_bad_covariate: the first in column order).
+void set_covariate_design(Model& model, const Dataset& data, bool intercept,
+                          CovariateStorage storage) {
   const index_t n = data.rows();
   const index_t dims = data.dims();
-  model.design.resize(n, dims + (intercept ? 1 : 0));
+  model.parameter_names = covariate_names(data);
+  if (intercept) {
+    model.parameter_names.push_back("intercept");
+  }
+  if (storage == CovariateStorage::borrowed) {
+    report_bad_covariate(data);
+    model.design = Design::borrowed(data.covariates.data(), n, dims, n, intercept);
+    return;
+  }
+  Eigen::MatrixXd copy(n, dims);
   // Copied by row blocks on every thread: at 10^7 rows the copy's cost is mostly the first touch
   // of fresh pages, which one thread took about a second over (huge pages when the process asks
   // for them: support/huge_pages.hpp).
-  support::advise_huge_pages(model.design.data(),
-                             static_cast<std::size_t>(model.design.size()) * sizeof(double));
+  support::advise_huge_pages(copy.data(), static_cast<std::size_t>(copy.size()) * sizeof(double));
   const bool any_bad = any_row_block(n, [&](index_t first, index_t last) {
     bool bad = false;
     for (index_t c = 0; c < dims; ++c) {
       bad |= support::copy_testing_finite(data.covariates.column(c) + first, last - first,
-                                          model.design.col(c).data() + first);
-    }
-    if (intercept) {
-      std::fill(model.design.col(dims).data() + first, model.design.col(dims).data() + last, 1.0);
+                                          copy.col(c).data() + first);
     }
     return bad;
   });
   if (any_bad) {
     report_bad_covariate(data);
   }
-  model.parameter_names = covariate_names(data);
-  if (intercept) {
-    model.parameter_names.push_back("intercept");
-  }
+  model.design = Design(std::move(copy), intercept);
 }
 
 // Labels must all be in {-1, 1} or all in {0, 1} (set_logistic_response maps 0 -> -1). The
@@ -450,7 +454,7 @@ void set_rbf_design(Model& model, const Dataset& data, const RbfBasis& basis) {
   const index_t n = data.rows();
   const index_t dims = data.dims();
   const auto features = static_cast<index_t>(basis.scales.size());
-  model.design.resize(n, features);
+  Eigen::MatrixXd design(n, features);
   // One column per basis; each column is independent, so the threads never share a write.
 #pragma omp parallel for schedule(static)
   for (index_t k = 0; k < features; ++k) {
@@ -462,9 +466,10 @@ void set_rbf_design(Model& model, const Dataset& data, const RbfBasis& basis) {
         const double difference = data.covariates(i, c) - basis.centres(k, c);
         squared_distance += difference * difference;
       }
-      model.design(i, k) = std::exp(factor * squared_distance);
+      design(i, k) = std::exp(factor * squared_distance);
     }
   }
+  model.design = Design(std::move(design));
   model.parameter_names.clear();
   for (index_t k = 0; k < features; ++k) {
     model.parameter_names.push_back("rbf" + std::to_string(k + 1));
@@ -505,7 +510,7 @@ void set_gaussian_model(Model& model, const Dataset& data, const ModelOptions& o
   const Eigen::Map<const Eigen::MatrixXd> x(data.covariates.data(), n, dims);
   const double constant =
       -0.5 * static_cast<double>(dims) * kLog2Pi - 0.5 * log_determinant(factor);
-  model.design.resize(n, dims);
+  Eigen::MatrixXd design(n, dims);
   model.offset.resize(n);
   // Row n of X Sigma^{-1} is (Sigma^{-1} x_n)^T because Sigma^{-1} is symmetric. Taken over
   // contiguous blocks of kRowSumBlock rows, which a rank's share starts on, so that a share's
@@ -517,11 +522,12 @@ void set_gaussian_model(Model& model, const Dataset& data, const ModelOptions& o
     const index_t count = std::min(kRowSumBlock, n - first);
     block = x.middleRows(first, count);
     product.noalias() = block * precision;
-    model.design.middleRows(first, count) = product;
+    design.middleRows(first, count) = product;
     // x_n^T Sigma^{-1} x_n = x_n . z_n, from the design just computed.
     model.offset.segment(first, count) =
         -0.5 * (block.cwiseProduct(product)).rowwise().sum().array() + constant;
   }
+  model.design = Design(std::move(design));
   model.shared_quadratic = precision;
   // The mean model has no response: a response column in the file, if any, is ignored (every
   // covariate is a coordinate of x_n), and the link takes y = 0.
@@ -646,7 +652,7 @@ RbfBasis rbf_basis(const RbfOptions& rbf, const Eigen::MatrixXd& centre_covariat
 }
 
 Model rows_of(const Model& model, index_t first, index_t count) {
-  // Field by field: a copy of the whole model first would copy the whole design.
+  // Field by field: a copy of the whole model first would copy the whole response and offset.
   Model share;
   share.kind = model.kind;
   share.link = model.link;
@@ -655,7 +661,7 @@ Model rows_of(const Model& model, index_t first, index_t count) {
   share.prior_precision = model.prior_precision;
   share.prior_log_normalizer = model.prior_log_normalizer;
   share.parameter_names = model.parameter_names;
-  share.design = model.design.middleRows(first, count);
+  share.design = model.design.middle_rows(first, count);
   share.response = model.response.segment(first, count);
   share.offset = model.offset.segment(first, count);
   share.first_row = model.first_row + first;
@@ -674,7 +680,7 @@ LabelEncoding logistic_label_encoding(const Dataset& data) {
 }
 
 Model make_model(const Dataset& data, const ModelOptions& options, std::uint64_t seed,
-                 const WholeDataset& whole) {
+                 const WholeDataset& whole, CovariateStorage storage) {
   validate_options(options);
   validate_dataset(data);
   const index_t n = data.rows();
@@ -683,19 +689,19 @@ Model make_model(const Dataset& data, const ModelOptions& options, std::uint64_t
   model.kind = options.kind;
   // Uninitialised: every model's set-up below writes all of it.
   model.offset = rows_vector(n);
-  // Every model checks its covariates first (set_covariate_design as it copies them, the others
+  // Every model checks its covariates first (set_covariate_design as it takes them, the others
   // before they read them: report_bad_covariate), then its response.
   switch (options.kind) {
     case ModelKind::logistic:
       model.link = Link::logistic;
-      set_covariate_design(model, data, options.intercept);
+      set_covariate_design(model, data, options.intercept, storage);
       require_response(data, options.kind);
       set_logistic_response(model, data, whole.negative_label);
       fill_rows(model.offset, 0.0);
       break;
     case ModelKind::poisson:
       model.link = Link::poisson;
-      set_covariate_design(model, data, options.intercept);
+      set_covariate_design(model, data, options.intercept, storage);
       require_response(data, options.kind);
       set_poisson_response(model, data);
       break;
@@ -719,7 +725,7 @@ Model make_model(const Dataset& data, const ModelOptions& options, std::uint64_t
         }
         set_rbf_design(model, data, whole.rbf ? *whole.rbf : rbf_basis_of(data, options.rbf, seed));
       } else {
-        set_covariate_design(model, data, options.intercept);
+        set_covariate_design(model, data, options.intercept, storage);
         require_response(data, ModelKind::linear);
       }
       set_real_response(model, data);

@@ -12,6 +12,7 @@
 #include "coreset/dataset.hpp"
 #include "coreset/model.hpp"
 #include "coreset/solver.hpp"
+#include "models/design.hpp"
 #include "models/link.hpp"
 #include "models/row_sums.hpp"
 #include "support/exact_sum.hpp"
@@ -23,8 +24,10 @@ class RowSumsProvider;
 struct Model {
   ModelKind kind = ModelKind::logistic;
   Link link = Link::logistic;
-  /// n x d: row n is z_n (covariates then intercept; RBF features; or Sigma^{-1} x_n).
-  Eigen::MatrixXd design;
+  /// n x d: row n is z_n (covariates then the intercept's unit column; RBF features; or
+  /// Sigma^{-1} x_n). The covariates are the dataset's, read in place, when make_model was asked
+  /// to borrow them (CovariateStorage::borrowed).
+  Design design;
   /// n: y_n as the link takes it (logistic: -1 or 1; gaussian: unused, zeros).
   Eigen::VectorXd response;
   /// n: c_n, the theta-free constants (they cancel in Phi but make L_n a true log density).
@@ -98,13 +101,23 @@ struct WholeDataset {
   std::optional<RbfBasis> rbf;
 };
 
+/// How make_model holds the covariates of a design made of them (logistic, Poisson, and linear
+/// without RBF features; the others compute their design's columns and keep them).
+enum class CovariateStorage {
+  copied,    ///< the model keeps a copy: it may outlive the dataset
+  borrowed,  ///< read in place: the dataset's covariates must outlive the model and every model
+             ///< copied or cut from it (rows_of), and stay unchanged while they are in use
+};
+
 /// Checks the dataset against the model's domain and builds the design. Out-of-domain values
 /// (a label not in {-1, 1} / {0, 1}, a negative or fractional count, a missing response) throw
 /// InputError naming data.source, the line and the column; bad options throw InvalidArgument.
 /// `seed` is the job's seed (BuildOptions::seed): it draws the RBF centres, and nothing else.
-/// `whole`: what a rank's share takes from the ranks (see WholeDataset).
+/// `whole`: what a rank's share takes from the ranks (see WholeDataset). `storage`: see
+/// CovariateStorage; the two give the same model, value for value.
 Model make_model(const Dataset& data, const ModelOptions& options, std::uint64_t seed,
-                 const WholeDataset& whole = {});
+                 const WholeDataset& whole = {},
+                 CovariateStorage storage = CovariateStorage::copied);
 
 /// The model of rows first ... first + count - 1 of `model` (0 <= first, first + count <= its
 /// rows), as a rank's share of the whole dataset: what a GPU rank of a distributed build projects

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <vector>
 #ifdef _OPENMP
@@ -21,6 +22,7 @@
 
 #include "coreset/distributed.hpp"
 #include "coreset/types.hpp"
+#include "models/design.hpp"
 #include "models/simd/row_block.hpp"
 #include "support/eigen.hpp"
 #include "support/exact_sum.hpp"
@@ -39,6 +41,16 @@ struct RowSums {
 /// blocks of a distributed build's ranks must be the one-process blocks, and a rank's rows start
 /// at a multiple of kReductionBlock (coreset/distributed.hpp): so the two are one.
 inline constexpr index_t kRowSumBlock = kReductionBlock;
+
+/// kRowSumBlock ones: a block's unit column (Design::row_block).
+inline const std::array<double, kRowSumBlock>& unit_block() {
+  static const std::array<double, kRowSumBlock> ones = [] {
+    std::array<double, kRowSumBlock> values{};
+    values.fill(1.0);
+    return values;
+  }();
+  return ones;
+}
 
 /// Blocks a thread takes at a time, at most: runs of consecutive blocks, so that each thread
 /// reads the design's columns as long streams, which the hardware prefetchers follow. Handing
@@ -118,8 +130,8 @@ inline int row_sum_teams(index_t blocks, index_t accumulators) {
 /// exactly, so the result depends on the block boundaries alone: the rows of `design` must start
 /// at a multiple of kRowSumBlock of the whole data.
 template <class Terms>
-ExactRowSums exact_sums_over_rows(const Eigen::Ref<const Eigen::MatrixXd>& design, bool want_vector,
-                                  bool want_matrix, const Terms& terms) {
+ExactRowSums exact_sums_over_rows(const Design& design, bool want_vector, bool want_matrix,
+                                  const Terms& terms) {
   const index_t n = design.rows();
   const index_t d = design.cols();
   const index_t blocks = (n + kRowSumBlock - 1) / kRowSumBlock;
@@ -136,8 +148,8 @@ ExactRowSums exact_sums_over_rows(const Eigen::Ref<const Eigen::MatrixXd>& desig
 #pragma omp for schedule(dynamic, run)
     for (index_t b = 0; b < blocks; ++b) {
       const index_t first = b * kRowSumBlock;
-      const simd::RowBlock block{design.data() + first, design.outerStride(),
-                                 std::min(kRowSumBlock, n - first), d};
+      const simd::RowBlock block =
+          design.row_block(first, std::min(kRowSumBlock, n - first), unit_block().data());
       g.resize(block.rows);
       c.resize(block.rows);
       const double value = terms(first, block, g, c);
@@ -188,8 +200,8 @@ inline ExactRowSums exact_row_sums_of(const RowSums& sums, index_t d, bool want_
 /// Sums over the rows of `design`, rounded once (exact_sums_over_rows): bitwise the same for
 /// every thread count and every split of the rows at kRowSumBlock boundaries.
 template <class Terms>
-RowSums sum_over_rows(const Eigen::Ref<const Eigen::MatrixXd>& design, bool want_vector,
-                      bool want_matrix, const Terms& terms) {
+RowSums sum_over_rows(const Design& design, bool want_vector, bool want_matrix,
+                      const Terms& terms) {
   return round_row_sums(exact_sums_over_rows(design, want_vector, want_matrix, terms),
                         design.cols(), want_vector, want_matrix);
 }

@@ -100,12 +100,12 @@ struct Prepared {
 };
 
 Prepared prepare(const Dataset& data, const BuildOptions& options,
-                 const models::WholeDataset& whole = {}) {
+                 const models::WholeDataset& whole, models::CovariateStorage storage) {
   validate(options);
   Prepared prepared;
   {
     const pipeline::SetupPartTimer timer(pipeline::SetupPart::model);
-    prepared.model = models::make_model(data, options.model, options.seed, whole);
+    prepared.model = models::make_model(data, options.model, options.seed, whole, storage);
   }
   const models::Model& model = prepared.model;
   prepared.pihat = resolve_pihat(options.pihat, model.kind);
@@ -385,7 +385,11 @@ struct PreparedProblem::Impl {
 
   /// The problem prepared on `options.solver.threads` threads: the checks, the model, pi-hat,
   /// the samples and Phi (prepare_stages: everything after the model).
-  static std::unique_ptr<Impl> prepare(const Dataset& data, const BuildOptions& options);
+  /// `in_place`: the model reads the dataset's covariates in place (CovariatesInPlace). A bool,
+  /// not models::CovariateStorage: this class's members are exported, and only public types may
+  /// appear in their signatures.
+  static std::unique_ptr<Impl> prepare(const Dataset& data, const BuildOptions& options,
+                                       bool in_place);
   static void prepare_stages(Impl& impl, const Dataset& data, const BuildOptions& options);
 
   // A solve names no communicator, or the one this problem was prepared with: its Phi, its
@@ -515,7 +519,8 @@ models::WholeDataset whole_dataset(const Dataset& share, const ModelOptions& mod
 // prepare() on every rank of a distributed build (each holds the whole dataset and builds the
 // same model, or its share and the model of its rows); a bad input or option stops all of them
 // alike (coreset::on_every_rank).
-Prepared prepare_everywhere(const Dataset& data, const BuildOptions& options) {
+Prepared prepare_everywhere(const Dataset& data, const BuildOptions& options,
+                            models::CovariateStorage storage) {
   const auto started = Clock::now();
   Prepared prepared;
   const Communicator* comm = options.solver.communicator.get();
@@ -534,7 +539,7 @@ Prepared prepare_everywhere(const Dataset& data, const BuildOptions& options) {
   if (comm != nullptr && data.is_share()) {
     whole = whole_dataset(data, options.model, options.seed, *comm);
   }
-  on_every_rank(comm, [&] { prepared = prepare(data, options, whole); });
+  on_every_rank(comm, [&] { prepared = prepare(data, options, whole, storage); });
   prepared.started = started;
   return prepared;
 }
@@ -542,13 +547,20 @@ Prepared prepare_everywhere(const Dataset& data, const BuildOptions& options) {
 }  // namespace
 
 PreparedProblem::PreparedProblem(const Dataset& data, const BuildOptions& options)
-    : impl_(Impl::prepare(data, options)) {}
+    : impl_(Impl::prepare(data, options, false)) {}
+
+PreparedProblem::PreparedProblem(const Dataset& data, const BuildOptions& options,
+                                 CovariatesInPlace)
+    : impl_(Impl::prepare(data, options, true)) {}
 
 std::unique_ptr<PreparedProblem::Impl> PreparedProblem::Impl::prepare(const Dataset& data,
-                                                                      const BuildOptions& options) {
+                                                                      const BuildOptions& options,
+                                                                      bool in_place) {
   // The model's set-up passes and pi-hat's sums run OpenMP's default team: the job's threads.
   const support::ScopedDefaultTeam team(options.solver.threads);
-  Prepared prepared = prepare_everywhere(data, options);
+  Prepared prepared = prepare_everywhere(
+      data, options,
+      in_place ? models::CovariateStorage::borrowed : models::CovariateStorage::copied);
   std::unique_ptr<Impl> made;
   {
     const pipeline::SetupPartTimer timer(pipeline::SetupPart::context);
@@ -818,7 +830,8 @@ BuildResult build_coreset(const Dataset& data, const BuildOptions& options) {
       pipeline::resolve_sparsevi_settings(options.solver.sparsevi, options.model.kind);
     }
   });
-  const PreparedProblem problem(data, options);
+  // The problem lives within this call, so its model reads the dataset's covariates in place.
+  const PreparedProblem problem(data, options, PreparedProblem::CovariatesInPlace{});
   return to_build_result(problem, problem.solve_and_evaluate(options.solver));
 }
 
@@ -841,7 +854,7 @@ BuildResult to_build_result(const PreparedProblem& problem, CoresetRun run) {
 Quality evaluate_coreset(const Dataset& data, const BuildOptions& options, const Coreset& coreset) {
   // Before the costly stages.
   on_every_rank(options.solver.communicator.get(), [&] { check_rows(coreset, data.all_rows()); });
-  return PreparedProblem(data, options).evaluate(coreset);
+  return PreparedProblem(data, options, PreparedProblem::CovariatesInPlace{}).evaluate(coreset);
 }
 
 // An n x S column-major matrix: datapoint i's draws are a row, n apart.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "coreset/error.hpp"
@@ -83,17 +84,18 @@ CoresetRows gather_coreset_rows(const models::Model& share, const Coreset& cores
   model.prior_precision = share.prior_precision;
   model.prior_log_normalizer = share.prior_log_normalizer;
   model.parameter_names = share.parameter_names;
-  model.design.resize(k, d);
+  Eigen::MatrixXd design(k, d);
   model.response.resize(k);
   model.offset.resize(k);
   for (index_t p = 0; p < k; ++p) {
     const double* row = rows.data() + p * (d + 2);
     for (index_t c = 0; c < d; ++c) {
-      model.design(p, c) = row[c];
+      design(p, c) = row[c];
     }
     model.response[p] = row[d];
     model.offset[p] = row[d + 1];
   }
+  model.design = models::Design(std::move(design));
   gathered.coreset.weights = coreset.weights;
   gathered.coreset.indices.resize(static_cast<std::size_t>(k));
   for (index_t p = 0; p < k; ++p) {

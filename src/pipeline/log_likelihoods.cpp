@@ -11,7 +11,8 @@ namespace coreset {
 
 Matrix<double> log_likelihoods(const Dataset& data, const ModelOptions& model,
                                const Matrix<double>& parameters, std::uint64_t seed) {
-  const models::Model bound = models::make_model(data, model, seed);
+  const models::Model bound =
+      models::make_model(data, model, seed, {}, models::CovariateStorage::borrowed);
   if (parameters.rows() != bound.dim() || parameters.cols() < 1) {
     throw InvalidArgument(
         "log_likelihoods: parameters must be d x P with d = " + std::to_string(bound.dim()) +

@@ -18,6 +18,7 @@
 //   m = Sigma_w (sigma^{-2} sum w_n y_n b_n) = mu_w with z_n = b_n.
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
@@ -57,7 +58,7 @@ QuadraticLink quadratic_link(const models::Model& model) {
 /// Adds the data's terms over the visited rows (all n, or the coreset's gathered): to the
 /// precision sum_n w_n (-ell'') z_n z_n^T, to the linear term sum_n w_n ell'_n(0) z_n, in the
 /// fixed order of models/row_sums.hpp.
-void add_data_terms(const QuadraticLink& link, const Eigen::Ref<const Eigen::MatrixXd>& rows,
+void add_data_terms(const QuadraticLink& link, const models::Design& rows,
                     const Eigen::Ref<const Eigen::VectorXd>& w,
                     const Eigen::Ref<const Eigen::VectorXd>& y, Eigen::MatrixXd& precision,
                     Eigen::VectorXd& linear_term) {
@@ -152,7 +153,7 @@ Gaussian exact_posterior(const models::Model& model, const Coreset* weights,
       y[i] = model.response[index];
       total_weight += w[i];
     }
-    add_data_terms(link, rows, w, y, precision, linear_term);
+    add_data_terms(link, models::Design(std::move(rows)), w, y, precision, linear_term);
   }
   if (has_quadratic) {
     precision += total_weight * model.shared_quadratic;

@@ -293,7 +293,7 @@ TEST(ProjectionLogistic, DependsOnTheLabelsOnlyThroughTheMargins) {
   Model unit_labels = every_model().front().model;
   ASSERT_EQ(unit_labels.link, Link::logistic);
   Model doubled_labels = unit_labels;
-  doubled_labels.design *= 0.5;
+  doubled_labels.design = 0.5 * unit_labels.design.dense();
   doubled_labels.response *= 2.0;
   const Eigen::MatrixXd samples = random_samples(kSamples, unit_labels.dim(), 12);
   EXPECT_TRUE(same_bits(projection<double>(unit_labels, samples, 2),

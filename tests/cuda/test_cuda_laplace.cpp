@@ -3,20 +3,24 @@
 // at a point and the fitted mode and covariance on every model, to round-off, with row counts
 // that cross the device's row blocks and chunks; the sums are deterministic; and a GPU build
 // uploads the design once, for Laplace and the projection together. Label `gpu`.
+#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
 #include <Eigen/Core>
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "coreset/build.hpp"
 #include "coreset/error.hpp"
+#include "cuda/device_data.hpp"
 #include "cuda/device_dataset.hpp"
 #include "cuda/gpu_session.hpp"
 #include "cuda/gpu_test_support.hpp"
 #include "helpers/eigen_expect.hpp"
 #include "helpers/model_datasets.hpp"
+#include "kernels/check.hpp"
 #include "kernels/link_sums_launch.hpp"
 #include "models/model.hpp"
 #include "posterior/posterior.hpp"
@@ -68,6 +72,39 @@ TEST(GpuLaplace, TheDeviceSumsAreTheHostSumsToRoundOff) {
       models::log_joint(model, nullptr, theta, &g_only, nullptr, &device);
       expect_relative(g_only, g_host, 1e-11, "gradient alone");
     }
+  }
+}
+
+// The device holds the design whole (n x d, ld n), whatever the host holds: the covariates read
+// in place with the intercept's ones written on the device, a share's rows (a column at a time,
+// their stride the whole dataset's), or the columns a model computed. Bit for bit.
+TEST(GpuLaplace, TheDeviceDesignIsTheHostDesignWithItsOnes) {
+  CORESET_REQUIRE_GPU();
+  const auto session = std::make_shared<cuda::GpuSession>();
+  const Dataset data = test::model_dataset(ModelKind::logistic, kRows, kDims, 23);
+  ModelOptions options;
+  const models::Model borrowed =
+      models::make_model(data, options, 23, {}, models::CovariateStorage::borrowed);
+  ASSERT_TRUE(borrowed.design.has_unit_column());
+  options.intercept = false;
+  const models::Model no_intercept = models::make_model(data, options, 23);
+  const models::Model gaussian = model_of(ModelKind::gaussian);
+  const std::pair<const char*, models::Model> cases[] = {
+      {"covariates in place", borrowed},
+      {"a share of them", models::rows_of(borrowed, 300, kRows - 1000)},
+      {"without an intercept", no_intercept},
+      {"computed columns", gaussian}};
+  for (const auto& [what, model] : cases) {
+    const cuda::DeviceDataset device(session, model);
+    const index_t n = model.rows();
+    const index_t d = model.dim();
+    ASSERT_EQ(device.rows(), n) << what;
+    ASSERT_EQ(device.dim(), d) << what;
+    Eigen::MatrixXd on_device(n, d);
+    CORESET_CUDA_TRY(cudaMemcpy(on_device.data(), device.data().design.data(),
+                                static_cast<std::size_t>(n * d) * sizeof(double),
+                                cudaMemcpyDeviceToHost));
+    EXPECT_TRUE(on_device == model.design.dense()) << what;
   }
 }
 
@@ -132,7 +169,8 @@ TEST(GpuLaplace, AGpuBuildUploadsTheDesignOnce) {
   EXPECT_EQ(result.pihat, Pihat::laplace);
   const auto n = static_cast<std::size_t>(rows);
   const auto d = static_cast<std::size_t>(result.parameters);
-  const std::size_t design = 8 * n * d;
+  // The design's stored columns: the covariates, d - 1 (the device writes the intercept's ones).
+  const std::size_t design = 8 * n * (d - 1);
   const std::size_t to_device = after.to_device - before.to_device;
   EXPECT_GE(to_device, design + 16 * n);  // the dataset went up: Laplace ran on the device
   EXPECT_LT(to_device, design + 16 * n + design / 4);

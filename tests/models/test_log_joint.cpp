@@ -58,14 +58,16 @@ const std::vector<Shape> kShapes = {Shape::logistic, Shape::poisson, Shape::gaus
 Model build_model(Shape shape, Eigen::Index n, Eigen::Index d, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   Model model;
-  model.design = random_matrix(n, d, rng);
+  Eigen::MatrixXd z = random_matrix(n, d, rng);
+  model.design = z;
   model.response = Eigen::VectorXd::Zero(n);
   model.offset = Eigen::VectorXd::Zero(n);
   switch (shape) {
     case Shape::logistic: {
       model.kind = ModelKind::logistic;
       model.link = Link::logistic;
-      model.design.col(d - 1).setOnes();  // intercept
+      // The intercept as make_model holds it: the design's unit column, not stored.
+      model.design = Design(z.leftCols(d - 1), true);
       std::bernoulli_distribution coin(0.5);
       for (Eigen::Index i = 0; i < n; ++i) {
         model.response[i] = coin(rng) ? 1.0 : -1.0;
@@ -75,7 +77,8 @@ Model build_model(Shape shape, Eigen::Index n, Eigen::Index d, std::uint64_t see
     case Shape::poisson: {
       model.kind = ModelKind::poisson;
       model.link = Link::poisson;
-      model.design.col(d - 1).setOnes();
+      z.col(d - 1).setOnes();  // the intercept, stored
+      model.design = z;
       std::poisson_distribution<int> counts(1.5);
       for (Eigen::Index i = 0; i < n; ++i) {
         // Every fourth count is 0, so the y = 0 branch is always covered.
@@ -93,11 +96,12 @@ Model build_model(Shape shape, Eigen::Index n, Eigen::Index d, std::uint64_t see
       const Eigen::MatrixXd sigma = random_spd(d, rng);
       const Eigen::MatrixXd q = sigma.inverse();
       const Eigen::MatrixXd x = random_matrix(n, d, rng);
-      model.design = x * q;
+      z = x * q;
+      model.design = z;
       model.shared_quadratic = q;
       const double log_det = std::log(sigma.determinant());
       for (Eigen::Index i = 0; i < n; ++i) {
-        model.offset[i] = -0.5 * x.row(i).dot(model.design.row(i)) -
+        model.offset[i] = -0.5 * x.row(i).dot(z.row(i)) -
                           0.5 * static_cast<double>(d) * std::log(2.0 * kPi) - 0.5 * log_det;
       }
       break;
@@ -109,7 +113,7 @@ Model build_model(Shape shape, Eigen::Index n, Eigen::Index d, std::uint64_t see
       model.noise_precision = 2.5;
       std::normal_distribution<double> normal(0.0, 1.0);
       const Eigen::VectorXd beta = random_matrix(d, 1, rng);
-      model.response = model.design * beta;
+      model.response = z * beta;
       for (Eigen::Index i = 0; i < n; ++i) {
         model.response[i] += normal(rng) / std::sqrt(model.noise_precision);
         model.offset[i] = 0.5 * std::log(model.noise_precision / (2.0 * kPi));
@@ -446,8 +450,10 @@ TEST(LogJoint, IntegerWeightsEqualDuplicatedDatapoints) {
   for (const Shape shape : kShapes) {
     const Model model = build_model(shape, 20, 3, 800 + static_cast<int>(shape));
     Model doubled = model;
-    doubled.design.resize(40, 3);
-    doubled.design << model.design, model.design;
+    const Eigen::MatrixXd rows = model.design.dense();
+    Eigen::MatrixXd twice_rows(40, 3);
+    twice_rows << rows, rows;
+    doubled.design = twice_rows;
     doubled.response.resize(40);
     doubled.response << model.response, model.response;
     doubled.offset.resize(40);

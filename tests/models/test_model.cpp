@@ -63,15 +63,22 @@ ModelOptions options_for(ModelKind kind) {
   return options;
 }
 
-// The InputError that building `data` under `options` throws (a test failure if none).
+// The InputError that building `data` under `options` throws (a test failure if none), the
+// same whether the model copies the covariates or reads them in place (a failure if not).
 InputError input_error(const Dataset& data, const ModelOptions& options) {
-  try {
-    make_model(data, options, 0);
-  } catch (const InputError& error) {
-    return error;
+  std::vector<InputError> errors;
+  for (const CovariateStorage storage : {CovariateStorage::copied, CovariateStorage::borrowed}) {
+    try {
+      make_model(data, options, 0, {}, storage);
+      ADD_FAILURE() << "make_model did not throw InputError";
+      return InputError("", "");
+    } catch (const InputError& error) {
+      errors.push_back(error);
+    }
   }
-  ADD_FAILURE() << "make_model did not throw InputError";
-  return InputError("", "");
+  EXPECT_EQ(std::string(errors[0].what()), std::string(errors[1].what()));
+  EXPECT_EQ(errors[0].line(), errors[1].line());
+  return errors[0];
 }
 
 std::string invalid_argument(const Dataset& data, const ModelOptions& options) {
@@ -106,8 +113,8 @@ TEST(ModelLogistic, DesignIsCovariatesThenIntercept) {
   const Model model = make_model(data, options_for(ModelKind::logistic), 0);
   ASSERT_EQ(model.rows(), 3);
   ASSERT_EQ(model.dim(), 3);
-  EXPECT_EQ(model.design.leftCols(2), covariates_of(data));
-  EXPECT_EQ(model.design.col(2), Eigen::VectorXd::Ones(3));
+  EXPECT_EQ(model.design.dense().leftCols(2), covariates_of(data));
+  EXPECT_EQ(model.design.dense().col(2), Eigen::VectorXd::Ones(3));
   EXPECT_EQ(model.parameter_names, (std::vector<std::string>{"c1", "c2", "intercept"}));
   EXPECT_EQ(model.kind, ModelKind::logistic);
   EXPECT_EQ(model.link, Link::logistic);
@@ -151,6 +158,46 @@ TEST(ModelRows, AShareOfRowsIsTheWholeModelsOnThoseRows) {
   EXPECT_EQ(inner.all_rows(), 5);
   EXPECT_EQ(inner.design.row(0), model.design.row(3));
   EXPECT_EQ(rows_of(model, 5, 0).rows(), 0);
+}
+
+// Read in place or copied, the covariates give the same model; read in place, the design holds
+// no copy (its stored columns are the dataset's) and never the intercept's ones, and a share of
+// the model reads the dataset's rows where they are. The models that compute their design
+// (the Gaussian mean, RBF features) keep their own either way.
+TEST(ModelLogistic, BorrowedCovariatesAreReadInPlaceAndGiveTheCopiedModel) {
+  const Dataset data = two_covariates({1, 0, 1, 1, 0});
+  struct Case {
+    ModelKind kind;
+    bool rbf;
+    bool intercept;
+  };
+  const Case cases[] = {{ModelKind::logistic, false, true}, {ModelKind::logistic, false, false},
+                        {ModelKind::poisson, false, true},  {ModelKind::linear, false, true},
+                        {ModelKind::linear, true, true},    {ModelKind::gaussian, false, true}};
+  for (const Case& c : cases) {
+    ModelOptions options = options_for(c.kind);
+    options.rbf.enabled = c.rbf;
+    options.rbf.centers_per_scale = 2;
+    options.intercept = c.intercept;
+    const std::string label =
+        to_string(c.kind) + (c.rbf ? " rbf" : "") + (c.intercept ? "" : " without intercept");
+    const Model copied = make_model(data, options, 3, {}, CovariateStorage::copied);
+    const Model borrowed = make_model(data, options, 3, {}, CovariateStorage::borrowed);
+    EXPECT_EQ(borrowed.design.dense(), copied.design.dense()) << label;
+    EXPECT_EQ(borrowed.response, copied.response) << label;
+    EXPECT_EQ(borrowed.offset, copied.offset) << label;
+    EXPECT_EQ(borrowed.parameter_names, copied.parameter_names) << label;
+    EXPECT_NE(copied.design.stored().data(), data.covariates.data()) << label;
+    const bool of_covariates = c.kind != ModelKind::gaussian && !c.rbf;
+    EXPECT_EQ(borrowed.design.stored().data() == data.covariates.data(), of_covariates) << label;
+    if (of_covariates) {
+      EXPECT_EQ(borrowed.design.stored_cols(), data.dims()) << label;
+      EXPECT_EQ(borrowed.design.has_unit_column(), c.intercept) << label;
+      const Model share = rows_of(borrowed, 2, 3);
+      EXPECT_EQ(share.design.stored().data(), data.covariates.data() + 2) << label;
+      EXPECT_EQ(share.design.dense(), copied.design.dense().middleRows(2, 3)) << label;
+    }
+  }
 }
 
 TEST(ModelLogistic, InterceptCanBeLeftOut) {
@@ -279,7 +326,7 @@ TEST(ModelGaussian, IsotropicNoiseGivesTheGaussianLogDensity) {
   ASSERT_EQ(model.dim(), 3);  // no intercept: the parameter is the mean
   EXPECT_EQ(model.parameter_names, (std::vector<std::string>{"c1", "c2", "c3"}));
   EXPECT_TRUE(model.shared_quadratic.isApprox(Eigen::MatrixXd::Identity(3, 3) / 4.0, 1e-15));
-  EXPECT_TRUE(model.design.isApprox(covariates_of(data) / 4.0, 1e-15));
+  EXPECT_TRUE(model.design.dense().isApprox(covariates_of(data) / 4.0, 1e-15));
   EXPECT_EQ(model.response, Eigen::VectorXd::Zero(3));
   const Eigen::MatrixXd sigma = 4.0 * Eigen::MatrixXd::Identity(3, 3);
   const Eigen::Vector3d theta(0.3, -1.2, 2.0);
@@ -339,7 +386,7 @@ TEST(ModelLinear, PlainDesignWithGaussianNoise) {
   const Model model = make_model(data, options, 0);
   EXPECT_EQ(model.link, Link::gaussian);
   EXPECT_EQ(model.dim(), 3);
-  EXPECT_EQ(model.design.col(2), Eigen::VectorXd::Ones(3));
+  EXPECT_EQ(model.design.dense().col(2), Eigen::VectorXd::Ones(3));
   EXPECT_EQ(model.response, Eigen::Vector3d(0.25, -3, 8));
   EXPECT_DOUBLE_EQ(model.noise_precision, 4.0);
   const Eigen::Vector3d theta(1.0, -2.0, 0.5);
@@ -397,8 +444,8 @@ TEST(ModelLinear, RadialBasisFeaturesFollowSpec35) {
   ASSERT_EQ(model.dim(), 6 * 50 + 1);
   EXPECT_EQ(model.parameter_names.front(), "rbf1");
   EXPECT_EQ(model.parameter_names.back(), "rbf301");
-  EXPECT_GT(model.design.minCoeff(), 0.0);
-  EXPECT_LE(model.design.maxCoeff(), 1.0);
+  EXPECT_GT(model.design.dense().minCoeff(), 0.0);
+  EXPECT_LE(model.design.dense().maxCoeff(), 1.0);
 
   const auto x = covariates_of(data);
   const std::vector<double>& scales = options.rbf.scales;
@@ -478,9 +525,9 @@ TEST(ModelLinear, RadialBasisCentresDependOnlyOnTheSeed) {
   options.rbf.enabled = true;
   const Model first = make_model(data, options, 7);
   const Model again = make_model(data, options, 7);
-  EXPECT_EQ(first.design, again.design);
+  EXPECT_EQ(first.design.dense(), again.design.dense());
   const Model other = make_model(data, options, 8);
-  EXPECT_NE(first.design, other.design);
+  EXPECT_NE(first.design.dense(), other.design.dense());
 }
 
 TEST(ModelLinear, RadialBasisUsesEveryRowWhenThereAreFewerThanTheCentreCount) {

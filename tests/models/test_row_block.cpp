@@ -7,6 +7,7 @@
 
 #include <Eigen/Core>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -175,6 +176,51 @@ TEST_P(RowBlockKernels, WeightedSumsAgreeWithEigenAndReadOnlyTheWeightsAskedFor)
   for (index_t l = 0; l < cols; ++l) {
     for (index_t i = 0; i <= l; ++i, ++slot) {
       EXPECT_NEAR(upper[slot], matrix_want(i, l), 1e-12 * rows) << i << ", " << l;
+    }
+  }
+}
+
+// A block whose last column is `unit` (an intercept the design does not store) gives the bits of
+// the same block with its ones stored, in the predictors and in both sums. The unit block's own
+// storage has NaN where its last column would be, so a kernel that read the stored column
+// instead of `unit` would turn its results into NaN.
+TEST_P(RowBlockKernels, AUnitColumnGivesTheBitsOfStoredOnes) {
+  std::mt19937_64 rng(5);
+  const std::vector<double> ones(300, 1.0);
+  for (const index_t rows : kRowCounts) {
+    for (const index_t cols : {index_t{1}, index_t{2}, index_t{5}, index_t{11}}) {
+      const index_t stride = rows + 2;
+      Design stored = random_design(rows, cols, stride, rng);
+      Design unit = stored;
+      for (index_t j = 0; j < rows; ++j) {
+        stored.storage[static_cast<std::size_t>((cols - 1) * stride + j)] = 1.0;
+        unit.storage[static_cast<std::size_t>((cols - 1) * stride + j)] = std::nan("");
+      }
+      stored.block.data = stored.storage.data();
+      unit.block = {unit.storage.data(), stride, rows, cols, ones.data()};
+      const std::vector<double> theta = random_vector(cols, rng);
+      const std::vector<double> g = random_vector(rows, rng);
+      const std::vector<double> c = random_vector(rows, rng, true);
+      const auto entries = static_cast<std::size_t>(cols * (cols + 1) / 2);
+      std::vector<double> predictors_stored(static_cast<std::size_t>(rows));
+      std::vector<double> predictors_unit(static_cast<std::size_t>(rows));
+      std::vector<double> vector_stored(static_cast<std::size_t>(cols));
+      std::vector<double> vector_unit(static_cast<std::size_t>(cols));
+      std::vector<double> upper_stored(entries);
+      std::vector<double> upper_unit(entries);
+      linear_predictors(GetParam(), stored.block, theta.data(), predictors_stored.data());
+      linear_predictors(GetParam(), unit.block, theta.data(), predictors_unit.data());
+      weighted_row_sums(GetParam(), stored.block, g.data(), c.data(), vector_stored.data(),
+                        upper_stored.data());
+      weighted_row_sums(GetParam(), unit.block, g.data(), c.data(), vector_unit.data(),
+                        upper_unit.data());
+      const auto same_bits = [](const std::vector<double>& a, const std::vector<double>& b) {
+        return a.size() == b.size() &&
+               (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+      };
+      EXPECT_TRUE(same_bits(predictors_unit, predictors_stored)) << rows << " x " << cols;
+      EXPECT_TRUE(same_bits(vector_unit, vector_stored)) << rows << " x " << cols;
+      EXPECT_TRUE(same_bits(upper_unit, upper_stored)) << rows << " x " << cols;
     }
   }
 }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -205,7 +206,8 @@ void expect_same_run(const CoresetRun& run, const BuildResult& built) {
 }
 
 // One prepared problem, many solves: each gives what a separate build_coreset gives for the
-// same options, in either precision and for a conjugate and a Laplace model.
+// same options, in either precision and for a conjugate and a Laplace model. The problem keeps
+// a copy of the covariates, build_coreset reads them in place: the same bits either way.
 TEST(Build, PreparedProblemGivesTheSameCoresetsAndQualityAsBuild) {
   const Dataset logistic = synthetic_logistic_dataset(700, 9);
   const Dataset gaussian = gaussian_data(300);
@@ -243,6 +245,24 @@ TEST(Build, PreparedProblemGivesTheSameCoresetsAndQualityAsBuild) {
       }
     }
   }
+}
+
+// A problem prepared with a copy of the covariates outlives its dataset (a sanitizer would catch
+// a read of the freed rows); one that reads them in place gives the same coreset while it lives.
+TEST(Build, APreparedProblemKeepsWhatItNeedsUnlessItReadsTheCovariatesInPlace) {
+  const BuildOptions options = small_options(ModelKind::logistic, 12);
+  std::optional<PreparedProblem> kept;
+  {
+    const Dataset data = synthetic_logistic_dataset(400, 21);
+    kept.emplace(data, options);
+  }
+  const Dataset data = synthetic_logistic_dataset(400, 21);
+  const PreparedProblem in_place(data, options, PreparedProblem::CovariatesInPlace{});
+  const SolveResult from_copy = kept->solve(options.solver);
+  const SolveResult from_data = in_place.solve(options.solver);
+  EXPECT_EQ(from_copy.coreset.indices, from_data.coreset.indices);
+  EXPECT_EQ(from_copy.coreset.weights, from_data.coreset.weights);
+  EXPECT_EQ(kept->full_posterior_mean(), in_place.full_posterior_mean());
 }
 
 TEST(Build, PreparedProblemRefusesABudgetAboveTheRowsAndRowsOutsideTheData) {

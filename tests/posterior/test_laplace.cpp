@@ -74,9 +74,10 @@ Model linear_model(Eigen::Index n, Eigen::Index d, std::uint64_t seed) {
   model.kind = ModelKind::linear;
   model.link = models::Link::gaussian;
   model.noise_precision = 1.0 / (0.3 * 0.3);
-  model.design = random_matrix(n, d, rng);
+  const Eigen::MatrixXd z = random_matrix(n, d, rng);
+  model.design = z;
   const Eigen::VectorXd beta = random_matrix(d, 1, rng);
-  model.response = model.design * beta;
+  model.response = z * beta;
   for (Eigen::Index i = 0; i < n; ++i) {
     model.response[i] += 0.3 * normal(rng);
   }
@@ -91,8 +92,8 @@ Model logistic_model(Eigen::Index n, std::uint64_t seed) {
   Model model;
   model.kind = ModelKind::logistic;
   model.link = models::Link::logistic;
-  model.design = random_matrix(n, 3, rng);
-  model.design.col(2).setOnes();
+  // The intercept as make_model holds it: the design's unit column.
+  model.design = models::Design(random_matrix(n, 3, rng).leftCols(2), true);
   const Eigen::Vector3d truth(3.0, 3.0, 0.0);
   std::uniform_real_distribution<double> uniform(0.0, 1.0);
   model.response.resize(n);
@@ -111,8 +112,7 @@ Model poisson_model(Eigen::Index n, const Eigen::Vector2d& truth, std::uint64_t 
   Model model;
   model.kind = ModelKind::poisson;
   model.link = models::Link::poisson;
-  model.design = random_matrix(n, 2, rng);
-  model.design.col(1).setOnes();
+  model.design = models::Design(random_matrix(n, 2, rng).leftCols(1), true);
   model.response.resize(n);
   model.offset.resize(n);
   for (Eigen::Index i = 0; i < n; ++i) {
@@ -338,11 +338,13 @@ TEST(Laplace, EmptyCoresetGivesExactlyThePrior) {
 /// maximiser (it increases without bound along theta_1), so only the prior keeps the mode finite.
 Model separable_model(double prior_precision) {
   Model model = logistic_model(200, 51);
+  Eigen::MatrixXd covariates = model.design.stored();
   for (Eigen::Index i = 0; i < model.rows(); ++i) {
-    double& x = model.design(i, 0);
+    double& x = covariates(i, 0);
     x = x >= 0.0 ? x + 0.5 : x - 0.5;
     model.response[i] = x > 0.0 ? 1.0 : -1.0;
   }
+  model.design = models::Design(std::move(covariates), true);
   model.prior_precision = prior_precision * Eigen::MatrixXd::Identity(3, 3);
   return model;
 }

@@ -18,16 +18,21 @@
 namespace coreset::models::simd {
 
 /// Rows of a column-major design: entry (j, i), row j < rows and column i < cols, is
-/// data[i * stride + j]. A block of a whole design has the design's row count as its stride; the
-/// kernels' results do not depend on the stride.
+/// data[i * stride + j], except that the last column is `unit` when it is given (rows entries,
+/// each 1.0: an intercept's column that the design does not store, models/design.hpp). A block
+/// of a whole design has the design's row count as its stride; the kernels' results depend on
+/// neither the stride nor where the ones are read from.
 struct RowBlock {
   const double* data = nullptr;
   index_t stride = 0;
   index_t rows = 0;
   index_t cols = 0;
+  const double* unit = nullptr;
 
-  double operator()(index_t row, index_t col) const { return data[col * stride + row]; }
-  const double* column(index_t col) const { return data + col * stride; }
+  double operator()(index_t row, index_t col) const { return column(col)[row]; }
+  const double* column(index_t col) const {
+    return unit != nullptr && col == cols - 1 ? unit : data + col * stride;
+  }
 };
 
 /// Rows are summed in this many lanes: row j goes to lane j mod kSumLanes. Fixed, whatever the
