@@ -103,8 +103,9 @@ struct CORESET_API Quality {
 
 /// Wall time of each stage, in seconds.
 struct CORESET_API StageSeconds {
-  /// Before the first stage: the dataset checked and the model built from it (its design
-  /// copied), the job's device resolved and its memory checked.
+  /// Before the first stage: the dataset checked and the model built from it (its design made
+  /// or, for covariates read in place, checked), the job's device resolved and its memory
+  /// checked.
   double setup = 0.0;
   double pihat = 0.0;       ///< fitting the weighting distribution
   double sampling = 0.0;    ///< drawing the S samples

@@ -31,6 +31,17 @@ Eigen::RowVectorXd Design::row(index_t row) const {
   return z;
 }
 
+double Design::row_dot(index_t row, const double* theta) const noexcept {
+  if (cols() == 0) {
+    return 0.0;
+  }
+  double sum = (*this)(row, 0) * theta[0];
+  for (index_t c = 1; c < cols(); ++c) {
+    sum += (*this)(row, c) * theta[c];
+  }
+  return sum;
+}
+
 Design Design::middle_rows(index_t first, index_t count) const {
   Design part = *this;
   part.data_ = at_row(first);
@@ -40,7 +51,9 @@ Design Design::middle_rows(index_t first, index_t count) const {
 
 void Design::copy_rows(index_t first, index_t count, Eigen::MatrixXd& out) const {
   out.resize(count, cols());
-  out.leftCols(stored_cols_) = stored().middleRows(first, count);
+  if (stored_cols_ > 0) {  // none: no stored column, perhaps no storage to offset
+    out.leftCols(stored_cols_) = stored().middleRows(first, count);
+  }
   if (unit_column_) {
     out.col(stored_cols_).setOnes();
   }

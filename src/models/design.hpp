@@ -54,6 +54,9 @@ class Design {
   }
   /// z_row^T: row `row`, cols() entries (a row vector, as Eigen's row()).
   Eigen::RowVectorXd row(index_t row) const;
+  /// z_row . theta (theta: cols() entries) in column order, z_0 theta_0 + z_1 theta_1 + ...,
+  /// each product rounded and added in turn (0 for no columns).
+  double row_dot(index_t row, const double* theta) const noexcept;
   /// Rows first ... first + count - 1 as a design over the same storage (no copy).
   Design middle_rows(index_t first, index_t count) const;
   /// Rows first ... first + count - 1 into `out`, resized to count x cols().

@@ -190,15 +190,18 @@ double log_likelihood(const Model& model, index_t n, const Eigen::VectorXd& thet
                           " is out of range (the model has " + std::to_string(model.rows()) +
                           " datapoints)");
   }
-  const Eigen::VectorXd z = model.design.row(n).transpose();
-  const LinkTerms terms =
-      evaluate_link(model.link, z.dot(theta), model.response[n], model.noise_precision);
+  const LinkTerms terms = evaluate_link(model.link, model.design.row_dot(n, theta.data()),
+                                        model.response[n], model.noise_precision);
   const bool has_quadratic = model.shared_quadratic.size() != 0;
   double value = terms.value + model.offset[n];
   Eigen::VectorXd q_theta;
   if (has_quadratic) {
     q_theta = model.shared_quadratic * theta;
     value -= 0.5 * theta.dot(q_theta);
+  }
+  Eigen::VectorXd z;  // z_n, for the derivatives
+  if (gradient != nullptr || hessian != nullptr) {
+    z = model.design.row(n).transpose();
   }
   if (gradient != nullptr) {
     *gradient = terms.first * z;

@@ -124,7 +124,8 @@ Model make_model(const Dataset& data, const ModelOptions& options, std::uint64_t
 /// on its device when every rank holds the whole dataset.
 Model rows_of(const Model& model, index_t first, index_t count);
 
-/// L_n(theta); with non-null outputs also its gradient (d) and Hessian (d x d).
+/// L_n(theta); with non-null outputs also its gradient (d) and Hessian (d x d). The predictor
+/// z_n . theta is summed in column order (Design::row_dot).
 double log_likelihood(const Model& model, index_t n, const Eigen::VectorXd& theta,
                       Eigen::VectorXd* gradient = nullptr, Eigen::MatrixXd* hessian = nullptr);
 

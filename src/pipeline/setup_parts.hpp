@@ -10,7 +10,8 @@ namespace coreset::pipeline {
 
 enum class SetupPart {
   dataset_checks,  ///< the job's device resolved and the dataset (or the ranks' shares) checked
-  model,           ///< models::make_model: the design copied from the dataset and checked
+  model,           ///< models::make_model: the design made (or the covariates read in place)
+                   ///< and checked
   context,         ///< the execution context: on a GPU, the session (stream, cuBLAS, workspace)
   memory_checks,   ///< the host's and the device's memory checked against the job's needs
 };

@@ -94,6 +94,9 @@ TEST(Design, AnInterceptOnlyDesignHasNoStoredColumns) {
   EXPECT_EQ(design.cols(), 1);
   EXPECT_EQ(design.dense(), Eigen::MatrixXd::Ones(4, 1));
   EXPECT_EQ(design.middle_rows(2, 2).dense(), Eigen::MatrixXd::Ones(2, 1));
+  Eigen::MatrixXd rows;
+  design.copy_rows(1, 3, rows);  // past the first row: no offset of a null pointer (UBSan)
+  EXPECT_EQ(rows, Eigen::MatrixXd::Ones(3, 1));
 }
 
 // The sums over rows of a design with a unit column have the bits of the same design with its

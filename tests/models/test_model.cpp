@@ -200,6 +200,39 @@ TEST(ModelLogistic, BorrowedCovariatesAreReadInPlaceAndGiveTheCopiedModel) {
   }
 }
 
+// log_likelihood's predictor is z_n . theta summed in column order (each product rounded, then
+// added in turn), as it was when z_n was a strided row of a stored design: the public
+// log_likelihoods keep their bits.
+TEST(ModelLogistic, LogLikelihoodSumsThePredictorInColumnOrder) {
+  std::vector<std::vector<double>> rows;
+  std::vector<double> labels;
+  std::mt19937_64 rng(8);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  for (int i = 0; i < 40; ++i) {
+    std::vector<double> row;
+    for (int c = 0; c < 20; ++c) {
+      row.push_back(normal(rng));
+    }
+    rows.push_back(row);
+    labels.push_back(i % 2 == 0 ? 1.0 : 0.0);
+  }
+  const Model model = make_model(hand_dataset(rows, labels), options_for(ModelKind::logistic), 0);
+  ASSERT_EQ(model.dim(), 21);
+  Eigen::VectorXd theta(21);
+  for (index_t c = 0; c < 21; ++c) {
+    theta[c] = 0.3 * normal(rng);
+  }
+  for (index_t n = 0; n < 40; ++n) {
+    volatile double a = model.design(n, 0) * theta[0];  // no contraction into an fma
+    for (index_t c = 1; c < 21; ++c) {
+      volatile double product = model.design(n, c) * theta[c];
+      a = a + product;
+    }
+    const double want = evaluate_link(Link::logistic, a, model.response[n], 1.0).value;
+    EXPECT_EQ(log_likelihood(model, n, theta), want + model.offset[n]) << "row " << n;
+  }
+}
+
 TEST(ModelLogistic, InterceptCanBeLeftOut) {
   ModelOptions options = options_for(ModelKind::logistic);
   options.intercept = false;

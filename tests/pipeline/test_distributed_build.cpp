@@ -213,11 +213,13 @@ TEST(DistributedRowSums, EachRankSumsItsOwnRowsAndAllGetTheOneProcessSums) {
       test::run_ranks(ranks, [&](const std::shared_ptr<Communicator>& comm) {
         const DatapointRange mine = datapoint_range(model.rows(), comm->rank(), ranks);
         models::Model poisoned = model;
+        Eigen::MatrixXd rows = model.design.dense();
         for (index_t i = 0; i < model.rows(); ++i) {
           if (i < mine.first || i >= mine.first + mine.count) {
-            poisoned.design.row(i).setConstant(std::numeric_limits<double>::quiet_NaN());
+            rows.row(i).setConstant(std::numeric_limits<double>::quiet_NaN());
           }
         }
+        poisoned.design = rows;
         const pipeline::DistributedRowSums sums(poisoned, mine, *comm);
         Eigen::VectorXd g;
         Eigen::MatrixXd h;
