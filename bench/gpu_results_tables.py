@@ -230,7 +230,8 @@ def end_to_end_table(runs):
 
 def alone_table(runs):
     """The end-to-end parts timed again alone beside the build (older runs lack some: "-")."""
-    order = ["model_alone", "session_alone", "upload_alone", "upload_registered_alone",
+    order = ["model_alone", "model_copied_alone", "session_alone", "upload_alone",
+             "upload_registered_alone",
              "laplace_alone", "projection_alone", "phi_release_alone"]
     lines = markdown_header(["N", "S"] + order + ["registered: register / copy / unregister",
                                                    "projection: set-up / GEMMs / link passes /"
