@@ -318,11 +318,12 @@ void phi_t_times_tiled(cudaStream_t s, const T* phi, index_t rows, index_t cols,
 
 static_assert(kProductChunk == list_product::kLeastChunk, "launch.hpp's default is the logic's");
 
-// Chunks of fewer than one place are no chunks.
 void require_least_chunk(index_t least_chunk) {
   if (least_chunk < 1) {
-    throw InvalidArgument("phi_times_list: chunks of at least " + std::to_string(least_chunk) +
-                          " places");
+    throw InvalidArgument(
+        "a product's chunks need at least one place (asked for chunks of at "
+        "least " +
+        std::to_string(least_chunk) + ")");
   }
 }
 

@@ -157,6 +157,8 @@ void columns_dot(cudaStream_t s, const T* phi, index_t rows, const index_t* cols
 /// Chunks of at least this many places in phi_times_list by default
 /// (kernels/list_product_logic.hpp, kLeastChunk).
 constexpr index_t kProductChunk = 16;
+/// InvalidArgument unless `least_chunk` >= 1: chunks of fewer than one place are no chunks.
+void require_least_chunk(index_t least_chunk);
 /// Partials needed by phi_times_list for a list bound and S rows.
 index_t phi_times_partials(index_t bound, index_t rows, index_t least_chunk = kProductChunk);
 /// out = sum over p < *count of value[p] Phi_index[p], in double over fixed chunks

@@ -43,10 +43,8 @@
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
-#include <string>
 #include <vector>
 
-#include "coreset/error.hpp"
 #include "coreset/matrix.hpp"
 #include "coreset/solver.hpp"
 #include "cuda/recorded_work.hpp"
@@ -289,9 +287,7 @@ class CudaBackend {
   /// default; 64 before 50b3380), for the benchmark that times the two. The sums' chunks, and so
   /// their last bits, follow it (kernels/list_product_logic.hpp). InvalidArgument below 1.
   void chunk_products_by(index_t places) {
-    if (places < 1) {
-      throw InvalidArgument("products in chunks of at least " + std::to_string(places) + " places");
-    }
+    kernels::require_least_chunk(places);
     product_chunk_ = places;
   }
   // ---- Phi^T r's kernel (kernels/phi_t_r_kernel.hpp) ----

@@ -74,7 +74,6 @@ struct LinkScratch {
   std::vector<double> value;
   std::vector<double> first;
   std::vector<double> second;
-  std::vector<double> ones;  // the unit weights of a block
 };
 
 /// This thread's buffers, of at least `rows` entries each (a block of at most kRowSumBlock
@@ -86,7 +85,6 @@ LinkScratch& link_scratch(index_t rows) {
          {&scratch.predictor, &scratch.value, &scratch.first, &scratch.second}) {
       buffer->resize(static_cast<std::size_t>(rows));
     }
-    scratch.ones.assign(static_cast<std::size_t>(rows), 1.0);
   }
   return scratch;
 }
@@ -109,7 +107,7 @@ ExactRowSums exact_link_sums(const Model& model, const Design& design,
     // The rows' weights: the coreset's, or (null) ones, from a block of ones rather than an
     // n-sized vector of them (multiplying by 1 is exact, so both give the same bits).
     LinkScratch& scratch = link_scratch(count);
-    const double* w = weights != nullptr ? weights + first : scratch.ones.data();
+    const double* w = weights != nullptr ? weights + first : unit_block().data();
     double* predictor = scratch.predictor.data();
     simd::linear_predictors(block, theta.data(), predictor);
     // values[j] = ell(a_j), then w_j (ell(a_j) + c_j): the terms the value adds up.

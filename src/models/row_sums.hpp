@@ -42,7 +42,8 @@ struct RowSums {
 /// at a multiple of kReductionBlock (coreset/distributed.hpp): so the two are one.
 inline constexpr index_t kRowSumBlock = kReductionBlock;
 
-/// kRowSumBlock ones: a block's unit column (Design::row_block).
+/// kRowSumBlock ones: a block's unit column (Design::row_block), and its unit weights where a
+/// sum has none (log_joint).
 inline const std::array<double, kRowSumBlock>& unit_block() {
   static const std::array<double, kRowSumBlock> ones = [] {
     std::array<double, kRowSumBlock> values{};

@@ -944,7 +944,7 @@ TYPED_TEST(GpuPrimitives, ListProductsMatchTheirHostReplayExactly) {
     // Past 32768 places a chunk holds more than the 64 a block stages at once. Chunks of at least
     // 64 places too (CudaBackend::chunk_products_by, for the benchmark): a block's staged tile
     // full, and past 32768 places more than one.
-    for (const auto [least, bound] : product_cases) {
+    for (const auto& [least, bound] : product_cases) {
       for (const index_t count : {bound, (bound + 1) / 2, index_t{0}}) {
         std::vector<index_t> index(static_cast<std::size_t>(bound));
         std::vector<T> value = random_vector<T>(bound, 61 + bound);

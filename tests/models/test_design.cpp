@@ -9,21 +9,16 @@
 #include <random>
 #include <utility>
 
+#include "helpers/random_eigen.hpp"
 #include "models/row_sums.hpp"
 
 namespace coreset::models {
 namespace {
 
+// i.i.d. N(0, 1) entries from a generator of their own.
 Eigen::MatrixXd random_matrix(index_t rows, index_t cols, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
-  std::normal_distribution<double> normal(0.0, 1.0);
-  Eigen::MatrixXd m(rows, cols);
-  for (index_t c = 0; c < cols; ++c) {
-    for (index_t r = 0; r < rows; ++r) {
-      m(r, c) = normal(rng);
-    }
-  }
-  return m;
+  return test::random_matrix(rows, cols, rng);
 }
 
 // `stored` with a column of ones after it: what a design with a unit column stands for.
