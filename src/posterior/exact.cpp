@@ -57,18 +57,19 @@ QuadraticLink quadratic_link(const models::Model& model) {
 
 /// Adds the data's terms over the visited rows (all n, or the coreset's gathered): to the
 /// precision sum_n w_n (-ell'') z_n z_n^T, to the linear term sum_n w_n ell'_n(0) z_n, in the
-/// fixed order of models/row_sums.hpp.
-void add_data_terms(const QuadraticLink& link, const models::Design& rows,
-                    const Eigen::Ref<const Eigen::VectorXd>& w,
+/// fixed order of models/row_sums.hpp. `weights` null: every w_n = 1 (a block of ones, not an
+/// n-vector of them; multiplying by 1 is exact either way).
+void add_data_terms(const QuadraticLink& link, const models::Design& rows, const double* weights,
                     const Eigen::Ref<const Eigen::VectorXd>& y, Eigen::MatrixXd& precision,
                     Eigen::VectorXd& linear_term) {
   const auto terms = [&](index_t first, const models::simd::RowBlock& block, Eigen::VectorXd& g,
                          Eigen::VectorXd& c) {
     const index_t count = block.rows;
-    g = w.segment(first, count)
-            .cwiseProduct(link.slope * y.segment(first, count) +
-                          Eigen::VectorXd::Constant(count, link.intercept));
-    c = link.curvature * w.segment(first, count);
+    const Eigen::Map<const Eigen::VectorXd> w(
+        weights != nullptr ? weights + first : models::unit_block().data(), count);
+    g = w.cwiseProduct(link.slope * y.segment(first, count) +
+                       Eigen::VectorXd::Constant(count, link.intercept));
+    c = link.curvature * w;
     return 0.0;
   };
   const models::RowSums sums = models::sum_over_rows(rows, true, link.curvature != 0.0, terms);
@@ -122,8 +123,7 @@ Gaussian exact_posterior(const models::Model& model, const Coreset* weights,
           "exact_posterior: the model holds one rank's rows: the sums over all need a provider");
     }
     total_weight = static_cast<double>(n);
-    add_data_terms(link, model.design, Eigen::VectorXd::Ones(n), model.response, precision,
-                   linear_term);
+    add_data_terms(link, model.design, nullptr, model.response, precision, linear_term);
   } else {
     if (model.is_share()) {
       throw InvalidArgument("exact_posterior: a coreset's rows need the whole data");
@@ -153,7 +153,7 @@ Gaussian exact_posterior(const models::Model& model, const Coreset* weights,
       y[i] = model.response[index];
       total_weight += w[i];
     }
-    add_data_terms(link, models::Design(std::move(rows)), w, y, precision, linear_term);
+    add_data_terms(link, models::Design(std::move(rows)), w.data(), y, precision, linear_term);
   }
   if (has_quadratic) {
     precision += total_weight * model.shared_quadratic;
