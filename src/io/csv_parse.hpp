@@ -19,6 +19,7 @@
 namespace coreset::io::detail {
 
 class InputFile;
+class WorkerTeam;
 
 /// The line ends in a run of bytes, as LineReader counts lines (up to the last line that is not
 /// blank). Runs combine in file order, so the ranks of a job can each count one part of a file
@@ -123,16 +124,20 @@ class LineReader {
   // Reads up to `size` bytes from the file's position into `data`, as InputFile::read_some
   // does, in ranges on up to read_threads_ threads; returns the bytes read.
   std::size_t read_from_file(char* data, std::size_t size);
+  // The read_threads_ threads that count and read the file's ranges, started on first use and
+  // kept for every chunk.
+  WorkerTeam& team();
 
   std::string name_;
-  std::unique_ptr<InputFile> file_;  // null when reading from memory
-  std::string buffer_;               // whole contents (pipes, small files)
-  std::unique_ptr<char[]> chunk_;    // the current chunk of a larger file (refill)
-  std::size_t chunk_capacity_ = 0;   // chunk_'s bytes
-  std::string_view window_;          // the bytes available now
-  std::size_t position_ = 0;         // next unread byte of window_
-  bool at_end_ = true;               // no more bytes beyond window_
-  bool at_start_ = true;             // nothing read from the file yet (the BOM is still ahead)
+  std::unique_ptr<InputFile> file_;   // null when reading from memory
+  std::unique_ptr<WorkerTeam> team_;  // null until a read is shared (team())
+  std::string buffer_;                // whole contents (pipes, small files)
+  std::unique_ptr<char[]> chunk_;     // the current chunk of a larger file (refill)
+  std::size_t chunk_capacity_ = 0;    // chunk_'s bytes
+  std::string_view window_;           // the bytes available now
+  std::size_t position_ = 0;          // next unread byte of window_
+  bool at_end_ = true;                // no more bytes beyond window_
+  bool at_start_ = true;              // nothing read from the file yet (the BOM is still ahead)
   std::size_t chunk_bytes_ = kDefaultChunkBytes;
   int read_threads_ = 1;
   index_t line_count_ = 0;

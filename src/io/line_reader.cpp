@@ -12,6 +12,7 @@
 #include "io/input_file.hpp"
 #include "io/parallel_rows.hpp"
 #include "io/read_phases.hpp"
+#include "io/worker_team.hpp"
 
 namespace coreset::io::detail {
 namespace {
@@ -65,18 +66,18 @@ struct ByteRanges {
   int count;
 };
 
-// Calls read(i) for every i in [0, ranges), on up to `ranges` threads (the caller's among
-// them), and rethrows the first range's error. The bytes the helper threads read count as the
-// calling thread's (thread_bytes_read), as if it had read them all.
+// Calls read(i) for every i in [0, ranges) on `team`'s threads, and rethrows the first range's
+// error. The bytes the helper threads read count as the calling thread's (thread_bytes_read), as
+// if it had read them all.
 template <class Read>
-void for_each_range(int ranges, const Read& read) {
+void for_each_range(WorkerTeam& team, int ranges, const Read& read) {
   struct Outcome {
     std::int64_t bytes_read = 0;
     bool by_caller = false;
     std::exception_ptr error;
   };
   std::vector<Outcome> outcomes(static_cast<std::size_t>(ranges));
-  for_each_piece(ranges, ranges, [&](int i, int worker) {
+  team.for_each(ranges, [&](int i, int worker) {
     Outcome& outcome = outcomes[static_cast<std::size_t>(i)];
     const std::int64_t before = thread_bytes_read();
     try {
@@ -232,15 +233,27 @@ void LineReader::count_lines_in_file() {
   const std::int64_t begin = byte_order_mark_length(*file_);
   const ByteRanges ranges(begin, file_->size() - begin, read_threads_);
   std::vector<LineEnds> counted(static_cast<std::size_t>(ranges.count));
-  for_each_range(ranges.count, [&](int i) {
+  const auto count_range = [&](int i) {
     counted[static_cast<std::size_t>(i)] = line_ends(*file_, ranges.start(i), ranges.start(i + 1));
-  });
+  };
+  if (ranges.count == 1) {
+    count_range(0);  // a file of one scan block or two: no team is started for it
+  } else {
+    for_each_range(team(), ranges.count, count_range);
+  }
   LineEnds ends;
   for (const LineEnds& range : counted) {
     ends = ends.then(range);
   }
   byte_count_ = ranges.length;
   line_count_ = ends.lines();
+}
+
+WorkerTeam& LineReader::team() {
+  if (team_ == nullptr) {
+    team_ = std::make_unique<WorkerTeam>(read_threads_);
+  }
+  return *team_;
 }
 
 void LineReader::rewind() {
@@ -265,7 +278,7 @@ std::size_t LineReader::read_from_file(char* data, std::size_t size) {
     return file_->read_some(data, size);
   }
   std::vector<std::size_t> got_in(static_cast<std::size_t>(ranges.count));
-  for_each_range(ranges.count, [&](int i) {
+  for_each_range(team(), ranges.count, [&](int i) {
     got_in[static_cast<std::size_t>(i)] = file_->read_some_at(
         ranges.start(i), data + (ranges.start(i) - at), static_cast<std::size_t>(ranges.size(i)));
   });

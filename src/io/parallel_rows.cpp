@@ -2,13 +2,9 @@
 #include "io/parallel_rows.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cstring>
-#include <functional>
 #include <string>
 #include <string_view>
-#include <system_error>
-#include <thread>
 #include <vector>
 
 #include "coreset/error.hpp"
@@ -46,28 +42,6 @@ index_t count_lines(std::string_view text) {
     p = static_cast<const char*>(found) + 1;
   }
   return count;
-}
-
-void for_each_piece(int threads, int pieces, const std::function<void(int, int)>& work) {
-  std::atomic<int> next{0};
-  const auto drain = [&](int worker) {
-    for (int piece = next++; piece < pieces; piece = next++) {
-      work(piece, worker);
-    }
-  };
-  std::vector<std::thread> helpers;
-  helpers.reserve(static_cast<std::size_t>(std::max(threads - 1, 0)));
-  for (int worker = 1; worker < std::min(threads, pieces); ++worker) {
-    try {
-      helpers.emplace_back(drain, worker);
-    } catch (const std::system_error&) {
-      break;  // no more threads to be had: those running and the caller do the rest
-    }
-  }
-  drain(0);
-  for (std::thread& helper : helpers) {
-    helper.join();
-  }
 }
 
 int resolve_threads(int threads) {

@@ -8,16 +8,16 @@
 //
 // A block has a few pieces per thread, handed out dynamically: on a shared machine a thread
 // that loses its core then delays the block by one small piece, not by a whole share. The
-// threads are plain std::threads that block when idle, not an OpenMP team: OpenMP's waiting
-// threads spin, and with two synchronisations per block a spinning thread on a busy machine
-// takes the core its peer needs (measured: 2 threads 1.75x slower than 1 on the shared 2-core
-// build VM with OpenMP, as fast as 1 with std::thread).
+// threads are a WorkerTeam (worker_team.hpp), started once per read, whose helpers block when
+// idle, not an OpenMP team: OpenMP's waiting threads spin, and with two synchronisations per
+// block a spinning thread on a busy machine takes the core its peer needs (measured: 2 threads
+// 1.75x slower than 1 on the shared 2-core build VM with OpenMP, as fast as 1 with
+// std::thread).
 #pragma once
 
 #include <algorithm>
 #include <cstring>
 #include <exception>
-#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +26,7 @@
 #include "coreset/types.hpp"
 #include "io/csv_parse.hpp"
 #include "io/read_phases.hpp"
+#include "io/worker_team.hpp"
 
 namespace coreset::io::detail {
 
@@ -43,12 +44,6 @@ struct RowPiece {
 void split_at_line_ends(std::string_view block, std::vector<RowPiece>& pieces);
 /// Lines in `text`: its newlines, plus one for a last line without one.
 index_t count_lines(std::string_view text);
-
-/// Calls work(piece, worker) for every piece in [0, pieces) on up to `threads` threads (the
-/// caller's among them), each taking the next piece when it is done with one; `worker` in
-/// [0, threads) names the thread, for per-thread buffers. `work` must not throw. Returns when
-/// every piece is done. If a thread cannot be started, the others do its share.
-void for_each_piece(int threads, int pieces, const std::function<void(int, int)>& work);
 
 /// Splits off the next line of `text` (up to '\n', which is dropped, as is a '\r' before it).
 inline std::string_view take_line(std::string_view& text) {
@@ -84,6 +79,7 @@ void parse_rows_parallel(LineReader& lines, std::string_view line, index_t cols,
   store(static_cast<const T*>(first.data()), index_t{1}, index_t{0});
 
   constexpr int kPiecesPerThread = 4;
+  WorkerTeam team(threads);  // one start of the helpers for every block's count and parse
   const index_t band = std::max<index_t>(kBandElements / cols, 1);
   std::vector<std::vector<T>> bands(static_cast<std::size_t>(threads));
   const int piece_count = threads == 1 ? 1 : threads * kPiecesPerThread;
@@ -96,7 +92,7 @@ void parse_rows_parallel(LineReader& lines, std::string_view line, index_t cols,
     {
       const ReadPhaseTimer timer(ReadPhase::counting);
       split_at_line_ends(block, pieces);
-      for_each_piece(threads, piece_count, [&](int i, int) {
+      team.for_each(piece_count, [&](int i, int) {
         RowPiece& piece = pieces[static_cast<std::size_t>(i)];
         piece.lines = count_lines(piece.text);
       });
@@ -109,7 +105,7 @@ void parse_rows_parallel(LineReader& lines, std::string_view line, index_t cols,
     const index_t taken = std::min(in_block, lines_left);  // trailing blank lines stay unread
     const index_t first_line = lines.line_number() + 1;
     const ReadPhaseTimer parsing(ReadPhase::parsing);
-    for_each_piece(threads, piece_count, [&](int i, int worker) {
+    team.for_each(piece_count, [&](int i, int worker) {
       RowPiece& piece = pieces[static_cast<std::size_t>(i)];
       std::vector<T>& buffer = bands[static_cast<std::size_t>(worker)];
       std::string_view text = piece.text;

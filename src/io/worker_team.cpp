@@ -1,0 +1,84 @@
+// WorkerTeam: helpers started once, woken for each round, joined at the end.
+#include "io/worker_team.hpp"
+
+#include <cstddef>
+#include <system_error>
+
+namespace coreset::io::detail {
+
+WorkerTeam::WorkerTeam(int threads) {
+  helpers_.reserve(static_cast<std::size_t>(threads > 1 ? threads - 1 : 0));
+  for (int worker = 1; worker < threads; ++worker) {
+    try {
+      helpers_.emplace_back(&WorkerTeam::serve, this, worker);
+    } catch (const std::system_error&) {
+      break;  // no more threads to be had: those running and the caller do the rest
+    }
+  }
+}
+
+WorkerTeam::~WorkerTeam() {
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  round_started_.notify_all();
+  for (std::thread& helper : helpers_) {
+    helper.join();
+  }
+}
+
+void WorkerTeam::drain(int worker) {
+  for (int piece = next_piece_++; piece < pieces_; piece = next_piece_++) {
+    (*work_)(piece, worker);
+  }
+}
+
+void WorkerTeam::serve(int worker) {
+  std::uint64_t rounds_seen = 0;
+  while (true) {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      round_started_.wait(lock, [&] { return stopping_ || round_ != rounds_seen; });
+      if (stopping_) {
+        return;
+      }
+      rounds_seen = round_;
+    }
+    drain(worker);
+    bool last = false;
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      last = --helpers_in_round_ == 0;
+    }
+    if (last) {
+      round_done_.notify_one();
+    }
+  }
+}
+
+void WorkerTeam::for_each(int pieces, const std::function<void(int, int)>& work) {
+  if (pieces <= 0) {
+    return;
+  }
+  work_ = &work;
+  pieces_ = pieces;
+  next_piece_ = 0;
+  if (helpers_.empty() || pieces == 1) {
+    drain(0);  // nothing to share: no helper is woken
+    return;
+  }
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    helpers_in_round_ = static_cast<int>(helpers_.size());
+    ++round_;
+  }
+  round_started_.notify_all();
+  drain(0);
+  // Every helper reports, even one that found no piece left: the round's state may change only
+  // once none of them can still be reading it.
+  std::unique_lock<std::mutex> lock(mutex_);
+  round_done_.wait(lock, [&] { return helpers_in_round_ == 0; });
+}
+
+}  // namespace coreset::io::detail

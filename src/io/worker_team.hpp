@@ -1,0 +1,61 @@
+// The readers' threads: started once per read and reused for every block, not started and joined
+// for each of the block's steps.
+//
+// A parallel CSV read hands work to its threads three times per block (the reads out of the page
+// cache, the count of the lines, the parse), and a 512 MB file on 16 threads is 8 blocks: 24
+// rounds. Starting and joining the helpers for each round cost about 60 us for one helper and
+// 600 us for fifteen on the 2-vCPU build VM (a bare fork-join of std::threads), on the calling
+// thread before the round could end. A team starts its helpers once; between rounds they block on
+// a condition variable, so an idle helper takes no core from a busy one (why the readers use no
+// OpenMP team: parallel_rows.hpp).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace coreset::io::detail {
+
+class WorkerTeam {
+ public:
+  /// A team of up to `threads` threads (>= 1), the caller's among them: threads - 1 helpers are
+  /// started here, fewer if the system will not start more (the others then do their share).
+  explicit WorkerTeam(int threads);
+  /// Stops and joins the helpers (none may be running work: for_each has returned).
+  ~WorkerTeam();
+  WorkerTeam(const WorkerTeam&) = delete;
+  WorkerTeam& operator=(const WorkerTeam&) = delete;
+
+  /// The threads that take part in a round: the helpers started and the caller.
+  int size() const noexcept { return static_cast<int>(helpers_.size()) + 1; }
+
+  /// Calls work(piece, worker) for every piece in [0, pieces) on the team's threads, each
+  /// taking the next piece when it is done with one; `worker` in [0, size()) names the thread
+  /// (0 is the caller), for per-thread buffers. `work` must not throw. Returns when every piece
+  /// is done. Not reentrant: one round at a time, from one calling thread.
+  void for_each(int pieces, const std::function<void(int, int)>& work);
+
+ private:
+  // Takes pieces of the current round as `worker` until none is left.
+  void drain(int worker);
+  // A helper's life: wait for a round (or the end), drain it, report it done.
+  void serve(int worker);
+
+  std::vector<std::thread> helpers_;
+  std::mutex mutex_;
+  std::condition_variable round_started_;
+  std::condition_variable round_done_;
+  // The current round, written under mutex_ before round_ is advanced.
+  const std::function<void(int, int)>* work_ = nullptr;
+  int pieces_ = 0;
+  std::atomic<int> next_piece_{0};
+  std::uint64_t round_ = 0;   // rounds started
+  int helpers_in_round_ = 0;  // helpers still draining the current round
+  bool stopping_ = false;
+};
+
+}  // namespace coreset::io::detail
