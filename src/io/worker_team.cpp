@@ -10,7 +10,9 @@ WorkerTeam::WorkerTeam(int threads) {
   helpers_.reserve(static_cast<std::size_t>(threads > 1 ? threads - 1 : 0));
   for (int worker = 1; worker < threads; ++worker) {
     try {
-      helpers_.emplace_back(&WorkerTeam::serve, this, worker);
+      // A lambda, not &WorkerTeam::serve: std::thread's instantiations for a local closure type
+      // stay internal to this file, where a member pointer's would be exported from the library.
+      helpers_.emplace_back([this, worker] { serve(worker); });
     } catch (const std::system_error&) {
       break;  // no more threads to be had: those running and the caller do the rest
     }
