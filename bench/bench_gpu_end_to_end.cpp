@@ -1,6 +1,7 @@
 // The floors, per stage (bytes / bandwidth, both from this run):
-//   upload      the dataset (the design's stored columns, responses, offsets: 8 n (d + 1) bytes
-//               with an intercept, whose ones the device writes itself) once, over the
+//   upload      the dataset (the design's stored columns, responses, and offsets when stored:
+//               8 n d bytes for the logistic model with an intercept, whose ones and shared
+//               offsets the device writes itself) once, over the
 //               measured host-to-device bandwidth from pinned memory (the bus's; until 947d87d
 //               from pageable memory, 7.1-8.0 GB/s on the H100 machine);
 //   laplace     every evaluation of the log joint reads the design, responses and offsets once
@@ -147,10 +148,15 @@ Json registered_upload(const models::Model& model) {
       {model.design.stored().data(),
        static_cast<std::size_t>(model.design.stored().size()) * sizeof(double)},
       {model.response.data(), static_cast<std::size_t>(model.response.size()) * sizeof(double)},
-      {model.offset.data(), static_cast<std::size_t>(model.offset.size()) * sizeof(double)}};
+      // Offsets shared by every row are not stored (models/row_offsets.hpp): nothing to copy.
+      {model.offset.data(),
+       model.offset.stored() ? static_cast<std::size_t>(model.offset.size()) * sizeof(double) : 0}};
   const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
   std::vector<std::pair<std::uintptr_t, std::uintptr_t>> ranges;  // [begin, end), page-rounded
   for (const Part& part : parts) {
+    if (part.bytes == 0) {
+      continue;
+    }
     const auto begin = reinterpret_cast<std::uintptr_t>(part.host);
     ranges.emplace_back(begin / page * page, (begin + part.bytes + page - 1) / page * page);
   }
@@ -190,6 +196,9 @@ Json registered_upload(const models::Model& model) {
   const double register_seconds = seconds_since(start);
   start = Clock::now();
   for (std::size_t p = 0; p < device.size(); ++p) {
+    if (parts[p].bytes == 0) {
+      continue;
+    }
     CORESET_CUDA_TRY(
         cudaMemcpy(device[p].data(), parts[p].host, parts[p].bytes, cudaMemcpyHostToDevice));
   }
@@ -374,7 +383,11 @@ Json end_to_end(index_t rows, index_t dims, index_t samples, index_t budget,
   const double d = static_cast<double>(model.dim());
   const double s = static_cast<double>(samples);
   const double dataset_bytes = 8.0 * n * (d + 2.0);  // on the device
-  const double upload_bytes = 8.0 * n * (static_cast<double>(model.design.stored_cols()) + 2.0);
+  // What crosses the bus: the design's stored columns, the responses and the offsets when the
+  // model stores them (the device writes the unit column and shared offsets: cuda::fill_unstored).
+  const double upload_bytes =
+      8.0 * n *
+      (static_cast<double>(model.design.stored_cols()) + 1.0 + (model.offset.stored() ? 1.0 : 0.0));
   const double h2d = upload_bandwidth(true);
   const double h2d_pageable = upload_bandwidth(false);
   const int evaluations = counted.with_derivatives + counted.value_only;

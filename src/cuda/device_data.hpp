@@ -23,12 +23,14 @@ struct DeviceData {
 /// `data` sized for `model` (rows, dim and the three buffers), and the copies of the model's
 /// host arrays into it for kernels::copy_all_to_device_async: the design's stored columns (one
 /// array, or one a column when the rows were cut from a longer design), the responses and the
-/// offsets. The design's unit column, which the host does not store (models/design.hpp), is no
-/// copy: fill_unit_column writes it on the device.
+/// offsets when they are stored. What the host does not store, the design's unit column
+/// (models/design.hpp) and offsets shared by every row (models/row_offsets.hpp), is no copy:
+/// fill_unstored writes it on the device.
 std::vector<kernels::HostToDevice> sized_for(DeviceData& data, const models::Model& model);
 
-/// The design's unit column, when it has one, written as ones into `data.design` on `stream`.
-void fill_unit_column(cudaStream_t stream, DeviceData& data, const models::Design& design);
+/// The design's unit column (ones) and the shared offsets, when `model` has them, written into
+/// `data` (sized by sized_for) on `stream`.
+void fill_unstored(cudaStream_t stream, DeviceData& data, const models::Model& model);
 
 /// Uploads model's design, response and offset on `resources`' stream (counted copies through
 /// kernels/transfer.hpp) and synchronises. DeviceError, saying how much is needed, when they do

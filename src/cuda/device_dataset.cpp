@@ -64,7 +64,7 @@ DeviceData upload_data(Resources& resources, const models::Model& model,
   DeviceData data;
   // The three arrays in one call: staged, they share the pinned buffers as one stream.
   kernels::copy_all_to_device_async(resources.stream(), sized_for(data, model));
-  fill_unit_column(resources.stream(), data, model.design);
+  fill_unstored(resources.stream(), data, model);
   resources.synchronize();
   return data;
 }
@@ -86,14 +86,22 @@ std::vector<kernels::HostToDevice> sized_for(DeviceData& data, const models::Mod
     }
   }
   copies.push_back(kernels::sized_for(data.response, model.response.data(), n));
-  copies.push_back(kernels::sized_for(data.offset, model.offset.data(), n));
+  if (model.offset.stored()) {
+    copies.push_back(kernels::sized_for(data.offset, model.offset.data(), n));
+  } else {
+    data.offset.resize_discard(std::max<index_t>(n, 1));
+  }
   return copies;
 }
 
-void fill_unit_column(cudaStream_t stream, DeviceData& data, const models::Design& design) {
+void fill_unstored(cudaStream_t stream, DeviceData& data, const models::Model& model) {
+  const models::Design& design = model.design;
   if (design.has_unit_column()) {
     kernels::fill<double>(stream, data.rows, 1.0,
                           data.design.data() + design.stored_cols() * data.rows);
+  }
+  if (!model.offset.stored()) {
+    kernels::fill<double>(stream, data.rows, model.offset.shared_value(), data.offset.data());
   }
 }
 

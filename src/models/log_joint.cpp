@@ -95,15 +95,16 @@ LinkScratch& link_scratch(index_t rows) {
 /// order of models/row_sums.hpp; `weights` null means every w_n = 1. The shared quadratic and
 /// the prior are added by the caller, once, scaled by the total weight.
 ExactRowSums exact_link_sums(const Model& model, const Design& design,
-                             const Eigen::Ref<const Eigen::VectorXd>& response,
-                             const Eigen::Ref<const Eigen::VectorXd>& offset, const double* weights,
-                             const Eigen::VectorXd& theta, bool want_gradient, bool want_hessian) {
+                             const Eigen::Ref<const Eigen::VectorXd>& response, OffsetsView offset,
+                             const double* weights, const Eigen::VectorXd& theta,
+                             bool want_gradient, bool want_hessian) {
   const bool value_only = !want_gradient && !want_hessian;
   const auto terms = [&](index_t first, const simd::RowBlock& block, Eigen::VectorXd& g,
                          Eigen::VectorXd& c) {
     const index_t count = block.rows;
     const double* y = response.data() + first;
-    const double* shift = offset.data() + first;
+    // A shared offset is added as a stored one would be: the same bits, and no n-vector read.
+    const double* shift = offset.stored != nullptr ? offset.stored + first : nullptr;
     // The rows' weights: the coreset's, or (null) ones, from a block of ones rather than an
     // n-sized vector of them (multiplying by 1 is exact, so both give the same bits).
     LinkScratch& scratch = link_scratch(count);
@@ -144,8 +145,14 @@ ExactRowSums exact_link_sums(const Model& model, const Design& design,
         c[j] = -w[j] * scratch.second[j];  // w_n * -ell''(a_n) >= 0
       }
     }
-    for (index_t j = 0; j < count; ++j) {
-      values[j] = w[j] * (values[j] + shift[j]);
+    if (shift != nullptr) {
+      for (index_t j = 0; j < count; ++j) {
+        values[j] = w[j] * (values[j] + shift[j]);
+      }
+    } else {
+      for (index_t j = 0; j < count; ++j) {
+        values[j] = w[j] * (values[j] + offset.shared);
+      }
     }
     return simd::sum_in_lanes(values, count);
   };
@@ -153,9 +160,9 @@ ExactRowSums exact_link_sums(const Model& model, const Design& design,
 }
 
 RowSums link_sums(const Model& model, const Design& design,
-                  const Eigen::Ref<const Eigen::VectorXd>& response,
-                  const Eigen::Ref<const Eigen::VectorXd>& offset, const double* weights,
-                  const Eigen::VectorXd& theta, bool want_gradient, bool want_hessian) {
+                  const Eigen::Ref<const Eigen::VectorXd>& response, OffsetsView offset,
+                  const double* weights, const Eigen::VectorXd& theta, bool want_gradient,
+                  bool want_hessian) {
   return round_row_sums(
       exact_link_sums(model, design, response, offset, weights, theta, want_gradient, want_hessian),
       design.cols(), want_gradient, want_hessian);
@@ -175,8 +182,8 @@ ExactRowSums exact_link_sums(const Model& model, index_t first, index_t count,
                           std::to_string(kRowSumBlock));
   }
   return exact_link_sums(model, model.design.middle_rows(first, count),
-                         model.response.segment(first, count), model.offset.segment(first, count),
-                         nullptr, theta, want_vector, want_matrix);
+                         model.response.segment(first, count), model.offset.view(first), nullptr,
+                         theta, want_vector, want_matrix);
 }
 
 double log_likelihood(const Model& model, index_t n, const Eigen::VectorXd& theta,
@@ -252,7 +259,7 @@ double log_joint(const Model& model, const Coreset* weights, const Eigen::Vector
       sums = full_data->link_sums(theta, want_gradient, want_hessian);
     } else {
       require_whole(model, "log_joint: the sums over all datapoints");
-      sums = link_sums(model, model.design, model.response, model.offset, nullptr, theta,
+      sums = link_sums(model, model.design, model.response, model.offset.view(), nullptr, theta,
                        want_gradient, want_hessian);
     }
   } else {
@@ -282,14 +289,18 @@ double log_joint(const Model& model, const Coreset* weights, const Eigen::Vector
     // data, at O(k d^2) instead of O(n d^2).
     Eigen::MatrixXd rows(k, d);
     Eigen::VectorXd response(k);
-    Eigen::VectorXd offset(k);
+    Eigen::VectorXd offset(model.offset.stored() ? k : 0);  // shared offsets stay shared
     for (Eigen::Index i = 0; i < k; ++i) {
       const index_t index = weights->indices[static_cast<std::size_t>(i)];
       rows.row(i) = model.design.row(index);
       response[i] = model.response[index];
-      offset[i] = model.offset[index];
+      if (model.offset.stored()) {
+        offset[i] = model.offset[index];
+      }
     }
-    sums = link_sums(model, Design(std::move(rows)), response, offset, weights->weights.data(),
+    const OffsetsView offsets{model.offset.stored() ? offset.data() : nullptr,
+                              model.offset.shared_value()};
+    sums = link_sums(model, Design(std::move(rows)), response, offsets, weights->weights.data(),
                      theta, want_gradient, want_hessian);
   }
   // The data's sums, from the host or the provider alike. The Hessian's is symmetric up to the

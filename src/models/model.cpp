@@ -179,13 +179,6 @@ Eigen::VectorXd rows_vector(index_t n) {
   return v;
 }
 
-// v set to `value` on every thread.
-void fill_rows(Eigen::VectorXd& v, double value) {
-  for_each_row_block(v.size(), [&](index_t first, index_t last) {
-    std::fill(v.data() + first, v.data() + last, value);
-  });
-}
-
 // The dataset's shape and share. Its covariates' values are each model's to check, first of all
 // (report_bad_covariate, or set_covariate_design as it copies or reads them).
 void validate_dataset(const Dataset& data) {
@@ -397,19 +390,21 @@ double log_factorial(double count) {
 
 void set_poisson_response(Model& model, const Dataset& data) {
   model.response = rows_vector(data.rows());
+  Eigen::VectorXd offset = rows_vector(data.rows());
   const bool any_bad = any_row_block(data.rows(), [&](index_t first, index_t last) {
     bool bad = false;
     for (index_t i = first; i < last; ++i) {
       const double count = data.response[static_cast<std::size_t>(i)];
       bad |= count_problem(count) != nullptr;
       model.response(i) = count;
-      model.offset(i) = -log_factorial(count);
+      offset(i) = -log_factorial(count);
     }
     return bad;
   });
   if (any_bad) {
     report_bad_count(data);
   }
+  model.offset = std::move(offset);
 }
 
 // Real responses copied and tested in one pass, as the covariates are; a bad one is then found
@@ -511,7 +506,7 @@ void set_gaussian_model(Model& model, const Dataset& data, const ModelOptions& o
   const double constant =
       -0.5 * static_cast<double>(dims) * kLog2Pi - 0.5 * log_determinant(factor);
   Eigen::MatrixXd design(n, dims);
-  model.offset.resize(n);
+  Eigen::VectorXd offset(n);
   // Row n of X Sigma^{-1} is (Sigma^{-1} x_n)^T because Sigma^{-1} is symmetric. Taken over
   // contiguous blocks of kRowSumBlock rows, which a rank's share starts on, so that a share's
   // rows get the bits the whole dataset's do (a product's kernels depend on the operands'
@@ -524,10 +519,11 @@ void set_gaussian_model(Model& model, const Dataset& data, const ModelOptions& o
     product.noalias() = block * precision;
     design.middleRows(first, count) = product;
     // x_n^T Sigma^{-1} x_n = x_n . z_n, from the design just computed.
-    model.offset.segment(first, count) =
+    offset.segment(first, count) =
         -0.5 * (block.cwiseProduct(product)).rowwise().sum().array() + constant;
   }
   model.design = Design(std::move(design));
+  model.offset = std::move(offset);
   model.shared_quadratic = precision;
   // The mean model has no response: a response column in the file, if any, is ignored (every
   // covariate is a coordinate of x_n), and the link takes y = 0.
@@ -687,8 +683,6 @@ Model make_model(const Dataset& data, const ModelOptions& options, std::uint64_t
 
   Model model;
   model.kind = options.kind;
-  // Uninitialised: every model's set-up below writes all of it.
-  model.offset = rows_vector(n);
   // Every model checks its covariates first (set_covariate_design as it takes them, the others
   // before they read them: report_bad_covariate), then its response.
   switch (options.kind) {
@@ -697,7 +691,7 @@ Model make_model(const Dataset& data, const ModelOptions& options, std::uint64_t
       set_covariate_design(model, data, options.intercept, storage);
       require_response(data, options.kind);
       set_logistic_response(model, data, whole.negative_label);
-      fill_rows(model.offset, 0.0);
+      model.offset = RowOffsets::shared(n, 0.0);
       break;
     case ModelKind::poisson:
       model.link = Link::poisson;
@@ -731,7 +725,7 @@ Model make_model(const Dataset& data, const ModelOptions& options, std::uint64_t
       set_real_response(model, data);
       const double variance = options.noise_sd * options.noise_sd;
       model.noise_precision = 1.0 / variance;
-      fill_rows(model.offset, -0.5 * (kLog2Pi + std::log(variance)));
+      model.offset = RowOffsets::shared(n, -0.5 * (kLog2Pi + std::log(variance)));
       break;
     }
   }

@@ -14,6 +14,7 @@
 #include "coreset/solver.hpp"
 #include "models/design.hpp"
 #include "models/link.hpp"
+#include "models/row_offsets.hpp"
 #include "models/row_sums.hpp"
 #include "support/exact_sum.hpp"
 
@@ -30,8 +31,9 @@ struct Model {
   Design design;
   /// n: y_n as the link takes it (logistic: -1 or 1; gaussian: unused, zeros).
   Eigen::VectorXd response;
-  /// n: c_n, the theta-free constants (they cancel in Phi but make L_n a true log density).
-  Eigen::VectorXd offset;
+  /// n: c_n, the theta-free constants (they cancel in Phi but make L_n a true log density):
+  /// stored per row (Poisson, Gaussian) or one value for every row (logistic, linear).
+  RowOffsets offset;
   /// Q (d x d) of the shared quadratic, or 0 x 0 when the model has none.
   Eigen::MatrixXd shared_quadratic;
   /// linear: 1 / sigma^2, the link's scale. 1 elsewhere.

@@ -86,16 +86,19 @@ CoresetRows gather_coreset_rows(const models::Model& share, const Coreset& cores
   model.parameter_names = share.parameter_names;
   Eigen::MatrixXd design(k, d);
   model.response.resize(k);
-  model.offset.resize(k);
+  Eigen::VectorXd offset(k);
   for (index_t p = 0; p < k; ++p) {
     const double* row = rows.data() + p * (d + 2);
     for (index_t c = 0; c < d; ++c) {
       design(p, c) = row[c];
     }
     model.response[p] = row[d];
-    model.offset[p] = row[d + 1];
+    offset[p] = row[d + 1];
   }
   model.design = models::Design(std::move(design));
+  // Offsets shared by the share's rows stay shared (the same values, nothing stored).
+  model.offset = share.offset.stored() ? models::RowOffsets(std::move(offset))
+                                       : models::RowOffsets::shared(k, share.offset.shared_value());
   gathered.coreset.weights = coreset.weights;
   gathered.coreset.indices.resize(static_cast<std::size_t>(k));
   for (index_t p = 0; p < k; ++p) {

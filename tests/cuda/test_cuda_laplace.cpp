@@ -78,7 +78,10 @@ TEST(GpuLaplace, TheDeviceSumsAreTheHostSumsToRoundOff) {
 // The device holds the design whole (n x d, ld n), whatever the host holds: the covariates read
 // in place with the intercept's ones written on the device, a share's rows (a column at a time,
 // their stride the whole dataset's), or the columns a model computed. Bit for bit.
-TEST(GpuLaplace, TheDeviceDesignIsTheHostDesignWithItsOnes) {
+// The device holds every row's design, response and offset as the host reads them, whatever the
+// host does not store: the design's unit column and offsets shared by every row are written on
+// the device (cuda::fill_unstored), the rest uploaded.
+TEST(GpuLaplace, TheDeviceDataIsTheHostDataWithWhatTheHostDoesNotStore) {
   CORESET_REQUIRE_GPU();
   const auto session = std::make_shared<cuda::GpuSession>();
   const Dataset data = test::model_dataset(ModelKind::logistic, kRows, kDims, 23);
@@ -89,11 +92,19 @@ TEST(GpuLaplace, TheDeviceDesignIsTheHostDesignWithItsOnes) {
   options.intercept = false;
   const models::Model no_intercept = models::make_model(data, options, 23);
   const models::Model gaussian = model_of(ModelKind::gaussian);
+  const models::Model linear = model_of(ModelKind::linear);
+  const models::Model poisson = model_of(ModelKind::poisson);
+  ASSERT_FALSE(borrowed.offset.stored());
+  ASSERT_FALSE(linear.offset.stored());
+  ASSERT_NE(linear.offset.shared_value(), 0.0);
+  ASSERT_TRUE(poisson.offset.stored());
   const std::pair<const char*, models::Model> cases[] = {
       {"covariates in place", borrowed},
       {"a share of them", models::rows_of(borrowed, 300, kRows - 1000)},
       {"without an intercept", no_intercept},
-      {"computed columns", gaussian}};
+      {"computed columns and stored offsets", gaussian},
+      {"a shared offset that is not 0", linear},
+      {"stored offsets", poisson}};
   for (const auto& [what, model] : cases) {
     const cuda::DeviceDataset device(session, model);
     const index_t n = model.rows();
@@ -105,6 +116,16 @@ TEST(GpuLaplace, TheDeviceDesignIsTheHostDesignWithItsOnes) {
                                 static_cast<std::size_t>(n * d) * sizeof(double),
                                 cudaMemcpyDeviceToHost));
     EXPECT_TRUE(on_device == model.design.dense()) << what;
+    Eigen::VectorXd response(n);
+    Eigen::VectorXd offset(n);
+    CORESET_CUDA_TRY(cudaMemcpy(response.data(), device.data().response.data(),
+                                static_cast<std::size_t>(n) * sizeof(double),
+                                cudaMemcpyDeviceToHost));
+    CORESET_CUDA_TRY(cudaMemcpy(offset.data(), device.data().offset.data(),
+                                static_cast<std::size_t>(n) * sizeof(double),
+                                cudaMemcpyDeviceToHost));
+    EXPECT_TRUE(response == model.response) << what;
+    EXPECT_TRUE(offset == model.offset.dense()) << what;
   }
 }
 

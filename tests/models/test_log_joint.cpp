@@ -61,7 +61,7 @@ Model build_model(Shape shape, Eigen::Index n, Eigen::Index d, std::uint64_t see
   Eigen::MatrixXd z = random_matrix(n, d, rng);
   model.design = z;
   model.response = Eigen::VectorXd::Zero(n);
-  model.offset = Eigen::VectorXd::Zero(n);
+  Eigen::VectorXd offset = Eigen::VectorXd::Zero(n);
   switch (shape) {
     case Shape::logistic: {
       model.kind = ModelKind::logistic;
@@ -84,7 +84,7 @@ Model build_model(Shape shape, Eigen::Index n, Eigen::Index d, std::uint64_t see
         // Every fourth count is 0, so the y = 0 branch is always covered.
         const int y = i % 4 == 0 ? 0 : counts(rng);
         model.response[i] = y;
-        model.offset[i] = -std::lgamma(y + 1.0);
+        offset[i] = -std::lgamma(y + 1.0);
       }
       break;
     }
@@ -101,8 +101,8 @@ Model build_model(Shape shape, Eigen::Index n, Eigen::Index d, std::uint64_t see
       model.shared_quadratic = q;
       const double log_det = std::log(sigma.determinant());
       for (Eigen::Index i = 0; i < n; ++i) {
-        model.offset[i] = -0.5 * x.row(i).dot(z.row(i)) -
-                          0.5 * static_cast<double>(d) * std::log(2.0 * kPi) - 0.5 * log_det;
+        offset[i] = -0.5 * x.row(i).dot(z.row(i)) -
+                    0.5 * static_cast<double>(d) * std::log(2.0 * kPi) - 0.5 * log_det;
       }
       break;
     }
@@ -116,11 +116,15 @@ Model build_model(Shape shape, Eigen::Index n, Eigen::Index d, std::uint64_t see
       model.response = z * beta;
       for (Eigen::Index i = 0; i < n; ++i) {
         model.response[i] += normal(rng) / std::sqrt(model.noise_precision);
-        model.offset[i] = 0.5 * std::log(model.noise_precision / (2.0 * kPi));
+        offset[i] = 0.5 * std::log(model.noise_precision / (2.0 * kPi));
       }
       break;
     }
   }
+  // The logistic and linear offsets are one value for every row, unstored, as make_model holds
+  // them (models/row_offsets.hpp); the others stored.
+  const bool shared = shape == Shape::logistic || shape == Shape::linear;
+  model.offset = shared ? RowOffsets::shared(n, offset[0]) : RowOffsets(offset);
   model.prior_precision = random_spd(d, rng);
   model.prior_log_normalizer = -1.75;
   return model;
@@ -410,6 +414,46 @@ TEST(LogJoint, BitwiseTheSameForAnyThreadCount) {
   omp_set_num_threads(saved);
 }
 
+// Offsets shared by every row (the logistic and linear models', unstored) and the same values
+// stored give the same bits: in the sums over all rows, over a coreset's rows, over a block of
+// rows and in one row's log-likelihood. A shared offset dropped, or added once instead of once
+// a row, moves the value by far more than a bit.
+TEST(LogJoint, SharedOffsetsGiveTheBitsOfTheSameOffsetsStored) {
+  std::mt19937_64 rng(23);
+  for (const Shape shape : {Shape::logistic, Shape::linear}) {
+    const Model shared =
+        build_model(shape, 3 * kRowSumBlock + 17, 4, 950 + static_cast<int>(shape));
+    ASSERT_FALSE(shared.offset.stored()) << name(shape);
+    Model stored = shared;
+    stored.offset = shared.offset.dense();
+    ASSERT_TRUE(stored.offset.stored()) << name(shape);
+    const Eigen::VectorXd theta = 0.3 * random_matrix(4, 1, rng);
+    const Coreset coreset{{3, 300, 700}, {1.5, 0.25, 4.0}};
+    for (const Coreset* weights : {static_cast<const Coreset*>(nullptr), &coreset}) {
+      Eigen::VectorXd g_shared;
+      Eigen::VectorXd g_stored;
+      Eigen::MatrixXd h_shared;
+      Eigen::MatrixXd h_stored;
+      const double v_shared = log_joint(shared, weights, theta, &g_shared, &h_shared);
+      const double v_stored = log_joint(stored, weights, theta, &g_stored, &h_stored);
+      const std::string what = name(shape) + (weights == nullptr ? ", all rows" : ", a coreset");
+      EXPECT_EQ(v_shared, v_stored) << what;
+      EXPECT_TRUE(g_shared == g_stored) << what;
+      EXPECT_TRUE(h_shared == h_stored) << what;
+      EXPECT_EQ(log_joint(shared, weights, theta), v_stored) << what << ", the value alone";
+    }
+    const ExactRowSums block =
+        exact_link_sums(shared, kRowSumBlock, 2 * kRowSumBlock, theta, true, true);
+    const ExactRowSums block_stored =
+        exact_link_sums(stored, kRowSumBlock, 2 * kRowSumBlock, theta, true, true);
+    const RowSums rounded = round_row_sums(block, 4, true, true);
+    const RowSums rounded_stored = round_row_sums(block_stored, 4, true, true);
+    EXPECT_EQ(rounded.value, rounded_stored.value) << name(shape);
+    EXPECT_TRUE(rounded.vector == rounded_stored.vector) << name(shape);
+    EXPECT_EQ(log_likelihood(shared, 5, theta), log_likelihood(stored, 5, theta)) << name(shape);
+  }
+}
+
 // The blocked sums agree with the plain formulas: a wrong block boundary (a row summed twice or
 // skipped) moves the sums by a whole term, far outside this tolerance.
 TEST(RowSums, MatchTheDirectSumsAcrossBlockBoundaries) {
@@ -456,8 +500,10 @@ TEST(LogJoint, IntegerWeightsEqualDuplicatedDatapoints) {
     doubled.design = twice_rows;
     doubled.response.resize(40);
     doubled.response << model.response, model.response;
-    doubled.offset.resize(40);
-    doubled.offset << model.offset, model.offset;
+    // Stored, where the logistic and linear models' are shared: either way, the same sums.
+    Eigen::VectorXd twice_offsets(40);
+    twice_offsets << model.offset.dense(), model.offset.dense();
+    doubled.offset = twice_offsets;
     Coreset twice;
     for (index_t i = 0; i < 20; ++i) {
       twice.indices.push_back(i);
@@ -538,7 +584,7 @@ TEST(LogJoint, RejectsOutOfRangeIndicesAndMismatchedShapes) {
   EXPECT_THROW(log_joint(model, nullptr, Eigen::VectorXd::Zero(2)), InvalidArgument);
   EXPECT_THROW(log_likelihood(model, 0, Eigen::VectorXd::Zero(4)), InvalidArgument);
   Model short_offset = model;
-  short_offset.offset.resize(9);
+  short_offset.offset = Eigen::VectorXd::Zero(9);
   EXPECT_THROW(log_joint(short_offset, nullptr, theta), InvalidArgument);
   Model bad_prior = model;
   bad_prior.prior_precision = Eigen::MatrixXd::Identity(2, 2);

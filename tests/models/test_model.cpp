@@ -118,7 +118,10 @@ TEST(ModelLogistic, DesignIsCovariatesThenIntercept) {
   EXPECT_EQ(model.parameter_names, (std::vector<std::string>{"c1", "c2", "intercept"}));
   EXPECT_EQ(model.kind, ModelKind::logistic);
   EXPECT_EQ(model.link, Link::logistic);
-  EXPECT_EQ(model.offset, Eigen::VectorXd::Zero(3));
+  // Zero on every row, and not stored (models/row_offsets.hpp).
+  EXPECT_FALSE(model.offset.stored());
+  EXPECT_EQ(model.offset.size(), 3);
+  EXPECT_EQ(model.offset.dense(), Eigen::VectorXd::Zero(3));
   EXPECT_EQ(model.shared_quadratic.size(), 0);
   EXPECT_EQ(model.response, Eigen::Vector3d(1, -1, 1));
 }
@@ -158,6 +161,31 @@ TEST(ModelRows, AShareOfRowsIsTheWholeModelsOnThoseRows) {
   EXPECT_EQ(inner.all_rows(), 5);
   EXPECT_EQ(inner.design.row(0), model.design.row(3));
   EXPECT_EQ(rows_of(model, 5, 0).rows(), 0);
+  // The linear model's offsets are shared by every row, and so are the share's.
+  EXPECT_FALSE(share.offset.stored());
+  EXPECT_EQ(share.offset.size(), 3);
+  EXPECT_EQ(share.offset.shared_value(), model.offset.shared_value());
+}
+
+// Only the models whose offsets differ from row to row store them (Poisson: -log y_n!; the
+// Gaussian mean: -x_n^T Sigma^-1 x_n / 2 plus a constant); the logistic model's 0 and the linear
+// model's normalising constant are one value for every row (models/row_offsets.hpp). Either way
+// there is one offset a row, and a share of the rows keeps the form.
+TEST(ModelOffsets, OnlyTheModelsWhoseOffsetsDifferByRowStoreThem) {
+  const Dataset data = two_covariates({1.0, 0.0, 1.0, 0.0});  // labels, counts and reals
+  for (const ModelKind kind :
+       {ModelKind::logistic, ModelKind::linear, ModelKind::poisson, ModelKind::gaussian}) {
+    const Model model = make_model(data, options_for(kind), 0);
+    const bool stored = kind == ModelKind::poisson || kind == ModelKind::gaussian;
+    EXPECT_EQ(model.offset.size(), 4) << to_string(kind);
+    EXPECT_EQ(model.offset.stored(), stored) << to_string(kind);
+    EXPECT_EQ(rows_of(model, 1, 2).offset.stored(), stored) << to_string(kind);
+    EXPECT_EQ(rows_of(model, 4, 0).offset.stored(), stored) << to_string(kind) << ", no rows";
+    if (!stored) {
+      const double expected = kind == ModelKind::logistic ? 0.0 : -0.5 * kLog2Pi;  // noise sd 1
+      EXPECT_DOUBLE_EQ(model.offset.shared_value(), expected) << to_string(kind);
+    }
+  }
 }
 
 // Read in place or copied, the covariates give the same model; read in place, the design holds
@@ -185,7 +213,8 @@ TEST(ModelLogistic, BorrowedCovariatesAreReadInPlaceAndGiveTheCopiedModel) {
     const Model borrowed = make_model(data, options, 3, {}, CovariateStorage::borrowed);
     EXPECT_EQ(borrowed.design.dense(), copied.design.dense()) << label;
     EXPECT_EQ(borrowed.response, copied.response) << label;
-    EXPECT_EQ(borrowed.offset, copied.offset) << label;
+    EXPECT_EQ(borrowed.offset.dense(), copied.offset.dense()) << label;
+    EXPECT_EQ(borrowed.offset.stored(), copied.offset.stored()) << label;
     EXPECT_EQ(borrowed.parameter_names, copied.parameter_names) << label;
     EXPECT_NE(copied.design.stored().data(), data.covariates.data()) << label;
     const bool of_covariates = c.kind != ModelKind::gaussian && !c.rbf;

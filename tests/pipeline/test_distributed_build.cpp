@@ -512,6 +512,44 @@ TEST(DistributedBuildShares, LaplaceSumsOfWideSharesAreTheWholeModels) {
   });
 }
 
+// The coreset's rows gathered to every rank, one that holds no row included, are the whole
+// model's rows: their design rows, responses and offsets (stored where the whole model stores
+// them, shared where it shares them), so the coreset's log joint is the whole model's bit for
+// bit. An empty share must not take its offsets for shared: a Poisson coreset's log y! would be
+// lost on that rank.
+TEST(DistributedBuildShares, GatheredCoresetRowsAreTheWholeModelsOnEveryRank) {
+  const index_t rows = 2 * kReductionBlock + 5;  // three blocks on four ranks: one holds none
+  for (const ModelKind kind : test::all_model_kinds()) {
+    SCOPED_TRACE(to_string(kind));
+    const Dataset data = test::model_dataset(kind, rows, 3, 41);
+    ModelOptions model_options;
+    model_options.kind = kind;
+    const models::Model whole = models::make_model(data, model_options, 0);
+    const Coreset coreset{{rows - 1, 3, kReductionBlock + 1, 100}, {2.0, 0.5, 1.25, 3.0}};
+    const Eigen::VectorXd theta = Eigen::VectorXd::LinSpaced(whole.dim(), -0.2, 0.3);
+    const double value = models::log_joint(whole, &coreset, theta);
+    std::atomic<int> empty_ranks{0};
+    test::run_ranks(4, [&](const std::shared_ptr<Communicator>& comm) {
+      const DatapointRange range = datapoint_range(rows, comm->rank(), 4);
+      empty_ranks += range.count == 0 ? 1 : 0;
+      const models::Model share = models::rows_of(whole, range.first, range.count);
+      const pipeline::CoresetRows gathered = pipeline::gather_coreset_rows(share, coreset, *comm);
+      const std::string rank = "rank " + std::to_string(comm->rank()) + " of rows " +
+                               std::to_string(range.first) + " + " + std::to_string(range.count);
+      EXPECT_EQ(gathered.model.offset.stored(), whole.offset.stored()) << rank;
+      for (std::size_t p = 0; p < coreset.indices.size(); ++p) {
+        const index_t row = coreset.indices[p];
+        const auto at = static_cast<index_t>(p);
+        EXPECT_EQ(gathered.model.offset[at], whole.offset[row]) << rank << ", row " << row;
+        EXPECT_EQ(gathered.model.response[at], whole.response[row]) << rank << ", row " << row;
+      }
+      EXPECT_TRUE(same_bits(models::log_joint(gathered.model, &gathered.coreset, theta), value))
+          << rank;
+    });
+    EXPECT_EQ(empty_ranks.load(), 1);
+  }
+}
+
 // The logistic labels' encoding is the whole file's: a file whose first block uses {0, 1} and a
 // later block -1 is refused as one process refuses it, with its row, though no rank's share
 // mixes the two.

@@ -114,14 +114,15 @@ Model poisson_model(Eigen::Index n, const Eigen::Vector2d& truth, std::uint64_t 
   model.link = models::Link::poisson;
   model.design = models::Design(random_matrix(n, 2, rng).leftCols(1), true);
   model.response.resize(n);
-  model.offset.resize(n);
+  Eigen::VectorXd offset(n);
   for (Eigen::Index i = 0; i < n; ++i) {
     const double lambda = std::log1p(std::exp(model.design.row(i).dot(truth)));
     std::poisson_distribution<int> count(lambda);
     const int y = count(rng);
     model.response[i] = y;
-    model.offset[i] = -std::lgamma(y + 1.0);
+    offset[i] = -std::lgamma(y + 1.0);
   }
+  model.offset = offset;
   model.prior_precision = Eigen::MatrixXd::Identity(2, 2);
   return model;
 }
