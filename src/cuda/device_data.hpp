@@ -1,5 +1,6 @@
 // The device buffers behind cuda/device_dataset.hpp, for the cuda layer's device code: the
-// design column-major (ld = rows), responses and offsets, each uploaded once.
+// design column-major (ld = rows), responses and offsets, each uploaded once or, what the host
+// does not store (the unit column, shared offsets), written on the device.
 #pragma once
 
 #include <vector>
@@ -33,8 +34,8 @@ std::vector<kernels::HostToDevice> sized_for(DeviceData& data, const models::Mod
 void fill_unstored(cudaStream_t stream, DeviceData& data, const models::Model& model);
 
 /// Uploads model's design, response and offset on `resources`' stream (counted copies through
-/// kernels/transfer.hpp) and synchronises. DeviceError, saying how much is needed, when they do
-/// not fit beside `working_bytes` more.
+/// kernels/transfer.hpp; fill_unstored writes what the host does not store) and synchronises.
+/// DeviceError, saying how much is needed, when they do not fit beside `working_bytes` more.
 DeviceData upload_data(Resources& resources, const models::Model& model,
                        std::size_t working_bytes = 0);
 

@@ -1,8 +1,11 @@
 // WorkerTeam: helpers started once, woken for each round, joined at the end.
 #include "io/worker_team.hpp"
 
+#include <algorithm>
 #include <cstddef>
+#include <exception>
 #include <system_error>
+#include <utility>
 
 namespace coreset::io::detail {
 
@@ -30,9 +33,17 @@ WorkerTeam::~WorkerTeam() {
   }
 }
 
-void WorkerTeam::drain(int worker) {
+void WorkerTeam::drain(int worker) noexcept {
   for (int piece = next_piece_++; piece < pieces_; piece = next_piece_++) {
-    (*work_)(piece, worker);
+    try {
+      (*work_)(piece, worker);
+    } catch (...) {
+      next_piece_ = pieces_;  // hand out no more pieces: the round ends with those under way
+      const std::lock_guard<std::mutex> lock(mutex_);
+      if (!error_) {
+        error_ = std::current_exception();
+      }
+    }
   }
 }
 
@@ -46,6 +57,9 @@ void WorkerTeam::serve(int worker) {
         return;
       }
       rounds_seen = round_;
+      if (worker > round_helpers_) {
+        continue;  // a round of fewer pieces than threads: back to waiting, nothing to report
+      }
     }
     drain(worker);
     bool last = false;
@@ -66,21 +80,28 @@ void WorkerTeam::for_each(int pieces, const std::function<void(int, int)>& work)
   work_ = &work;
   pieces_ = pieces;
   next_piece_ = 0;
-  if (helpers_.empty() || pieces == 1) {
-    drain(0);  // nothing to share: no helper is woken
-    return;
+  error_ = nullptr;
+  // Helpers 1 ... round_helpers_ take part: one piece each at least, with the caller's.
+  const int helpers = std::min(static_cast<int>(helpers_.size()), pieces - 1);
+  if (helpers > 0) {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      round_helpers_ = helpers;
+      helpers_in_round_ = helpers;
+      ++round_;
+    }
+    round_started_.notify_all();
   }
-  {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    helpers_in_round_ = static_cast<int>(helpers_.size());
-    ++round_;
-  }
-  round_started_.notify_all();
   drain(0);
-  // Every helper reports, even one that found no piece left: the round's state may change only
-  // once none of them can still be reading it.
-  std::unique_lock<std::mutex> lock(mutex_);
-  round_done_.wait(lock, [&] { return helpers_in_round_ == 0; });
+  if (helpers > 0) {
+    // Every helper of the round reports, even one that found no piece left: the round's state
+    // may change only once none of them can still be reading it.
+    std::unique_lock<std::mutex> lock(mutex_);
+    round_done_.wait(lock, [&] { return helpers_in_round_ == 0; });
+  }
+  if (error_) {
+    std::rethrow_exception(std::exchange(error_, nullptr));
+  }
 }
 
 }  // namespace coreset::io::detail

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -35,13 +36,16 @@ class WorkerTeam {
 
   /// Calls work(piece, worker) for every piece in [0, pieces) on the team's threads, each
   /// taking the next piece when it is done with one; `worker` in [0, size()) names the thread
-  /// (0 is the caller), for per-thread buffers. `work` must not throw. Returns when every piece
-  /// is done. Not reentrant: one round at a time, from one calling thread.
+  /// (0 is the caller), for per-thread buffers. Only min(size(), pieces) threads take part.
+  /// Returns when every piece is done. If a call of `work` throws, no further piece is started,
+  /// the pieces under way finish, and the first exception is rethrown here. Not reentrant: one
+  /// round at a time, from one calling thread.
   void for_each(int pieces, const std::function<void(int, int)>& work);
 
  private:
-  // Takes pieces of the current round as `worker` until none is left.
-  void drain(int worker);
+  // Takes pieces of the current round as `worker` until none is left; keeps the round's first
+  // exception for for_each.
+  void drain(int worker) noexcept;
   // A helper's life: wait for a round (or the end), drain it, report it done.
   void serve(int worker);
 
@@ -49,12 +53,16 @@ class WorkerTeam {
   std::mutex mutex_;
   std::condition_variable round_started_;
   std::condition_variable round_done_;
-  // The current round, written under mutex_ before round_ is advanced.
+  // The current round, written by the caller before it advances round_ under mutex_ (which
+  // orders these writes before any helper's reads of them).
   const std::function<void(int, int)>* work_ = nullptr;
   int pieces_ = 0;
   std::atomic<int> next_piece_{0};
+  // Under mutex_:
   std::uint64_t round_ = 0;   // rounds started
-  int helpers_in_round_ = 0;  // helpers still draining the current round
+  int round_helpers_ = 0;     // helpers 1 ... this take part in the current round
+  int helpers_in_round_ = 0;  // of those, the ones still draining it
+  std::exception_ptr error_;  // the round's first exception
   bool stopping_ = false;
 };
 

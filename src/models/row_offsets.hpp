@@ -4,9 +4,10 @@
 // The logistic model's offsets are all 0 and the linear model's all the normalising constant,
 // so storing them cost every build an n-vector written at set-up and read by every pass over
 // the rows (the Laplace fit's included: 8 of the 88 bytes a row of a 10-parameter logistic
-// model reads, about 6-10% of the fit on the 2-vCPU build VM at n = 1e7) and uploaded to the
-// GPU. Only the Poisson model (-log y_n!) and the Gaussian one (-x_n^T Sigma^-1 x_n / 2 + its
-// constant) store theirs. Either way a reader gets the same value, so every sum keeps its bits.
+// model reads; its ratio to its passes fell by 3-13%, median 6%, in six pairs on the 2-vCPU
+// build VM at n = 1e7: bench/results/offsets_shared_20261127/) and uploaded to the GPU. Only the
+// Poisson model (-log y_n!) and the Gaussian one (-x_n^T Sigma^-1 x_n / 2 + its constant) store
+// theirs. Either way a reader gets the same value, so every sum keeps its bits.
 #pragma once
 
 #include <utility>
@@ -17,7 +18,7 @@
 namespace coreset::models {
 
 /// Rows' offsets as a pass over them reads them: one per row at `stored`, or, when it is null,
-/// `shared` for every row. A view: it holds nothing.
+/// `shared` for every row (a view of no rows may be null either way). It holds nothing.
 struct OffsetsView {
   const double* stored = nullptr;
   double shared = 0.0;
@@ -31,7 +32,7 @@ class RowOffsets {
   RowOffsets() = default;
   /// One offset per row, stored.
   RowOffsets(Eigen::VectorXd values)  // NOLINT(google-explicit-constructor): a model's vector
-      : values_(std::move(values)), rows_(values_.size()), stored_(true) {}
+      : values_(std::move(values)), stored_(true) {}
   /// One offset per row, stored, from an Eigen expression (a test's Zero(n) or Constant(n, c)).
   template <class Derived>
   RowOffsets(const Eigen::DenseBase<Derived>& values)  // NOLINT(google-explicit-constructor)
@@ -39,17 +40,19 @@ class RowOffsets {
   /// `rows` rows, every one with offset `value`, nothing stored.
   static RowOffsets shared(index_t rows, double value) {
     RowOffsets offsets;
-    offsets.rows_ = rows;
+    offsets.shared_rows_ = rows;
     offsets.shared_value_ = value;
     return offsets;
   }
 
-  index_t size() const noexcept { return rows_; }
+  /// The rows: the stored values' count (0 once moved from, which a model's checks then
+  /// refuse), or the shared offsets' rows.
+  index_t size() const noexcept { return stored_ ? values_.size() : shared_rows_; }
   /// Whether each row's offset is stored (else every row has shared_value()). A property of the
   /// model, not of its row count: a rank's empty share of a Poisson model's rows stores its
   /// none, so that whatever is gathered to it is stored too (pipeline/coreset_rows.cpp).
   bool stored() const noexcept { return stored_; }
-  /// The stored offsets (size() of them), or null when they are shared.
+  /// The stored offsets (size() of them), or null when they are shared (or none are stored).
   const double* data() const noexcept { return stored() ? values_.data() : nullptr; }
   /// Every row's offset when they are not stored.
   double shared_value() const noexcept { return shared_value_; }
@@ -70,12 +73,12 @@ class RowOffsets {
   }
   /// Every row's offset, stored.
   Eigen::VectorXd dense() const {
-    return stored() ? values_ : Eigen::VectorXd::Constant(rows_, shared_value_);
+    return stored() ? values_ : Eigen::VectorXd::Constant(shared_rows_, shared_value_);
   }
 
  private:
-  Eigen::VectorXd values_;  // rows_ entries when stored, else empty
-  index_t rows_ = 0;
+  Eigen::VectorXd values_;   // one a row when stored, else empty
+  index_t shared_rows_ = 0;  // the rows when not stored
   double shared_value_ = 0.0;
   bool stored_ = false;
 };

@@ -6,6 +6,8 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -86,6 +88,37 @@ TEST(WorkerTeam, TheHelpersTakePartInTheRound) {
   EXPECT_NE(runners[0], runners[1]);
   EXPECT_NE(runners[0], runners[2]);
   EXPECT_NE(runners[1], runners[2]);
+}
+
+TEST(WorkerTeam, ARoundOfFewerPiecesThanThreadsTakesThatManyThreads) {
+  WorkerTeam team(8);
+  for (int round = 0; round < 200; ++round) {
+    const int pieces = 1 + round % 3;
+    std::atomic<int> beyond{0};
+    team.for_each(pieces, [&](int, int worker) { beyond += worker >= pieces ? 1 : 0; });
+    ASSERT_EQ(beyond.load(), 0) << "round " << round;
+  }
+}
+
+TEST(WorkerTeam, AThrowingPieceEndsTheRoundAndIsRethrownAndTheTeamGoesOn) {
+  WorkerTeam team(4);
+  for (const int thrower : {0, 5, 39}) {  // the first piece, one in the middle, the last
+    std::vector<std::atomic<int>> runs(40);
+    EXPECT_THROW(team.for_each(40,
+                               [&](int piece, int) {
+                                 ++runs[static_cast<std::size_t>(piece)];
+                                 if (piece == thrower) {
+                                   throw std::runtime_error("piece " + std::to_string(piece));
+                                 }
+                               }),
+                 std::runtime_error)
+        << "piece " << thrower;
+    for (const std::atomic<int>& count : runs) {
+      EXPECT_LE(count.load(), 1);  // none run twice, whatever was left out
+    }
+    // The team is whole again: the next round runs every piece once.
+    EXPECT_EQ(run_round(team, 25), std::vector<int>(25, 1));
+  }
 }
 
 TEST(WorkerTeam, ATeamOfOneRunsOnTheCaller) {
