@@ -10,6 +10,7 @@
 #include "coreset/error.hpp"
 #include "io/csv_parse.hpp"
 #include "io/input_file.hpp"
+#include "io/newlines.hpp"
 #include "io/parallel_rows.hpp"
 #include "io/read_phases.hpp"
 #include "io/worker_team.hpp"
@@ -22,19 +23,6 @@ constexpr std::size_t kMinChunkBytes = 16;
 
 bool is_space(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
-
-index_t count_newlines(const char* first, const char* last) {
-  index_t count = 0;
-  while (first < last) {
-    const void* found = std::memchr(first, '\n', static_cast<std::size_t>(last - first));
-    if (found == nullptr) {
-      break;
-    }
-    ++count;
-    first = static_cast<const char*>(found) + 1;
-  }
-  return count;
 }
 
 // Blocks of this many bytes when a range of a file is scanned for its line ends.

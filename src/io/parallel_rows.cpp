@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "coreset/error.hpp"
+#include "io/newlines.hpp"
 #include "io/readers.hpp"
 #include "support/threads.hpp"
 
@@ -30,18 +31,8 @@ void split_at_line_ends(std::string_view block, std::vector<RowPiece>& pieces) {
 }
 
 index_t count_lines(std::string_view text) {
-  index_t count = 0;
-  const char* p = text.data();
-  const char* const end = p + text.size();
-  while (p < end) {
-    const void* found = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
-    if (found == nullptr) {
-      return count + 1;  // a last line without a newline
-    }
-    ++count;
-    p = static_cast<const char*>(found) + 1;
-  }
-  return count;
+  const index_t newlines = count_newlines(text.data(), text.data() + text.size());
+  return text.empty() || text.back() == '\n' ? newlines : newlines + 1;  // a last line without one
 }
 
 int resolve_threads(int threads) {
