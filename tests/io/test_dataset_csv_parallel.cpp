@@ -25,7 +25,7 @@ namespace fs = std::filesystem;
 using test::outcome;
 
 // Block sizes: tiny (a line or two per block, pieces often empty), middling, and the default
-// (the chunk). Every block is two rounds of the threads, so the tiniest are kept to the small files.
+// (the chunk). Every block is two rounds of the threads: the tiniest are for the small files.
 const std::vector<std::size_t> kAllBlockSizes = {1, 7, 64, 1000, 0};
 const std::vector<std::size_t> kSomeBlockSizes = {64, 400, 0};
 
