@@ -321,8 +321,7 @@ static_assert(kProductChunk == list_product::kLeastChunk, "launch.hpp's default 
 void require_least_chunk(index_t least_chunk) {
   if (least_chunk < 1) {
     throw InvalidArgument(
-        "a product's chunks need at least one place (asked for chunks of at "
-        "least " +
+        "a product's chunks need at least one place (asked for chunks of at least " +
         std::to_string(least_chunk) + ")");
   }
 }

@@ -105,10 +105,8 @@ ExactRowSums exact_link_sums(const Model& model, const Design& design,
     const double* y = response.data() + first;
     // A shared offset is added as a stored one would be: the same bits, and no n-vector read.
     const double* shift = offset.stored != nullptr ? offset.stored + first : nullptr;
-    // The rows' weights: the coreset's, or (null) ones, from a block of ones rather than an
-    // n-sized vector of them (multiplying by 1 is exact, so both give the same bits).
     LinkScratch& scratch = link_scratch(count);
-    const double* w = weights != nullptr ? weights + first : unit_block().data();
+    const double* w = block_weights(weights, first);  // the coreset's, or ones
     double* predictor = scratch.predictor.data();
     simd::linear_predictors(block, theta.data(), predictor);
     // values[j] = ell(a_j), then w_j (ell(a_j) + c_j): the terms the value adds up.
@@ -289,19 +287,14 @@ double log_joint(const Model& model, const Coreset* weights, const Eigen::Vector
     // data, at O(k d^2) instead of O(n d^2).
     Eigen::MatrixXd rows(k, d);
     Eigen::VectorXd response(k);
-    Eigen::VectorXd offset(model.offset.stored() ? k : 0);  // shared offsets stay shared
     for (Eigen::Index i = 0; i < k; ++i) {
       const index_t index = weights->indices[static_cast<std::size_t>(i)];
       rows.row(i) = model.design.row(index);
       response[i] = model.response[index];
-      if (model.offset.stored()) {
-        offset[i] = model.offset[index];
-      }
     }
-    const OffsetsView offsets{model.offset.stored() ? offset.data() : nullptr,
-                              model.offset.shared_value()};
-    sums = link_sums(model, Design(std::move(rows)), response, offsets, weights->weights.data(),
-                     theta, want_gradient, want_hessian);
+    const RowOffsets offsets = model.offset.rows_at(weights->indices);
+    sums = link_sums(model, Design(std::move(rows)), response, offsets.view(),
+                     weights->weights.data(), theta, want_gradient, want_hessian);
   }
   // The data's sums, from the host or the provider alike. The Hessian's is symmetric up to the
   // summation order of the products, which the symmetrisation below removes.

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <utility>
+#include <vector>
 
 #include "coreset/types.hpp"
 #include "support/eigen.hpp"
@@ -70,6 +71,18 @@ class RowOffsets {
       return shared(count, shared_value_);
     }
     return RowOffsets(Eigen::VectorXd(values_.segment(first, count)));
+  }
+  /// Rows indices[0], indices[1], ... (each in range), stored or shared as these are.
+  RowOffsets rows_at(const std::vector<index_t>& indices) const {
+    const auto count = static_cast<index_t>(indices.size());
+    if (!stored()) {
+      return shared(count, shared_value_);
+    }
+    Eigen::VectorXd values(count);
+    for (index_t p = 0; p < count; ++p) {
+      values[p] = values_[indices[static_cast<std::size_t>(p)]];
+    }
+    return RowOffsets(std::move(values));
   }
   /// Every row's offset, stored.
   Eigen::VectorXd dense() const {

@@ -53,6 +53,13 @@ inline const std::array<double, kRowSumBlock>& unit_block() {
   return ones;
 }
 
+/// The weights of the block of rows from `first` on: `weights`' own, or, when `weights` is null
+/// (every w_n = 1), the block of ones. Multiplying by 1 is exact, so a sum takes the same bits
+/// either way, without an n-vector of ones.
+inline const double* block_weights(const double* weights, index_t first) {
+  return weights != nullptr ? weights + first : unit_block().data();
+}
+
 /// Blocks a thread takes at a time, at most: runs of consecutive blocks, so that each thread
 /// reads the design's columns as long streams, which the hardware prefetchers follow. Handing
 /// out single blocks interleaved the threads' reads, and a pass over the design took about twice

@@ -65,8 +65,7 @@ void add_data_terms(const QuadraticLink& link, const models::Design& rows, const
   const auto terms = [&](index_t first, const models::simd::RowBlock& block, Eigen::VectorXd& g,
                          Eigen::VectorXd& c) {
     const index_t count = block.rows;
-    const Eigen::Map<const Eigen::VectorXd> w(
-        weights != nullptr ? weights + first : models::unit_block().data(), count);
+    const Eigen::Map<const Eigen::VectorXd> w(models::block_weights(weights, first), count);
     g = w.cwiseProduct(link.slope * y.segment(first, count) +
                        Eigen::VectorXd::Constant(count, link.intercept));
     c = link.curvature * w;

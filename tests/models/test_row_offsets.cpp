@@ -1,6 +1,6 @@
 // models::RowOffsets: offsets stored one a row or shared by every row read alike wherever a row
-// is taken (by index, by a segment of rows, by a view from a row on, as a dense vector), and
-// only stored ones are stored.
+// is taken (by index, by a segment or a list of rows, by a view from a row on, as a dense
+// vector), and only stored ones are stored.
 #include "models/row_offsets.hpp"
 
 #include <gtest/gtest.h>
@@ -28,6 +28,9 @@ TEST(RowOffsets, SharedOffsetsReadAsTheirValueOnEveryRowAndStoreNothing) {
   EXPECT_FALSE(rows.stored());
   EXPECT_EQ(rows.size(), 3);
   EXPECT_EQ(rows.dense(), Eigen::VectorXd::Constant(3, -0.75));
+  const RowOffsets picked = offsets.rows_at({4, 0, 4});
+  EXPECT_FALSE(picked.stored());
+  EXPECT_EQ(picked.dense(), Eigen::VectorXd::Constant(3, -0.75));
 }
 
 TEST(RowOffsets, StoredOffsetsReadAsTheirOwnRowEverywhere) {
@@ -48,6 +51,9 @@ TEST(RowOffsets, StoredOffsetsReadAsTheirOwnRowEverywhere) {
   const RowOffsets rows = offsets.segment(2, 3);
   EXPECT_TRUE(rows.stored());
   EXPECT_EQ(rows.dense(), values.segment(2, 3));
+  const RowOffsets picked = offsets.rows_at({5, 0, 5, 2});
+  EXPECT_TRUE(picked.stored());
+  EXPECT_EQ(picked.dense(), Eigen::Vector4d(values[5], values[0], values[5], values[2]));
   // From an Eigen expression too, stored.
   const RowOffsets zeros = Eigen::VectorXd::Zero(4);
   EXPECT_TRUE(zeros.stored());
