@@ -124,8 +124,8 @@ class LineReader {
   // Reads up to `size` bytes from the file's position into `data`, as InputFile::read_some
   // does, in ranges on up to read_threads_ threads; returns the bytes read.
   std::size_t read_from_file(char* data, std::size_t size);
-  // The read_threads_ threads that count and read the file's ranges, started on first use and
-  // kept for every chunk.
+  // The read_threads_ threads that count and read the file's ranges, made on first use and kept
+  // for every chunk (its helpers start when a read has ranges for them).
   WorkerTeam& team();
 
   std::string name_;

@@ -221,14 +221,9 @@ void LineReader::count_lines_in_file() {
   const std::int64_t begin = byte_order_mark_length(*file_);
   const ByteRanges ranges(begin, file_->size() - begin, read_threads_);
   std::vector<LineEnds> counted(static_cast<std::size_t>(ranges.count));
-  const auto count_range = [&](int i) {
+  for_each_range(team(), ranges.count, [&](int i) {
     counted[static_cast<std::size_t>(i)] = line_ends(*file_, ranges.start(i), ranges.start(i + 1));
-  };
-  if (ranges.count == 1) {
-    count_range(0);  // a file of one scan block or two: no team is started for it
-  } else {
-    for_each_range(team(), ranges.count, count_range);
-  }
+  });
   LineEnds ends;
   for (const LineEnds& range : counted) {
     ends = ends.then(range);

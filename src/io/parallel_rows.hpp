@@ -18,7 +18,6 @@
 #include <algorithm>
 #include <cstring>
 #include <exception>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -80,9 +79,7 @@ void parse_rows_parallel(LineReader& lines, std::string_view line, index_t cols,
   store(static_cast<const T*>(first.data()), index_t{1}, index_t{0});
 
   constexpr int kPiecesPerThread = 4;
-  // One start of the helpers for every block's count and parse, at the first block: a table of
-  // one row starts none.
-  std::optional<WorkerTeam> team;
+  WorkerTeam team(threads);  // its helpers started once, for every block's count and parse
   const index_t band = std::max<index_t>(kBandElements / cols, 1);
   std::vector<std::vector<T>> bands(static_cast<std::size_t>(threads));
   const int piece_count = threads == 1 ? 1 : threads * kPiecesPerThread;
@@ -91,14 +88,11 @@ void parse_rows_parallel(LineReader& lines, std::string_view line, index_t cols,
   std::string_view block;
   index_t lines_left = 0;
   while (lines.next_block(block, lines_left, block_bytes)) {  // its reads: ReadPhase::reading
-    if (!team) {
-      team.emplace(threads);
-    }
     index_t in_block = 0;
     {
       const ReadPhaseTimer timer(ReadPhase::counting);
       split_at_line_ends(block, pieces);
-      team->for_each(piece_count, [&](int i, int) {
+      team.for_each(piece_count, [&](int i, int) {
         RowPiece& piece = pieces[static_cast<std::size_t>(i)];
         piece.lines = count_lines(piece.text);
       });
@@ -111,7 +105,7 @@ void parse_rows_parallel(LineReader& lines, std::string_view line, index_t cols,
     const index_t taken = std::min(in_block, lines_left);  // trailing blank lines stay unread
     const index_t first_line = lines.line_number() + 1;
     const ReadPhaseTimer parsing(ReadPhase::parsing);
-    team->for_each(piece_count, [&](int i, int worker) {
+    team.for_each(piece_count, [&](int i, int worker) {
       RowPiece& piece = pieces[static_cast<std::size_t>(i)];
       std::vector<T>& buffer = bands[static_cast<std::size_t>(worker)];
       std::string_view text = piece.text;

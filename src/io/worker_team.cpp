@@ -9,15 +9,20 @@
 
 namespace coreset::io::detail {
 
-WorkerTeam::WorkerTeam(int threads) {
-  helpers_.reserve(static_cast<std::size_t>(threads > 1 ? threads - 1 : 0));
-  for (int worker = 1; worker < threads; ++worker) {
+WorkerTeam::WorkerTeam(int threads) : threads_(std::max(threads, 1)) {}
+
+void WorkerTeam::start_helpers(int count) {
+  while (static_cast<int>(helpers_.size()) < count) {
+    const int worker = static_cast<int>(helpers_.size()) + 1;
+    // No round runs now and only this thread advances round_: the helper waits for the next.
+    const std::uint64_t rounds_seen = round_;
     try {
       // A lambda, not &WorkerTeam::serve: std::thread's instantiations for a local closure type
       // stay internal to this file, where a member pointer's would be exported from the library.
-      helpers_.emplace_back([this, worker] { serve(worker); });
+      helpers_.emplace_back([this, worker, rounds_seen] { serve(worker, rounds_seen); });
     } catch (const std::system_error&) {
-      break;  // no more threads to be had: those running and the caller do the rest
+      threads_ = static_cast<int>(helpers_.size()) + 1;  // no more threads to be had
+      return;
     }
   }
 }
@@ -47,8 +52,7 @@ void WorkerTeam::drain(int worker) noexcept {
   }
 }
 
-void WorkerTeam::serve(int worker) {
-  std::uint64_t rounds_seen = 0;
+void WorkerTeam::serve(int worker, std::uint64_t rounds_seen) {
   while (true) {
     {
       std::unique_lock<std::mutex> lock(mutex_);
@@ -82,6 +86,7 @@ void WorkerTeam::for_each(int pieces, const std::function<void(int, int)>& work)
   next_piece_ = 0;
   error_ = nullptr;
   // Helpers 1 ... round_helpers_ take part: one piece each at least, with the caller's.
+  start_helpers(std::min(threads_, pieces) - 1);
   const int helpers = std::min(static_cast<int>(helpers_.size()), pieces - 1);
   if (helpers > 0) {
     {

@@ -23,16 +23,19 @@ namespace coreset::io::detail {
 
 class WorkerTeam {
  public:
-  /// A team of up to `threads` threads (>= 1), the caller's among them: threads - 1 helpers are
-  /// started here, fewer if the system will not start more (the others then do their share).
+  /// A team of up to `threads` threads (>= 1), the caller's among them. No helper is started
+  /// here: each is started by the first round that has a piece for it, so a team that only
+  /// ever sees rounds of one piece (a small file's one range) costs nothing. If the system will
+  /// not start more, the team stays at the helpers it has (the others then do their share).
   explicit WorkerTeam(int threads);
   /// Stops and joins the helpers (none may be running work: for_each has returned).
   ~WorkerTeam();
   WorkerTeam(const WorkerTeam&) = delete;
   WorkerTeam& operator=(const WorkerTeam&) = delete;
 
-  /// The threads that take part in a round: the helpers started and the caller.
-  int size() const noexcept { return static_cast<int>(helpers_.size()) + 1; }
+  /// The most threads that take part in a round, the caller's among them: every `worker` a
+  /// round names is below it.
+  int size() const noexcept { return threads_; }
 
   /// Calls work(piece, worker) for every piece in [0, pieces) on the team's threads, each
   /// taking the next piece when it is done with one; `worker` in [0, size()) names the thread
@@ -46,9 +49,13 @@ class WorkerTeam {
   // Takes pieces of the current round as `worker` until none is left; keeps the round's first
   // exception for for_each.
   void drain(int worker) noexcept;
-  // A helper's life: wait for a round (or the end), drain it, report it done.
-  void serve(int worker);
+  // A helper's life from round `rounds_seen` on: wait for a round (or the end), drain it,
+  // report it done.
+  void serve(int worker, std::uint64_t rounds_seen);
+  // Starts helpers until there are `count` (between rounds, when none is running).
+  void start_helpers(int count);
 
+  int threads_ = 1;
   std::vector<std::thread> helpers_;
   std::mutex mutex_;
   std::condition_variable round_started_;
