@@ -382,12 +382,14 @@ Json end_to_end(index_t rows, index_t dims, index_t samples, index_t budget,
   const double n = static_cast<double>(rows);
   const double d = static_cast<double>(model.dim());
   const double s = static_cast<double>(samples);
-  const double dataset_bytes = 8.0 * n * (d + 2.0);  // on the device
-  // What crosses the bus: the design's stored columns, the responses and the offsets when the
-  // model stores them (the device writes the unit column and shared offsets: cuda::fill_unstored).
+  // The offsets are an n-vector only when the model stores them: shared, they are one value.
+  const double offset_columns = model.offset.stored() ? 1.0 : 0.0;
+  // On the device, what a Laplace pass reads: the design, the responses, stored offsets.
+  const double dataset_bytes = 8.0 * n * (d + 1.0 + offset_columns);
+  // What crosses the bus: the design's stored columns (the device writes the unit column:
+  // cuda::fill_unstored), the responses and stored offsets.
   const double upload_bytes =
-      8.0 * n *
-      (static_cast<double>(model.design.stored_cols()) + 1.0 + (model.offset.stored() ? 1.0 : 0.0));
+      8.0 * n * (static_cast<double>(model.design.stored_cols()) + 1.0 + offset_columns);
   const double h2d = upload_bandwidth(true);
   const double h2d_pageable = upload_bandwidth(false);
   const int evaluations = counted.with_derivatives + counted.value_only;

@@ -13,9 +13,10 @@ namespace {
 
 // One thread block per kLinkSumRows rows: its value sum is one fixed tree.
 __global__ void link_terms_kernel(const double* design, index_t n, index_t d, const double* theta,
-                                  const double* response, const double* offset, models::Link link,
-                                  double precision, index_t first, index_t count, bool derivatives,
-                                  double* w, index_t ld_w, double* value, index_t value_stride) {
+                                  const double* response, models::OffsetsView offset,
+                                  models::Link link, double precision, index_t first, index_t count,
+                                  bool derivatives, double* w, index_t ld_w, double* value,
+                                  index_t value_stride) {
   const index_t begin = static_cast<index_t>(blockIdx.x) * kLinkSumRows;
   const index_t end = std::min(count, begin + kLinkSumRows);
   double sum = 0.0;
@@ -59,9 +60,9 @@ __global__ void sum_partials_kernel(const double* partials, index_t blocks, inde
 }  // namespace
 
 void link_terms(cudaStream_t s, const double* design, index_t n, index_t d, const double* theta,
-                const double* response, const double* offset, models::Link link, double precision,
-                index_t first, index_t count, bool derivatives, double* w, index_t ld_w,
-                double* value, index_t value_stride) {
+                const double* response, models::OffsetsView offset, models::Link link,
+                double precision, index_t first, index_t count, bool derivatives, double* w,
+                index_t ld_w, double* value, index_t value_stride) {
   if (count <= 0) {
     return;
   }

@@ -7,6 +7,7 @@
 
 #include "coreset/types.hpp"
 #include "models/link.hpp"
+#include "models/offsets_view.hpp"
 
 namespace coreset::kernels {
 
@@ -16,13 +17,13 @@ constexpr index_t kLinkSumRows = 4096;
 
 /// For the `count` rows first.. of the design (n x d, column-major, ld n), a_n = z_n . theta
 /// and the link's terms at a_n. Row block b (kLinkSumRows rows, the last one shorter) writes
-/// sum over its rows of (ell(a_n, y_n) + offset_n), summed in a fixed tree, to
+/// sum over its rows of (ell(a_n, y_n) + offset[n]), summed in a fixed tree, to
 /// value[b * value_stride]. With `derivatives`, w (ld_w >= count, d + 1 columns) receives
 /// w[r, j] = -ell''(a_n) z_nj for j < d and w[r, d] = ell'(a_n), r = n - first.
 void link_terms(cudaStream_t s, const double* design, index_t n, index_t d, const double* theta,
-                const double* response, const double* offset, models::Link link, double precision,
-                index_t first, index_t count, bool derivatives, double* w, index_t ld_w,
-                double* value, index_t value_stride);
+                const double* response, models::OffsetsView offset, models::Link link,
+                double precision, index_t first, index_t count, bool derivatives, double* w,
+                index_t ld_w, double* value, index_t value_stride);
 
 /// out[e] = sum over b < blocks, ascending, of partials[b * stride + e], for e < count: the
 /// blocks' partial sums added in one fixed order.

@@ -59,7 +59,8 @@ DeviceData upload_data(Resources& resources, const models::Model& model,
                           std::to_string(model.offset.size()) + " offsets");
   }
   const auto n_bytes = static_cast<std::size_t>(n) * sizeof(double);
-  check_fits(n_bytes * static_cast<std::size_t>(d + 2), working_bytes,
+  const index_t columns = d + 1 + (model.offset.stored() ? 1 : 0);  // the responses' and offsets'
+  check_fits(n_bytes * static_cast<std::size_t>(columns), working_bytes,
              "the dataset (" + std::to_string(n) + " x " + std::to_string(d) + " design)");
   DeviceData data;
   // The three arrays in one call: staged, they share the pinned buffers as one stream.
@@ -89,7 +90,7 @@ std::vector<kernels::HostToDevice> sized_for(DeviceData& data, const models::Mod
   if (model.offset.stored()) {
     copies.push_back(kernels::sized_for(data.offset, model.offset.data(), n));
   } else {
-    data.offset.resize_discard(std::max<index_t>(n, 1));
+    data.shared_offset = model.offset.shared_value();
   }
   return copies;
 }
@@ -99,9 +100,6 @@ void fill_unstored(cudaStream_t stream, DeviceData& data, const models::Model& m
   if (design.has_unit_column()) {
     kernels::fill<double>(stream, data.rows, 1.0,
                           data.design.data() + design.stored_cols() * data.rows);
-  }
-  if (!model.offset.stored()) {
-    kernels::fill<double>(stream, data.rows, model.offset.shared_value(), data.offset.data());
   }
 }
 
@@ -192,7 +190,7 @@ models::RowSums DeviceDataset::link_sums(const Eigen::VectorXd& theta, bool want
     const index_t count = std::min(impl.chunk_rows, n - first);
     const index_t first_block = first / rows_per_block;  // chunk_rows is a multiple
     kernels::link_terms(stream, design, n, d, impl.theta.data(), impl.data.response.data(),
-                        impl.data.offset.data(), impl.link, impl.noise_precision, first, count,
+                        impl.data.offsets(), impl.link, impl.noise_precision, first, count,
                         products, impl.w.data(), impl.chunk_rows,
                         impl.partials.data() + first_block * stride + value_at, stride);
     if (!products) {

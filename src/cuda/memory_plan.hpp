@@ -36,8 +36,9 @@ void check_parts_fit(const std::vector<DevicePart>& parts, std::size_t free_byte
                      std::size_t total_bytes, const std::string& job, const std::string& advice);
 
 /// The stages' own sizes, each defined beside the stage that allocates it:
-/// the dataset uploaded for the job (design, responses and offsets in double) with the Laplace
-/// fit's scratch (cuda/device_dataset.cpp);
+/// the dataset uploaded for the job (design, responses and offsets in double; at most that,
+/// since offsets shared by every row take no buffer) with the Laplace fit's scratch
+/// (cuda/device_dataset.cpp);
 std::size_t dataset_bytes(index_t n, index_t d);
 /// the projection's scratch beside Phi (cuda/projection_cuda.cpp);
 std::size_t projection_scratch_bytes(index_t samples, index_t n, index_t d);

@@ -14,18 +14,10 @@
 #include <vector>
 
 #include "coreset/types.hpp"
+#include "models/offsets_view.hpp"
 #include "support/eigen.hpp"
 
 namespace coreset::models {
-
-/// Rows' offsets as a pass over them reads them: one per row at `stored`, or, when it is null,
-/// `shared` for every row (a view of no rows may be null either way). It holds nothing.
-struct OffsetsView {
-  const double* stored = nullptr;
-  double shared = 0.0;
-
-  double operator[](index_t row) const noexcept { return stored != nullptr ? stored[row] : shared; }
-};
 
 class RowOffsets {
  public:

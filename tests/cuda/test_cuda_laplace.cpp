@@ -76,11 +76,10 @@ TEST(GpuLaplace, TheDeviceSumsAreTheHostSumsToRoundOff) {
 }
 
 // The device holds the design whole (n x d, ld n), whatever the host holds: the covariates read
-// in place with the intercept's ones written on the device, a share's rows (a column at a time,
-// their stride the whole dataset's), or the columns a model computed. Bit for bit.
-// The device holds every row's design, response and offset as the host reads them, whatever the
-// host does not store: the design's unit column and offsets shared by every row are written on
-// the device (cuda::fill_unstored), the rest uploaded.
+// in place, a share's rows (a column at a time, their stride the whole dataset's), or the columns
+// a model computed. It holds every row's design, response and offset as the host reads them: the
+// design's unit column, which the host does not store, written on the device
+// (cuda::fill_unstored), offsets shared by every row as their one value, the rest uploaded.
 TEST(GpuLaplace, TheDeviceDataIsTheHostDataWithWhatTheHostDoesNotStore) {
   CORESET_REQUIRE_GPU();
   const auto session = std::make_shared<cuda::GpuSession>();
@@ -117,15 +116,22 @@ TEST(GpuLaplace, TheDeviceDataIsTheHostDataWithWhatTheHostDoesNotStore) {
                                 cudaMemcpyDeviceToHost));
     EXPECT_TRUE(on_device == model.design.dense()) << what;
     Eigen::VectorXd response(n);
-    Eigen::VectorXd offset(n);
     CORESET_CUDA_TRY(cudaMemcpy(response.data(), device.data().response.data(),
                                 static_cast<std::size_t>(n) * sizeof(double),
                                 cudaMemcpyDeviceToHost));
-    CORESET_CUDA_TRY(cudaMemcpy(offset.data(), device.data().offset.data(),
-                                static_cast<std::size_t>(n) * sizeof(double),
-                                cudaMemcpyDeviceToHost));
     EXPECT_TRUE(response == model.response) << what;
-    EXPECT_TRUE(offset == model.offset.dense()) << what;
+    // Stored offsets are on the device; shared ones are their one value there too, no buffer.
+    const models::OffsetsView offsets = device.data().offsets();
+    ASSERT_EQ(offsets.stored != nullptr, model.offset.stored()) << what;
+    if (model.offset.stored()) {
+      Eigen::VectorXd offset(n);
+      CORESET_CUDA_TRY(cudaMemcpy(offset.data(), offsets.stored,
+                                  static_cast<std::size_t>(n) * sizeof(double),
+                                  cudaMemcpyDeviceToHost));
+      EXPECT_TRUE(offset == model.offset.dense()) << what;
+    } else {
+      EXPECT_EQ(offsets.shared, model.offset.shared_value()) << what;
+    }
   }
 }
 
@@ -171,8 +177,9 @@ TEST(GpuLaplace, ADeviceDatasetOfAnotherModelIsRefused) {
 }
 
 // A GPU build fits Laplace and projects Phi from one upload of the design: what goes up is the
-// dataset once (n x d design, responses, offsets), the samples and Laplace's iterates. Two
-// uploads of the design (Laplace's and the projection's) would exceed the bound by n x d.
+// dataset once (the design's stored columns and the responses; the logistic model's offsets are
+// shared, written on the device), the samples and Laplace's iterates. Two uploads of the design
+// (Laplace's and the projection's) would exceed the bound by n x (d - 1).
 TEST(GpuLaplace, AGpuBuildUploadsTheDesignOnce) {
   CORESET_REQUIRE_GPU();
   const index_t rows = 200000;
@@ -192,9 +199,11 @@ TEST(GpuLaplace, AGpuBuildUploadsTheDesignOnce) {
   const auto d = static_cast<std::size_t>(result.parameters);
   // The design's stored columns: the covariates, d - 1 (the device writes the intercept's ones).
   const std::size_t design = 8 * n * (d - 1);
+  ASSERT_FALSE(models::make_model(data, options.model, options.seed).offset.stored());
+  const std::size_t dataset = design + 8 * n;  // and the responses
   const std::size_t to_device = after.to_device - before.to_device;
-  EXPECT_GE(to_device, design + 16 * n);  // the dataset went up: Laplace ran on the device
-  EXPECT_LT(to_device, design + 16 * n + design / 4);
+  EXPECT_GE(to_device, dataset);  // the dataset went up: Laplace ran on the device
+  EXPECT_LT(to_device, dataset + design / 4);
 
   // And it fitted the host's posterior: the same pi-hat mean, to round-off.
   BuildOptions on_cpu = options;
