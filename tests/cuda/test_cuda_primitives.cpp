@@ -630,10 +630,10 @@ TYPED_TEST(GpuPrimitives, FusedScalarsGiveTheCompositionsBits) {
   using T = TypeParam;
   Resources resources;
   // Phi has a column for every datapoint the supports can name (n > 8193, the largest support):
-  // the product reads the columns of h's support.
+  // the product reads the columns of h's support. Uniform entries: up to 67 million of them.
   const index_t n = 8200;
   for (const index_t rows : {1, 300, 8192, 8193}) {
-    const Matrix<T> phi = test::gaussian_matrix<T>(rows, n, 5);
+    const Matrix<T> phi = test::uniform_matrix<T>(rows, n, 5);
     CudaBackend<T> gpu(resources, phi.view());
     typename CudaBackend<T>::SampleVector r;
     typename CudaBackend<T>::SampleVector q;
