@@ -647,16 +647,21 @@ RbfBasis rbf_basis(const RbfOptions& rbf, const Eigen::MatrixXd& centre_covariat
   return basis;
 }
 
-Model rows_of(const Model& model, index_t first, index_t count) {
+Model without_rows(const Model& model) {
   // Field by field: a copy of the whole model first would copy the whole response and offset.
-  Model share;
-  share.kind = model.kind;
-  share.link = model.link;
-  share.shared_quadratic = model.shared_quadratic;
-  share.noise_precision = model.noise_precision;
-  share.prior_precision = model.prior_precision;
-  share.prior_log_normalizer = model.prior_log_normalizer;
-  share.parameter_names = model.parameter_names;
+  Model empty;
+  empty.kind = model.kind;
+  empty.link = model.link;
+  empty.shared_quadratic = model.shared_quadratic;
+  empty.noise_precision = model.noise_precision;
+  empty.prior_precision = model.prior_precision;
+  empty.prior_log_normalizer = model.prior_log_normalizer;
+  empty.parameter_names = model.parameter_names;
+  return empty;
+}
+
+Model rows_of(const Model& model, index_t first, index_t count) {
+  Model share = without_rows(model);
   share.design = model.design.middle_rows(first, count);
   share.response = model.response.segment(first, count);
   share.offset = model.offset.segment(first, count);

@@ -121,6 +121,12 @@ Model make_model(const Dataset& data, const ModelOptions& options, std::uint64_t
                  const WholeDataset& whole = {},
                  CovariateStorage storage = CovariateStorage::copied);
 
+/// `model` without its rows: its kind, link, shared quadratic, noise, prior and parameter names;
+/// no design, responses or offsets, and first_row and total_rows 0. What a model of some of
+/// another's rows starts from (rows_of; a distributed build's coreset rows gathered), so that a
+/// field added to Model is carried by both.
+Model without_rows(const Model& model);
+
 /// The model of rows first ... first + count - 1 of `model` (0 <= first, first + count <= its
 /// rows), as a rank's share of the whole dataset: what a GPU rank of a distributed build projects
 /// on its device when every rank holds the whole dataset.

@@ -76,14 +76,8 @@ CoresetRows gather_coreset_rows(const models::Model& share, const Coreset& cores
 
   CoresetRows gathered;
   // Everything of the share but its rows (which would double a rank's memory for a moment).
+  gathered.model = models::without_rows(share);
   models::Model& model = gathered.model;
-  model.kind = share.kind;
-  model.link = share.link;
-  model.shared_quadratic = share.shared_quadratic;
-  model.noise_precision = share.noise_precision;
-  model.prior_precision = share.prior_precision;
-  model.prior_log_normalizer = share.prior_log_normalizer;
-  model.parameter_names = share.parameter_names;
   Eigen::MatrixXd design(k, d);
   model.response.resize(k);
   Eigen::VectorXd offset(k);

@@ -167,6 +167,31 @@ TEST(ModelRows, AShareOfRowsIsTheWholeModelsOnThoseRows) {
   EXPECT_EQ(share.offset.shared_value(), model.offset.shared_value());
 }
 
+// What a model of some of another's rows starts from: every constant of the model, no row, and
+// no place in a dataset (a share's without_rows is a whole model of no rows until given some).
+TEST(ModelRows, WithoutRowsKeepsEveryConstantAndNoRow) {
+  const Dataset data = two_covariates({0.5, -1.0, 2.0, 0.25, 3.0});
+  const Model model = make_model(data, options_for(ModelKind::gaussian), 0);
+  ASSERT_GT(model.shared_quadratic.size(), 0);  // the Gaussian model has every field set
+  ASSERT_NE(model.prior_log_normalizer, 0.0);
+  const Model share = rows_of(model, 1, 3);
+  for (const Model* from : {&model, &share}) {
+    const Model empty = without_rows(*from);
+    EXPECT_EQ(empty.kind, model.kind);
+    EXPECT_EQ(empty.link, model.link);
+    EXPECT_EQ(empty.shared_quadratic, model.shared_quadratic);
+    EXPECT_EQ(empty.noise_precision, model.noise_precision);
+    EXPECT_EQ(empty.prior_precision, model.prior_precision);
+    EXPECT_EQ(empty.prior_log_normalizer, model.prior_log_normalizer);
+    EXPECT_EQ(empty.parameter_names, model.parameter_names);
+    EXPECT_EQ(empty.rows(), 0);
+    EXPECT_EQ(empty.response.size(), 0);
+    EXPECT_EQ(empty.offset.size(), 0);
+    EXPECT_EQ(empty.first_row, 0);
+    EXPECT_FALSE(empty.is_share());
+  }
+}
+
 // Only the models whose offsets differ from row to row store them (Poisson: -log y_n!; the
 // Gaussian mean: -x_n^T Sigma^-1 x_n / 2 plus a constant); the logistic model's 0 and the linear
 // model's normalising constant are one value for every row (models/row_offsets.hpp). Either way
