@@ -90,6 +90,7 @@ std::vector<kernels::HostToDevice> sized_for(DeviceData& data, const models::Mod
   if (model.offset.stored()) {
     copies.push_back(kernels::sized_for(data.offset, model.offset.data(), n));
   } else {
+    data.offset = kernels::DeviceBuffer<double>();  // none: offsets() reads the shared value
     data.shared_offset = model.offset.shared_value();
   }
   return copies;
