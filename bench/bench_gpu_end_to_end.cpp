@@ -1,12 +1,13 @@
 // The floors, per stage (bytes / bandwidth, both from this run):
 //   upload      the dataset (the design's stored columns, responses, and offsets when stored:
-//               8 n d bytes for the logistic model with an intercept, whose ones and shared
-//               offsets the device writes itself) once, over the
+//               8 n d bytes for the logistic model with an intercept, whose ones the device
+//               writes itself and whose offsets are one shared value) once, over the
 //               measured host-to-device bandwidth from pinned memory (the bus's; until 947d87d
 //               from pageable memory, 7.1-8.0 GB/s on the H100 machine);
-//   laplace     every evaluation of the log joint reads the design, responses and offsets once
-//               (8 n (d + 2) bytes) at the device copy bandwidth; the evaluations (Newton steps
-//               and line-search points) are counted on a second, standalone fit of the same model;
+//   laplace     every evaluation of the log joint reads the design, responses and stored offsets
+//               once (8 n (d + 1) bytes, 8 n more when stored) at the device copy bandwidth; the
+//               evaluations (Newton steps and line-search points) are counted on a second,
+//               standalone fit of the same model;
 //   projection  Phi (S x n floats) written once, plus one read of the design;
 //   solve       Phi read once per iteration of the solve.
 // Sampling and evaluation run on the host on d x d and k x d problems: reported, no floor. The
@@ -387,7 +388,7 @@ Json end_to_end(index_t rows, index_t dims, index_t samples, index_t budget,
   // On the device, what a Laplace pass reads: the design, the responses, stored offsets.
   const double dataset_bytes = 8.0 * n * (d + 1.0 + offset_columns);
   // What crosses the bus: the design's stored columns (the device writes the unit column:
-  // cuda::fill_unstored), the responses and stored offsets.
+  // cuda::fill_unit_column), the responses and stored offsets.
   const double upload_bytes =
       8.0 * n * (static_cast<double>(model.design.stored_cols()) + 1.0 + offset_columns);
   const double h2d = upload_bandwidth(true);

@@ -33,16 +33,15 @@ struct DeviceData {
 /// model's host arrays into it for kernels::copy_all_to_device_async: the design's stored
 /// columns (one array, or one a column when the rows were cut from a longer design), the
 /// responses and the offsets when they are stored. The design's unit column (models/design.hpp),
-/// which the host does not store, is no copy: fill_unstored writes it on the device. Offsets
+/// which the host does not store, is no copy: fill_unit_column writes it on the device. Offsets
 /// shared by every row (models/row_offsets.hpp) are no copy and no buffer: their one value.
 std::vector<kernels::HostToDevice> sized_for(DeviceData& data, const models::Model& model);
 
-/// The design's unit column (ones), when `model` has one, written into `data` (sized by
-/// sized_for) on `stream`.
-void fill_unstored(cudaStream_t stream, DeviceData& data, const models::Model& model);
+/// The design's unit column, when it has one, written as ones into `data.design` on `stream`.
+void fill_unit_column(cudaStream_t stream, DeviceData& data, const models::Design& design);
 
 /// Uploads model's design, response and offset on `resources`' stream (counted copies through
-/// kernels/transfer.hpp; fill_unstored writes what the host does not store) and synchronises.
+/// kernels/transfer.hpp; fill_unit_column writes the design's ones) and synchronises.
 /// DeviceError, saying how much is needed, when they do not fit beside `working_bytes` more.
 DeviceData upload_data(Resources& resources, const models::Model& model,
                        std::size_t working_bytes = 0);

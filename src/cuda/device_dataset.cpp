@@ -65,7 +65,7 @@ DeviceData upload_data(Resources& resources, const models::Model& model,
   DeviceData data;
   // The three arrays in one call: staged, they share the pinned buffers as one stream.
   kernels::copy_all_to_device_async(resources.stream(), sized_for(data, model));
-  fill_unstored(resources.stream(), data, model);
+  fill_unit_column(resources.stream(), data, model.design);
   resources.synchronize();
   return data;
 }
@@ -96,8 +96,7 @@ std::vector<kernels::HostToDevice> sized_for(DeviceData& data, const models::Mod
   return copies;
 }
 
-void fill_unstored(cudaStream_t stream, DeviceData& data, const models::Model& model) {
-  const models::Design& design = model.design;
+void fill_unit_column(cudaStream_t stream, DeviceData& data, const models::Design& design) {
   if (design.has_unit_column()) {
     kernels::fill<double>(stream, data.rows, 1.0,
                           data.design.data() + design.stored_cols() * data.rows);

@@ -1,6 +1,6 @@
 // One GPU job's copy of its dataset in device memory: the design (n x d), the responses and the
-// offsets, uploaded once (what the host does not store written there: cuda/device_data.hpp) and
-// read in place by every device stage that needs the data: the
+// offsets, uploaded once (the design's unit column written there, shared offsets one value:
+// cuda/device_data.hpp) and read in place by every device stage that needs the data: the
 // Laplace fit's sums over datapoints (this class is their models::RowSumsProvider) and the
 // projection (cuda/device_phi.hpp). Before it, the projection uploaded the design itself and
 // Laplace ran on the host; now the design crosses the bus once per job. Free of CUDA headers;
@@ -21,12 +21,12 @@ struct DeviceData;  // the device buffers (cuda/device_data.hpp)
 
 class DeviceDataset final : public models::RowSumsProvider {
  public:
-  /// Uploads model's design, response and offset on the session's GPU, writing there what the
-  /// host does not store (DeviceError when they do not fit), and keeps its link. `chunk_blocks` (0:
-  /// sized for about 256 MiB of scratch) is how many kernels::kLinkSumRows-row blocks one pass of
-  /// link_sums handles; tests lower it to cross chunk boundaries with small data. It changes the
-  /// result by round-off at most (cuBLAS may pick another kernel for another batch count); for one
-  /// value, calls repeat bitwise.
+  /// Uploads model's design, response and offset on the session's GPU, writing there the
+  /// design's unit column, which the host does not store (DeviceError when they do not fit), and
+  /// keeps its link. `chunk_blocks` (0: sized for about 256 MiB of scratch) is how many
+  /// kernels::kLinkSumRows-row blocks one pass of link_sums handles; tests lower it to cross chunk
+  /// boundaries with small data. It changes the result by round-off at most (cuBLAS may pick
+  /// another kernel for another batch count); for one value, calls repeat bitwise.
   DeviceDataset(std::shared_ptr<GpuSession> session, const models::Model& model,
                 index_t chunk_blocks = 0);
   ~DeviceDataset() override;

@@ -79,7 +79,7 @@ TEST(GpuLaplace, TheDeviceSumsAreTheHostSumsToRoundOff) {
 // in place, a share's rows (a column at a time, their stride the whole dataset's), or the columns
 // a model computed. It holds every row's design, response and offset as the host reads them: the
 // design's unit column, which the host does not store, written on the device
-// (cuda::fill_unstored), offsets shared by every row as their one value, the rest uploaded.
+// (cuda::fill_unit_column), offsets shared by every row as their one value, the rest uploaded.
 TEST(GpuLaplace, TheDeviceDataIsTheHostDataWithWhatTheHostDoesNotStore) {
   CORESET_REQUIRE_GPU();
   const auto session = std::make_shared<cuda::GpuSession>();
@@ -178,7 +178,7 @@ TEST(GpuLaplace, ADeviceDatasetOfAnotherModelIsRefused) {
 
 // A GPU build fits Laplace and projects Phi from one upload of the design: what goes up is the
 // dataset once (the design's stored columns and the responses; the logistic model's offsets are
-// shared, written on the device), the samples and Laplace's iterates. Two uploads of the design
+// shared, one value, not uploaded), the samples and Laplace's iterates. Two uploads of the design
 // (Laplace's and the projection's) would exceed the bound by n x (d - 1).
 TEST(GpuLaplace, AGpuBuildUploadsTheDesignOnce) {
   CORESET_REQUIRE_GPU();
