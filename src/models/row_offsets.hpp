@@ -50,8 +50,7 @@ class RowOffsets {
   /// Every row's offset when they are not stored.
   double shared_value() const noexcept { return shared_value_; }
 
-  double operator[](index_t row) const noexcept { return stored() ? values_[row] : shared_value_; }
-  double operator()(index_t row) const noexcept { return (*this)[row]; }
+  double operator[](index_t row) const noexcept { return view()[row]; }
 
   /// The offsets from row `first` on, as a view.
   OffsetsView view(index_t first = 0) const noexcept {

@@ -112,7 +112,7 @@ Eigen::MatrixXd direct_log_likelihoods(const Model& model, const Eigen::MatrixXd
     for (index_t n = 0; n < model.rows(); ++n) {
       const double a = model.design.row(n).dot(theta);
       loglik(n, j) = evaluate_link(model.link, a, model.response(n), model.noise_precision).value -
-                     quadratic + model.offset(n);
+                     quadratic + model.offset[n];
     }
   }
   return loglik;

@@ -95,7 +95,7 @@ std::string invalid_argument(const Dataset& data, const ModelOptions& options) {
 double assembled_log_likelihood(const Model& model, index_t n, const Eigen::VectorXd& theta) {
   const double a = model.design.row(n).dot(theta);
   double value = evaluate_link(model.link, a, model.response(n), model.noise_precision).value +
-                 model.offset(n);
+                 model.offset[n];
   if (model.shared_quadratic.size() > 0) {
     value -= 0.5 * theta.dot(model.shared_quadratic * theta);
   }
@@ -355,9 +355,9 @@ TEST(ModelPoisson, CountsKeepTheirValuesAndLogFactorialIsInTheOffset) {
   EXPECT_EQ(model.link, Link::poisson);
   EXPECT_EQ(model.dim(), 3);
   EXPECT_EQ(model.response, Eigen::Vector3d(0, 2, 5));
-  EXPECT_DOUBLE_EQ(model.offset(0), 0.0);
-  EXPECT_DOUBLE_EQ(model.offset(1), -std::log(2.0));
-  EXPECT_DOUBLE_EQ(model.offset(2), -std::log(120.0));
+  EXPECT_DOUBLE_EQ(model.offset[0], 0.0);
+  EXPECT_DOUBLE_EQ(model.offset[1], -std::log(2.0));
+  EXPECT_DOUBLE_EQ(model.offset[2], -std::log(120.0));
   // L_n is the Poisson log probability: at theta with softplus(z . theta) = lambda.
   Eigen::VectorXd theta = Eigen::VectorXd::Zero(3);
   theta(2) = std::log(std::exp(4.0) - 1.0);  // intercept only: lambda = 4 for every row
@@ -780,7 +780,7 @@ TEST(ModelValidation, ManyRowBlocksMapEveryLabelAndZeroEveryOffset) {
   const Model model = make_model(two_covariates(labels), options_for(ModelKind::logistic), 0);
   for (index_t i = 0; i < kManyRows; ++i) {
     ASSERT_EQ(model.response(i), i % 7 == 0 ? -1.0 : 1.0) << i;
-    ASSERT_EQ(model.offset(i), 0.0) << i;
+    ASSERT_EQ(model.offset[i], 0.0) << i;
   }
 }
 
@@ -812,7 +812,7 @@ TEST(ModelValidation, ManyRowBlocksReportTheFirstBadCountInOrder) {
   for (index_t i = 0; i < kManyRows; i += 997) {
     const double count = counts[static_cast<std::size_t>(i)];
     ASSERT_EQ(model.response(i), count) << i;
-    ASSERT_EQ(model.offset(i), -std::lgamma(count + 1.0)) << i;
+    ASSERT_EQ(model.offset[i], -std::lgamma(count + 1.0)) << i;
   }
   counts[180000] = -1.0;
   counts[100001] = 2.5;
@@ -828,7 +828,7 @@ TEST(ModelValidation, ManyRowBlocksReportTheFirstNonFiniteResponseInOrder) {
   const double offset = -0.5 * kLog2Pi;  // noise sd 1
   for (const index_t i : {index_t{0}, index_t{65536}, kManyRows - 1}) {
     EXPECT_EQ(model.response(i), 0.25) << i;
-    EXPECT_NEAR(model.offset(i), offset, 1e-15) << i;
+    EXPECT_NEAR(model.offset[i], offset, 1e-15) << i;
   }
   responses[199999] = std::nan("");
   responses[131072] = -HUGE_VAL;

@@ -18,7 +18,6 @@ TEST(RowOffsets, SharedOffsetsReadAsTheirValueOnEveryRowAndStoreNothing) {
   EXPECT_EQ(offsets.shared_value(), -0.75);
   for (index_t row = 0; row < 5; ++row) {
     EXPECT_EQ(offsets[row], -0.75) << row;
-    EXPECT_EQ(offsets(row), -0.75) << row;
   }
   EXPECT_EQ(offsets.dense(), Eigen::VectorXd::Constant(5, -0.75));
   const OffsetsView view = offsets.view(2);
