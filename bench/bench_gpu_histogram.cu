@@ -9,7 +9,9 @@
 // labelled partition of each warp's lanes (__match_any_sync) on 4096 blocks; this times that,
 // plain shared atomics and a uniform-digit vote with atomics, on 4096 blocks and on the
 // production grid (kernels::top_k_pass_blocks). Its first run, on an H200 at 4a3fc22, found
-// plain atomics on eight blocks an SM fastest, which the production pass now takes. Every variant's
+// plain atomics on eight blocks an SM fastest, which the production pass now takes; its second,
+// at d8c69d2, found the one-block selection 4-7x slower with them (a block queued on one
+// address), which since adds by partition again. Every variant's
 // histogram must equal the host's, or the program fails (exit 1). Then the production selection
 // (kernels::top_k, no hint) whole: in one block at 256 to 16384 keys, and by the full passes over
 // 1e6 and 1e7.

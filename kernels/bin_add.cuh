@@ -1,8 +1,10 @@
 // Ways to add one to a bin of a histogram in shared memory for every calling thread, the inner
 // step of the radix top-k's histogram passes (select.cu). The first passes send nearly every key
 // to a few bins (a vector's entries share the digits of their exponent), so how the lanes of a
-// warp that share a digit add decides a pass's speed. select.cu uses add_each (measured fastest);
-// bench/bench_gpu_histogram.cu times the three on the vectors a solver selects from.
+// warp that share a digit add decides a pass's speed. select.cu uses add_each in the passes over
+// n keys on every SM and add_by_partition in the one-block selection, each the faster where it
+// serves (measured, see select.cu); bench/bench_gpu_histogram.cu times the three on the vectors
+// a solver selects from, and the one-block selection whole.
 #pragma once
 
 #include <cooperative_groups.h>

@@ -98,15 +98,27 @@ __device__ kernels::radix::DigitChoice choose_digit_by_warp(const unsigned long 
           static_cast<index_t>(__shfl_sync(kAll, static_cast<long long>(mine.remaining), source))};
 }
 
-// Adds one to bin `digit` of a histogram in shared memory for every calling thread, each lane
-// its own atomic (bin_add.cuh, where the alternatives are). bench_gpu_histogram on an H200
-// (bench/results/gpu_h200_20261127_4a3fc22) timed it at 0.34-1.004 of the labelled partition
-// that was here, over every vector, size, pass and grid: a second pass over 1e7 Gaussian keys on
-// eight blocks an SM took 25.8 us against 59.8 us. The hardware's shared atomics serialise the
-// lanes of one address more cheaply than the partition's match.
+// Adds one to bin `digit` of a block's histogram in shared memory for every calling thread, in
+// the histogram passes over n keys: each lane its own atomic (bin_add.cuh, where the
+// alternatives are). bench_gpu_histogram on an H200 (bench/results/gpu_h200_20261127_4a3fc22)
+// timed it at 0.34-1.004 of the labelled partition over every vector, size, pass and grid: a
+// second pass over 1e7 Gaussian keys on eight blocks an SM took 25.8 us against 59.8 us. Spread
+// over every SM, the hardware's shared atomics serialise the lanes of one address more cheaply
+// than the partition's match.
 template <class Counter>
-__device__ void add_to_bin(Counter* histogram, int digit) {
+__device__ void add_to_pass_bin(Counter* histogram, int digit) {
   bins::add_each(histogram, digit);
+}
+
+// The same for the one-block selection (select_in_block_kernel), whose block alone adds up to
+// 16384 keys, nearly all of them to one or two bins in the first passes: there every lane's own
+// atomic queues 1024 threads on one address of one SM. On an H200 the one-block top-k of 16384
+// Gaussian keys took 48.8-51.6 us by partition (bench_gpu_histogram, 4a3fc22) and 335-337 us by
+// each lane's atomic (the same bench at d8c69d2, bench/results/gpu_h200_20261128_d8c69d2); 4096
+// keys 20.7-22.0 against 92.8-93.8 us.
+template <class Counter>
+__device__ void add_to_block_bin(Counter* histogram, int digit) {
+  bins::add_by_partition(histogram, digit);
 }
 
 // Each rule's selection state and global histogram, for the passes over its keys.
@@ -118,8 +130,8 @@ struct PassTargets {
 
 // One pass of the radix selection of each of kRules rules over the same keys (top_k: one;
 // top_k_both_rules: two, each entry read once for both), in one launch. Each block adds its
-// histograms (in shared memory, add_to_bin) to the global ones. The block that finishes last (a
-// count of finished blocks) folds each global histogram into its rule's state (a warp a rule),
+// histograms (in shared memory, add_to_pass_bin) to the global ones. The block that finishes last
+// (a count of finished blocks) folds each global histogram into its rule's state (a warp a rule),
 // and zeroes them and the count for the next pass: no second launch per pass to advance the
 // states, and no memset. The first pass (`fresh`) starts from the fresh state,
 // SelectState{remaining = k}, instead of reading one. Between selections the histograms and the
@@ -158,7 +170,7 @@ __global__ void __launch_bounds__(kBlock, kPassBlocksPerSm)
 #pragma unroll
     for (int r = 0; r < kRules; ++r) {
       if (st[r].counts(key[r])) {
-        add_to_bin(local[r], st[r].digit(key[r]));
+        add_to_pass_bin(local[r], st[r].digit(key[r]));
       }
     }
   }
@@ -378,7 +390,7 @@ __global__ void __launch_bounds__(kSelectThreads)
     __syncthreads();  // the keys are in, the histogram clear, the last choice read by all
     for (index_t j = threadIdx.x; j < n; j += kSelectThreads) {
       if (state.counts(key_at[j])) {
-        add_to_bin(histogram, state.digit(key_at[j]));
+        add_to_block_bin(histogram, state.digit(key_at[j]));
       }
     }
     __syncthreads();

@@ -143,8 +143,10 @@ __global__ void make_slots_kernel(Slots slots_of, index_t slots, index_t* out_in
 
 // Slots p < slots (at most one tile) made and compacted by one block: the kept entries, in
 // order, and their count, as make_slots_kernel then compact_entries give them. Every slot is made
-// (its lists read) before the scan's barrier and written after it, so the output may be one of
-// the lists.
+// (its list read) before the scan's barrier and written after it, so the output may be the
+// list. For one-list steps only, whose slot p is the list's entry p: a union's slot needs a
+// merge-path search, and eight of them in turn per thread made the launch slower than two
+// (kernels/launch.hpp, kOneLaunchSlots).
 static_assert(kOneLaunchSlots == index_t{kCompactThreads} * kCompactItems,
               "one launch makes and compacts one tile of slots");
 template <class T, class Slots>
@@ -205,12 +207,6 @@ template <class T, class Step>
 void map_slots(cudaStream_t s, const Step& step, DeviceList<T> in, index_t slots,
                index_t* out_index, T* out_value, Mask* keep) {
   make_slots(s, MappedSlots<T, Step>{step, in}, slots, out_index, out_value, keep);
-}
-
-template <class T, class Step>
-void merge_compacted(cudaStream_t s, const Step& step, DeviceList<T> a, DeviceList<T> b,
-                     index_t slots, index_t* out_index, T* out_value, index_t* out_count) {
-  make_compacted(s, UnionSlots<T, Step>{step, a, b}, slots, out_index, out_value, out_count);
 }
 
 template <class T, class Step>
@@ -479,10 +475,7 @@ void gather_list(cudaStream_t s, const index_t* index, const index_t* count, ind
 #define CORESET_INSTANTIATE_STEP(T, Step)                                                        \
   template void merge_slots<T, sparse::Step<T>>(cudaStream_t, const sparse::Step<T>&,            \
                                                 DeviceList<T>, DeviceList<T>, index_t, index_t*, \
-                                                T*, Mask*);                                      \
-  template void merge_compacted<T, sparse::Step<T>>(cudaStream_t, const sparse::Step<T>&,        \
-                                                    DeviceList<T>, DeviceList<T>, index_t,       \
-                                                    index_t*, T*, index_t*);
+                                                T*, Mask*);
 #define CORESET_INSTANTIATE_MAP(T, Step)                                                           \
   template void map_slots<T, sparse::Step<T>>(cudaStream_t, const sparse::Step<T>&, DeviceList<T>, \
                                               index_t, index_t*, T*, Mask*);                       \

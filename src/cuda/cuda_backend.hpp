@@ -278,9 +278,10 @@ class CudaBackend {
   /// Whether the backend takes the fewer-launch paths: both selections over one gradient with
   /// one exclusion mark and, unhinted, one set of histogram passes (select_top_k_both_rules);
   /// values over another vector's support copying it in the same launch (gather,
-  /// phi_t_times_on); steps of up to kernels::kOneLaunchSlots slots made and compacted in one
-  /// launch. On by default; off, each takes the launches it took before them, for the benchmark
-  /// and the test that compare the two. The results are the same bits either way.
+  /// phi_t_times_on); one-list steps (the clamped step) of up to kernels::kOneLaunchSlots slots
+  /// made and compacted in one launch. On by default; off, each takes the launches it took before
+  /// them, for the benchmark and the test that compare the two. The results are the same bits
+  /// either way.
   void fuse_launches(bool on) noexcept { fuse_launches_ = on; }
   bool fuses_launches() const noexcept { return fuse_launches_; }
   /// The products over a support list in chunks of at least `places` (kernels::kProductChunk by
@@ -331,7 +332,7 @@ class CudaBackend {
   /// The merge slots hold at least `slots` entries.
   void reserve_slots(index_t slots) const;
   static bool holds(const SparseDatapointVector& out, const kernels::DeviceList<T>& list);
-  /// Whether a step of `slots` slots into `out` is made and compacted in one launch: the
+  /// Whether a one-list step of `slots` slots into `out` is made and compacted in one launch: the
   /// fewer-launch paths on, one tile of slots at most, and `out` none of the lists it reads
   /// (preparing it first could free them).
   bool in_one_launch(index_t slots, const SparseDatapointVector& out,
@@ -339,8 +340,7 @@ class CudaBackend {
   /// The entries a selection of k over n takes: k within [0, n].
   index_t selectable(index_t k) const { return std::max<index_t>(0, std::min(k, cols_)); }
   /// out = the union of a and b under a step of kernels/sparse_list_logic.hpp (`out` may be a
-  /// or b): the slots, then their compaction; in one launch up to kernels::kOneLaunchSlots slots
-  /// when `out` is neither.
+  /// or b): the slots, then their compaction.
   template <class Step>
   void merge(const Step& step, kernels::DeviceList<T> a, index_t a_bound, kernels::DeviceList<T> b,
              index_t b_bound, SparseDatapointVector& out) const;

@@ -524,12 +524,12 @@ TYPED_TEST(GpuPrimitives, SparseStepsRoundExactlyAsTheCpu) {
 }
 
 // Which launches a sparse step takes, by the nodes of its recording, and its result against
-// the CPU's: up to 2048 slots one launch that makes and compacts them (exactly 2048 included),
-// past it two; into one of its inputs (or, for the clamped step, into the gradient it reads) two
-// even when few, as the output is prepared before the one launch would read the input. The
-// inputs of the extrapolation have fewer entries than their bound (a difference whose equal
-// entries left it).
-TYPED_TEST(GpuPrimitives, SparseStepsOfOneTileTakeOneLaunch) {
+// the CPU's. A one-list step (the clamped step) of up to 2048 slots: one launch that makes and
+// compacts them (exactly 2048 included); past it, or into the gradient it reads (the output is
+// prepared before the one launch would read it), two. A union (the difference, the
+// extrapolation) takes its two launches at any size, into its own input too. The inputs of the
+// extrapolation have fewer entries than their bound (a difference whose equal entries left it).
+TYPED_TEST(GpuPrimitives, OneListStepsOfOneTileTakeOneLaunchAndUnionsTwo) {
   using T = TypeParam;
   using SparseDatapointVector = typename CudaBackend<T>::SparseDatapointVector;
   Resources resources;
@@ -555,22 +555,20 @@ TYPED_TEST(GpuPrimitives, SparseStepsOfOneTileTakeOneLaunch) {
     expect_same_sparse(to_cpu(gpu, out), want, what);
   };
   const auto nothing = [] {};
-  for (const index_t b_entries : {index_t{1024}, index_t{1025}}) {
+  for (const index_t b_entries : {index_t{3}, index_t{1025}}) {
     const auto a = random_sparse<T>(n, 1024, 71, false);
     const auto b = random_sparse<T>(n, b_entries, 72, false);
     SparseDatapointVector a_gpu;
     SparseDatapointVector b_gpu;
     to_gpu(gpu, a, a_gpu);
     to_gpu(gpu, b, b_gpu);
-    const bool one_tile = a.index.size() + b.index.size() <= 2048;
     const std::string at = " slots " + std::to_string(a.index.size() + b.index.size());
     solvers::SparseVector<T> want;
     cpu.subtract(a, b, want);
     SparseDatapointVector out_gpu;
     expect_step(
-        "subtract" + at, one_tile ? 1 : 2,
-        [&](SparseDatapointVector& out) { gpu.subtract(a_gpu, b_gpu, out); }, out_gpu, want,
-        nothing);
+        "subtract" + at, 2, [&](SparseDatapointVector& out) { gpu.subtract(a_gpu, b_gpu, out); },
+        out_gpu, want, nothing);
     // a - (a with every other entry changed): the equal entries leave, so the difference holds
     // fewer entries than its bound, and the extrapolation reads it so.
     solvers::SparseVector<T> changed = a;
@@ -587,10 +585,9 @@ TYPED_TEST(GpuPrimitives, SparseStepsOfOneTileTakeOneLaunch) {
     cpu.extrapolate(difference, b, 0.37, want);
     const auto tau = gpu.constant(0.37);
     expect_step(
-        "extrapolate from a shorter list" + at, difference_gpu.bound + b_gpu.bound <= 2048 ? 1 : 2,
+        "extrapolate from a shorter list" + at, 2,
         [&](SparseDatapointVector& out) { gpu.extrapolate(difference_gpu, b_gpu, tau, out); },
         out_gpu, want, nothing);
-    // Into its own first input: two launches whatever the slots.
     SparseDatapointVector c_gpu;
     cpu.subtract(a, b, want);
     expect_step(
@@ -598,29 +595,32 @@ TYPED_TEST(GpuPrimitives, SparseStepsOfOneTileTakeOneLaunch) {
         [&](SparseDatapointVector& out) { gpu.subtract(out, b_gpu, out); }, c_gpu, want,
         [&] { gpu.copy(a_gpu, c_gpu); });
   }
-  // The clamped step over 1000 entries: one launch into a vector of its own, two into the
-  // gradient it reads.
-  const auto x = random_sparse<T>(n, 1000, 73, true);
-  const auto g = random_sparse<T>(n, 1000, 74, false);
-  solvers::SparseVector<T> g_on_x;
-  g_on_x.index = x.index;
-  g_on_x.value = g.value;
-  SparseDatapointVector x_gpu;
-  SparseDatapointVector g_gpu;
-  to_gpu(gpu, x, x_gpu);
-  to_gpu(gpu, g_on_x, g_gpu);
-  solvers::SparseVector<T> want;
-  cpu.clamped_step(x, -0.5, g_on_x, want);
-  const auto step = gpu.constant(-0.5);
-  SparseDatapointVector out_gpu;
-  expect_step(
-      "clamped_step", 1,
-      [&](SparseDatapointVector& out) { gpu.clamped_step(x_gpu, step, g_gpu, out); }, out_gpu, want,
-      nothing);
-  expect_step(
-      "clamped_step into its gradient", 2,
-      [&](SparseDatapointVector& out) { gpu.clamped_step(x_gpu, step, out, out); }, g_gpu, want,
-      [&] { to_gpu(gpu, g_on_x, g_gpu); });
+  // The clamped step: one launch into a vector of its own up to 2048 entries, two past it; two
+  // into the gradient it reads.
+  for (const index_t entries : {index_t{1000}, index_t{2048}, index_t{2049}}) {
+    const std::string at = " entries " + std::to_string(entries);
+    const auto x = random_sparse<T>(n, entries, 73, true);
+    const auto g = random_sparse<T>(n, entries, 74, false);
+    solvers::SparseVector<T> g_on_x;
+    g_on_x.index = x.index;
+    g_on_x.value = g.value;
+    SparseDatapointVector x_gpu;
+    SparseDatapointVector g_gpu;
+    to_gpu(gpu, x, x_gpu);
+    to_gpu(gpu, g_on_x, g_gpu);
+    solvers::SparseVector<T> want;
+    cpu.clamped_step(x, -0.5, g_on_x, want);
+    const auto step = gpu.constant(-0.5);
+    SparseDatapointVector out_gpu;
+    expect_step(
+        "clamped_step" + at, entries <= 2048 ? 1 : 2,
+        [&](SparseDatapointVector& out) { gpu.clamped_step(x_gpu, step, g_gpu, out); }, out_gpu,
+        want, nothing);
+    expect_step(
+        "clamped_step into its gradient" + at, 2,
+        [&](SparseDatapointVector& out) { gpu.clamped_step(x_gpu, step, out, out); }, g_gpu, want,
+        [&] { to_gpu(gpu, g_on_x, g_gpu); });
+  }
 }
 
 // The fused scalars and products (solvers/fused_scalars.hpp: one launch each where the sums fit
