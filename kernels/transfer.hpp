@@ -25,10 +25,15 @@ TransferTotals transfer_totals() noexcept;
 
 /// Host -> device copies from pageable memory of at least kStagedCopyBytes go through pinned
 /// buffers (by default kStageBuffers of kStageBytes), each filled by every host thread while the
-/// others are on the bus (copy_to_device_async).
+/// others are on the bus (copy_to_device_async). The bound was 256 MiB, a guess; on the H200
+/// host of d8c69d2 (bench/results/gpu_h200_20261128_d8c69d2) the N = 1e6 build's 168 MB went
+/// the driver's pageable way at 6.5 GB/s (0.026 s), while N = 1e7's 1.68 GB, staged, pinned
+/// buffers allocated and freed included, took 0.047 s (36 GB/s), and pinning pages ran at
+/// 0.02-0.06 ms a MB (cudaHostRegister of the dataset): at 64 MiB the pageable copy takes about
+/// 10 ms, the stages' 32 MiB about 2 ms to pin and the copy about 2 ms more. Not yet run so.
 inline constexpr std::size_t kStageBytes = std::size_t{8} << 20;
 inline constexpr int kStageBuffers = 4;
-inline constexpr std::size_t kStagedCopyBytes = std::size_t{256} << 20;
+inline constexpr std::size_t kStagedCopyBytes = std::size_t{64} << 20;
 /// The pinned buffers of a staged copy: how large, and how many the fills take in turn. The
 /// default, four of 8 MiB, is the fastest of the six shapes bench_gpu --end-to-end timed on an
 /// H200 host (upload_by_stage_shape, bench/results/gpu_h200_20261127_4a3fc22): at N = 1e7 it
