@@ -167,6 +167,26 @@ Json primitive_costs(Backend& backend, const kernels::DeviceBuffer<float>& y, in
       {"clamped_step", [&] { backend.clamped_step(x, step, g_on_x, out); }},
       {"subtract (lists)", [&] { backend.subtract(w_next, w, out); }},
       {"extrapolate", [&] { backend.extrapolate(w_next, w, tau, out); }},
+      // The unions in one launch (kernels::merge_compacted, off by default), against the two
+      // lines above and restrict_to_union's.
+      {"subtract (lists), one launch",
+       [&] {
+         backend.unions_in_one_launch(true);
+         backend.subtract(w_next, w, out);
+         backend.unions_in_one_launch(false);
+       }},
+      {"extrapolate, one launch",
+       [&] {
+         backend.unions_in_one_launch(true);
+         backend.extrapolate(w_next, w, tau, out);
+         backend.unions_in_one_launch(false);
+       }},
+      {"restrict_to_union (z, expansion), one launch",
+       [&] {
+         backend.unions_in_one_launch(true);
+         backend.restrict_to_union(gradient, z, expansion, out);
+         backend.unions_in_one_launch(false);
+       }},
       {"subtract (S entries)", [&] { backend.subtract(y, phi_w, residual); }},
       {"progress scalars (dot, squared distance, squared norm)",
        [&] {

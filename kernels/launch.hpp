@@ -43,16 +43,28 @@ template <class T, class Step>
 void map_slots(cudaStream_t s, const Step& step, DeviceList<T> in, index_t slots,
                index_t* out_index, T* out_value, Mask* keep);
 /// Up to this many slots (one tile of the one-block compaction), map_compacted makes a one-list
-/// step's slots and compacts them in one launch.
+/// step's slots and compacts them in one launch, and merge_compacted a union's.
 constexpr index_t kOneLaunchSlots = 2048;
+/// merge_slots then compact_entries in one launch, for slots <= kOneLaunchSlots: the kept
+/// entries, in order, and their count, the same as the two give; the output's storage may be
+/// a's or b's within the launch. The lists' indices are read into shared memory first and the
+/// slots striped over the threads (one a thread up to 256 slots): the one-launch union of
+/// d8c69d2, each thread's eight merge-path searches over global memory in turn, took 8.7-10.8 us
+/// on an H200 against 4.7-6.1 us for the two launches. The backend takes this path only when
+/// asked (CudaBackend::unions_in_one_launch), for the benchmark and the test that set it beside
+/// the two launches; not yet run.
+template <class T, class Step>
+void merge_compacted(cudaStream_t s, const Step& step, DeviceList<T> a, DeviceList<T> b,
+                     index_t slots, index_t* out_index, T* out_value, index_t* out_count);
 /// map_slots then compact_entries in one launch, for slots <= kOneLaunchSlots: the kept entries,
 /// in order, and their count, the same as the two give. Within the launch the output's storage
 /// may be the input's (every slot is read before any is written), but a caller that must make
 /// room for the output first would free an input it aliases: the backend takes this path only
-/// for an output that is not an input. Unions take their two launches (merge_slots, then the
-/// compaction): made in one block, each thread's eight merge-path searches ran one after another,
-/// and a union of 200 slots took 9.0 us in one launch on an H200 against 4.9 us in two
-/// (bench_gpu --primitives, bench/results/gpu_h200_20261128_d8c69d2 against 4a3fc22's).
+/// for an output that is not an input. Unions take their two launches by default (merge_slots,
+/// then the compaction): made in one block, each thread's eight merge-path searches ran one
+/// after another, and a union of 200 slots took 9.0 us in one launch on an H200 against 4.9 us
+/// in two (bench_gpu --primitives, bench/results/gpu_h200_20261128_d8c69d2 against 4a3fc22's);
+/// merge_compacted is the arrangement meant to beat both.
 template <class T, class Step>
 void map_compacted(cudaStream_t s, const Step& step, DeviceList<T> in, index_t slots,
                    index_t* out_index, T* out_value, index_t* out_count);

@@ -144,9 +144,9 @@ __global__ void make_slots_kernel(Slots slots_of, index_t slots, index_t* out_in
 // Slots p < slots (at most one tile) made and compacted by one block: the kept entries, in
 // order, and their count, as make_slots_kernel then compact_entries give them. Every slot is made
 // (its list read) before the scan's barrier and written after it, so the output may be the
-// list. For one-list steps only, whose slot p is the list's entry p: a union's slot needs a
+// list. For one-list steps, whose slot p is the list's entry p: a union's slot needs a
 // merge-path search, and eight of them in turn per thread made the launch slower than two
-// (kernels/launch.hpp, kOneLaunchSlots).
+// (kernels/launch.hpp, kOneLaunchSlots); unions have merge_compacted_kernel.
 static_assert(kOneLaunchSlots == index_t{kCompactThreads} * kCompactItems,
               "one launch makes and compacts one tile of slots");
 template <class T, class Slots>
@@ -183,13 +183,74 @@ void make_slots(cudaStream_t s, const Slots& slots_of, index_t slots, index_t* o
   CORESET_CUDA_CHECK_LAUNCH();
 }
 
-template <class T, class Slots>
-void make_compacted(cudaStream_t s, const Slots& slots_of, index_t slots, index_t* out_index,
-                    T* out_value, index_t* out_count) {
+// A union's slots p < slots (at most one tile) made and compacted by one block, as
+// merge_slots then compact_entries give them, by another arrangement than make_compacted_kernel's
+// (whose threads each made eight slots, eight merge-path searches of global loads in turn). The
+// lists' indices are first copied to shared memory, where every search then reads; the slots are
+// striped over the threads (slot r * kCompactThreads + t in thread t), so that a union of up to
+// kCompactThreads slots makes one slot a thread; the kept slots of row r are written after those
+// of rows 0 ... r - 1, in order, one scan a row. Every slot is made (the lists read) before the
+// first write, so the output may be one of the lists. The counts fit: *a.count + *b.count <=
+// slots <= kOneLaunchSlots.
+template <class T, class Step>
+__global__ void __launch_bounds__(kCompactThreads)
+    merge_compacted_kernel(Step step, DeviceList<T> a, DeviceList<T> b, index_t slots,
+                           index_t* out_index, T* out_value, index_t* out_count) {
+  using Scan = cub::BlockScan<int, kCompactThreads>;
+  __shared__ index_t indices[kOneLaunchSlots];  // a's, then b's
+  __shared__ typename Scan::TempStorage scan;
+  const index_t na = *a.count;
+  const index_t nb = *b.count;
+  for (index_t p = threadIdx.x; p < na; p += kCompactThreads) {
+    indices[p] = a.index[p];
+  }
+  for (index_t p = threadIdx.x; p < nb; p += kCompactThreads) {
+    indices[na + p] = b.index[p];
+  }
+  __syncthreads();
+  const sparse::List<T> in_a{indices, a.value, na};
+  const sparse::List<T> in_b{indices + na, b.value, nb};
+  const int rows = static_cast<int>((slots + kCompactThreads - 1) / kCompactThreads);
+  sparse::Entry<T> entries[kCompactItems];
+#pragma unroll
+  for (int r = 0; r < kCompactItems; ++r) {
+    const index_t p = index_t{r} * kCompactThreads + threadIdx.x;
+    entries[r] = p < slots ? sparse::merged_entry(step, in_a, in_b, p) : sparse::Entry<T>{};
+  }
+  __syncthreads();
+  index_t written = 0;
+  // Unrolled, so that entries[r] stays in registers; `rows` is the same in every thread.
+#pragma unroll
+  for (int r = 0; r < kCompactItems; ++r) {
+    if (r < rows) {
+      int offset = 0;
+      int kept = 0;
+      Scan(scan).ExclusiveSum(entries[r].keep ? 1 : 0, offset, kept);
+      if (entries[r].keep) {
+        out_index[written + offset] = entries[r].index;
+        out_value[written + offset] = entries[r].value;
+      }
+      written += kept;
+      __syncthreads();  // the scan's storage serves the next row
+    }
+  }
+  if (threadIdx.x == 0) {
+    *out_count = written;
+  }
+}
+
+// A step made and compacted in one launch holds one tile of slots at most.
+void require_one_tile(index_t slots) {
   if (slots < 0 || slots > kOneLaunchSlots) {
     throw InvalidArgument("a step made and compacted in one launch takes at most " +
                           std::to_string(kOneLaunchSlots) + " slots, not " + std::to_string(slots));
   }
+}
+
+template <class T, class Slots>
+void make_compacted(cudaStream_t s, const Slots& slots_of, index_t slots, index_t* out_index,
+                    T* out_value, index_t* out_count) {
+  require_one_tile(slots);
   make_compacted_kernel<T>
       <<<1, kCompactThreads, 0, s>>>(slots_of, slots, out_index, out_value, out_count);
   CORESET_CUDA_CHECK_LAUNCH();
@@ -207,6 +268,15 @@ template <class T, class Step>
 void map_slots(cudaStream_t s, const Step& step, DeviceList<T> in, index_t slots,
                index_t* out_index, T* out_value, Mask* keep) {
   make_slots(s, MappedSlots<T, Step>{step, in}, slots, out_index, out_value, keep);
+}
+
+template <class T, class Step>
+void merge_compacted(cudaStream_t s, const Step& step, DeviceList<T> a, DeviceList<T> b,
+                     index_t slots, index_t* out_index, T* out_value, index_t* out_count) {
+  require_one_tile(slots);
+  merge_compacted_kernel<T>
+      <<<1, kCompactThreads, 0, s>>>(step, a, b, slots, out_index, out_value, out_count);
+  CORESET_CUDA_CHECK_LAUNCH();
 }
 
 template <class T, class Step>
@@ -475,7 +545,10 @@ void gather_list(cudaStream_t s, const index_t* index, const index_t* count, ind
 #define CORESET_INSTANTIATE_STEP(T, Step)                                                        \
   template void merge_slots<T, sparse::Step<T>>(cudaStream_t, const sparse::Step<T>&,            \
                                                 DeviceList<T>, DeviceList<T>, index_t, index_t*, \
-                                                T*, Mask*);
+                                                T*, Mask*);                                      \
+  template void merge_compacted<T, sparse::Step<T>>(cudaStream_t, const sparse::Step<T>&,        \
+                                                    DeviceList<T>, DeviceList<T>, index_t,       \
+                                                    index_t*, T*, index_t*);
 #define CORESET_INSTANTIATE_MAP(T, Step)                                                           \
   template void map_slots<T, sparse::Step<T>>(cudaStream_t, const sparse::Step<T>&, DeviceList<T>, \
                                               index_t, index_t*, T*, Mask*);                       \

@@ -975,9 +975,15 @@ template <class Step>
 void CudaBackend<T>::merge(const Step& step, kernels::DeviceList<T> a, index_t a_bound,
                            kernels::DeviceList<T> b, index_t b_bound,
                            SparseDatapointVector& out) const {
-  // Into the slots first, then into `out`: `out` may be one of the inputs. Always two launches:
-  // in one, a union's slots took longer than in two (kernels/launch.hpp, kOneLaunchSlots).
   const index_t slots = a_bound + b_bound;
+  if (unions_in_one_launch_ && in_one_launch(slots, out, {a, b})) {
+    prepare(out, std::min(cols_, slots));
+    kernels::merge_compacted(res_.stream(), step, a, b, slots, out.index.data(), out.value.data(),
+                             out.count.data());
+    return;
+  }
+  // Into the slots first, then into `out`: `out` may be one of the inputs. Two launches by
+  // default: the one-launch union of d8c69d2 took longer than two (kernels/launch.hpp).
   reserve_slots(slots);
   kernels::merge_slots(res_.stream(), step, a, b, slots, merged_index_.data(), merged_value_.data(),
                        keep_.data());

@@ -284,6 +284,12 @@ class CudaBackend {
   /// either way.
   void fuse_launches(bool on) noexcept { fuse_launches_ = on; }
   bool fuses_launches() const noexcept { return fuse_launches_; }
+  /// Whether unions (the difference, the extrapolation, restrict_to_union, the convex step) of
+  /// up to kernels::kOneLaunchSlots slots are made and compacted in one launch
+  /// (kernels::merge_compacted) where the fewer-launch paths are on and the output is neither
+  /// input. Off by default until a GPU has timed it against the two launches (bench_gpu
+  /// --primitives); the same bits either way.
+  void unions_in_one_launch(bool on) noexcept { unions_in_one_launch_ = on; }
   /// The products over a support list in chunks of at least `places` (kernels::kProductChunk by
   /// default; 64 before 50b3380), for the benchmark that times the two. The sums' chunks, and so
   /// their last bits, follow it (kernels/list_product_logic.hpp). InvalidArgument below 1.
@@ -332,7 +338,7 @@ class CudaBackend {
   /// The merge slots hold at least `slots` entries.
   void reserve_slots(index_t slots) const;
   static bool holds(const SparseDatapointVector& out, const kernels::DeviceList<T>& list);
-  /// Whether a one-list step of `slots` slots into `out` is made and compacted in one launch: the
+  /// Whether a step of `slots` slots into `out` may be made and compacted in one launch: the
   /// fewer-launch paths on, one tile of slots at most, and `out` none of the lists it reads
   /// (preparing it first could free them).
   bool in_one_launch(index_t slots, const SparseDatapointVector& out,
@@ -340,7 +346,8 @@ class CudaBackend {
   /// The entries a selection of k over n takes: k within [0, n].
   index_t selectable(index_t k) const { return std::max<index_t>(0, std::min(k, cols_)); }
   /// out = the union of a and b under a step of kernels/sparse_list_logic.hpp (`out` may be a
-  /// or b): the slots, then their compaction.
+  /// or b): the slots, then their compaction; in one launch when unions_in_one_launch asks and
+  /// in_one_launch allows.
   template <class Step>
   void merge(const Step& step, kernels::DeviceList<T> a, index_t a_bound, kernels::DeviceList<T> b,
              index_t b_bound, SparseDatapointVector& out) const;
@@ -396,6 +403,7 @@ class CudaBackend {
   // Selections of k up to this keep threshold hints (0: none; a selection has k >= 1).
   index_t hinted_budgets_up_to_ = kernels::radix::kLargestHintedBudget;
   bool fuse_launches_ = true;                              // fuse_launches
+  bool unions_in_one_launch_ = false;                      // unions_in_one_launch
   index_t product_chunk_ = kernels::kProductChunk;         // chunk_products_by
   kernels::PhiTr phi_t_r_by_ = kernels::PhiTr::automatic;  // compute_phi_t_r_by
   mutable kernels::DeviceBuffer<kernels::Mask> excluded_;  // n bytes, all zero between calls

@@ -623,6 +623,84 @@ TYPED_TEST(GpuPrimitives, OneListStepsOfOneTileTakeOneLaunchAndUnionsTwo) {
   }
 }
 
+// Unions made and compacted in one launch when asked (CudaBackend::unions_in_one_launch,
+// kernels::merge_compacted: the lists' indices in shared memory, the slots striped over the
+// threads) give the two launches' bits: the difference, the extrapolation, restrict_to_union and
+// the convex step, over supports that overlap (void slots), are disjoint, are empty, fill one
+// row of 256 slots, its first slot past it, two lists of 1024 (exactly one tile), and one slot
+// past the tile (two launches again), each recorded: one node up to 2048 slots, two past it, and
+// two into the step's own input, whatever the slots.
+TYPED_TEST(GpuPrimitives, UnionsInOneLaunchGiveTheTwoLaunchesBits) {
+  using T = TypeParam;
+  using SparseDatapointVector = typename CudaBackend<T>::SparseDatapointVector;
+  Resources resources;
+  const index_t n = 5000;
+  const Matrix<T> phi(1, n);
+  CudaBackend<T> gpu(resources, phi.view());
+  const std::vector<T> dense = random_vector<T>(n, 81);
+  typename CudaBackend<T>::DatapointVector dense_gpu;
+  gpu.upload(dense, dense_gpu);
+  const auto tau = gpu.constant(0.37);
+  struct Sizes {
+    index_t a;
+    index_t b;
+  };
+  for (const Sizes sizes : {Sizes{1, 1}, Sizes{0, 5}, Sizes{7, 0}, Sizes{100, 110}, Sizes{200, 56},
+                            Sizes{200, 57}, Sizes{1024, 1024}, Sizes{1000, 1049}}) {
+    const auto a = random_sparse<T>(n, sizes.a, 82 + sizes.a, false);
+    const auto b = random_sparse<T>(n, sizes.b, 83 + sizes.b, false);
+    SparseDatapointVector a_gpu;
+    SparseDatapointVector b_gpu;
+    to_gpu(gpu, a, a_gpu);
+    to_gpu(gpu, b, b_gpu);
+    const index_t slots = a_gpu.bound + b_gpu.bound;
+    const std::string at = " a " + std::to_string(sizes.a) + " b " + std::to_string(sizes.b);
+    // Each union of `union_slots` slots, first in two launches, then in one when asked:
+    // recorded, replayed, compared. `other_nodes`: the step's launches besides the union's.
+    const auto expect_same = [&](const std::string& what, index_t union_slots,
+                                 std::size_t other_nodes, const auto& step) {
+      gpu.unions_in_one_launch(false);
+      SparseDatapointVector two;
+      step(two);
+      const solvers::SparseVector<T> want = to_cpu(gpu, two);
+      gpu.unions_in_one_launch(true);
+      SparseDatapointVector one;
+      step(one);  // room for the output: a recording allocates nothing
+      const auto recording = gpu.record([&] { step(one); });
+      EXPECT_EQ(gpu.recorded_nodes(), other_nodes + (union_slots <= 2048 ? 1u : 2u)) << what << at;
+      gpu.replay(recording, 1);
+      expect_same_sparse(to_cpu(gpu, one), want, what + at);
+      gpu.unions_in_one_launch(false);
+    };
+    expect_same("subtract", slots, 0,
+                [&](SparseDatapointVector& out) { gpu.subtract(a_gpu, b_gpu, out); });
+    expect_same("extrapolate", slots, 0,
+                [&](SparseDatapointVector& out) { gpu.extrapolate(a_gpu, b_gpu, tau, out); });
+    expect_same("restrict_to_union", slots, 0, [&](SparseDatapointVector& out) {
+      gpu.restrict_to_union(dense_gpu, a_gpu, b_gpu, out);
+    });
+    // The convex step's second list is its one vertex, which one launch first writes: a's slots
+    // and one.
+    expect_same("convex_step", a_gpu.bound + 1, 1,
+                [&](SparseDatapointVector& out) { gpu.convex_step(a_gpu, 0.3, n / 2, 2.5, out); });
+    // a - b into a itself: prepared before the launch, the output would free an input, so two
+    // launches, and the same bits.
+    gpu.unions_in_one_launch(true);
+    SparseDatapointVector c_gpu;
+    gpu.copy(a_gpu, c_gpu);
+    gpu.subtract(c_gpu, b_gpu, c_gpu);
+    gpu.copy(a_gpu, c_gpu);
+    const auto in_place = gpu.record([&] { gpu.subtract(c_gpu, b_gpu, c_gpu); });
+    EXPECT_EQ(gpu.recorded_nodes(), 2u) << "subtract into its first input" << at;
+    gpu.copy(a_gpu, c_gpu);
+    gpu.replay(in_place, 1);
+    gpu.unions_in_one_launch(false);
+    SparseDatapointVector want_gpu;
+    gpu.subtract(a_gpu, b_gpu, want_gpu);
+    expect_same_sparse(to_cpu(gpu, c_gpu), to_cpu(gpu, want_gpu), "subtract into its input" + at);
+  }
+}
+
 // The fused scalars and products (solvers/fused_scalars.hpp: one launch each where the sums fit
 // one block; a product's residual in its own launches) give exactly the bits of the compositions
 // they replace, which the recorded loop and the host loop both ran before: the line searches,
