@@ -109,7 +109,7 @@ Json primitive_costs(Backend& backend, const kernels::DeviceBuffer<float>& y, in
   backend.phi_t_times_on(x, residual, g_on_x);
   backend.resources().synchronize();
 
-  const std::vector<std::pair<std::string, std::function<void()>>> primitives = {
+  std::vector<std::pair<std::string, std::function<void()>>> primitives = {
       {"phi_t_times (dense pass)", [&] { backend.phi_t_times(residual, gradient); }},
       // Repeated on one gradient: made among the candidates of the last threshold (hints at
       // every k the mechanism serves, up to 3/4 of the one-block capacity: 12288 by an H200's
@@ -167,26 +167,6 @@ Json primitive_costs(Backend& backend, const kernels::DeviceBuffer<float>& y, in
       {"clamped_step", [&] { backend.clamped_step(x, step, g_on_x, out); }},
       {"subtract (lists)", [&] { backend.subtract(w_next, w, out); }},
       {"extrapolate", [&] { backend.extrapolate(w_next, w, tau, out); }},
-      // The unions in one launch (kernels::merge_compacted, off by default), against the two
-      // lines above and restrict_to_union's.
-      {"subtract (lists), one launch",
-       [&] {
-         backend.unions_in_one_launch(true);
-         backend.subtract(w_next, w, out);
-         backend.unions_in_one_launch(false);
-       }},
-      {"extrapolate, one launch",
-       [&] {
-         backend.unions_in_one_launch(true);
-         backend.extrapolate(w_next, w, tau, out);
-         backend.unions_in_one_launch(false);
-       }},
-      {"restrict_to_union (z, expansion), one launch",
-       [&] {
-         backend.unions_in_one_launch(true);
-         backend.restrict_to_union(gradient, z, expansion, out);
-         backend.unions_in_one_launch(false);
-       }},
       {"subtract (S entries)", [&] { backend.subtract(y, phi_w, residual); }},
       {"progress scalars (dot, squared distance, squared norm)",
        [&] {
@@ -199,6 +179,24 @@ Json primitive_costs(Backend& backend, const kernels::DeviceBuffer<float>& y, in
        [&] { backend.phi_times_and_residual(w, y, phi_w, residual); }},
       {"empty kernel node", [&] { launch_empty_kernel(backend.resources().stream()); }},
   };
+  // The unions in one launch (kernels::merge_compacted, off by default), against their lines
+  // above, where their slots fit one launch: past it they take the same two launches.
+  const auto add_in_one_launch = [&](const std::string& name, index_t slots,
+                                     const std::function<void()>& union_call) {
+    if (slots <= kernels::kOneLaunchSlots) {
+      primitives.emplace_back(name + ", one launch", [&backend, union_call] {
+        backend.unions_in_one_launch(true);
+        union_call();
+        backend.unions_in_one_launch(false);
+      });
+    }
+  };
+  add_in_one_launch("subtract (lists)", w_next.bound + w.bound,
+                    [&] { backend.subtract(w_next, w, out); });
+  add_in_one_launch("extrapolate", w_next.bound + w.bound,
+                    [&] { backend.extrapolate(w_next, w, tau, out); });
+  add_in_one_launch("restrict_to_union (z, expansion)", z.bound + expansion.bound,
+                    [&] { backend.restrict_to_union(gradient, z, expansion, out); });
   Json costs = Json::object();
   for (const auto& [name, call] : primitives) {
     // One primitive that cannot be recorded or run is reported as such; the others still are.
@@ -207,6 +205,7 @@ Json primitive_costs(Backend& backend, const kernels::DeviceBuffer<float>& y, in
       costs[name] = {{"us_per_call", cost.us_per_call}, {"nodes_per_call", cost.nodes_per_call}};
     } catch (const std::exception& error) {
       costs[name] = {{"error", error.what()}};
+      backend.unions_in_one_launch(false);
       backend.resources().synchronize();
     }
   }
