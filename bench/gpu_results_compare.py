@@ -11,13 +11,9 @@ do not carry across GPUs (the iteration ratios, to a floor measured in each run,
 more than 10%), and the rows whose graph nodes differ.
 """
 import argparse
-import json
 from pathlib import Path
 
-
-def load(folder, name):
-    path = Path(folder) / name
-    return json.loads(path.read_text()) if path.exists() else None
+from gpu_results_tables import end_to_end_cases, load, markdown_header
 
 
 def budgets(run):
@@ -43,6 +39,11 @@ def nodes(count):
     return "-" if count is None else f"{count:g}"
 
 
+def table(columns, rows):
+    """A markdown table of `rows` under `columns`; none when there are no rows."""
+    return markdown_header(columns) + rows if rows else []
+
+
 def shown(q, nodes_moved, changed_by):
     return nodes_moved or abs(q - 1.0) > changed_by
 
@@ -65,10 +66,7 @@ def iteration_rows(earlier, later, changed_by):
             rows.append(f"| {case_name(key)} | {solver} | {before[key][ms]:.3f} ms "
                         f"({before[key][ratio]:.2f}x) | {after[key][ms]:.3f} ms "
                         f"({after[key][ratio]:.2f}x) | {q:.2f} | {nodes(nodes_before)} -> {nodes(nodes_after)} |")
-    if not rows:
-        return []
-    return ["| case | solver | earlier | later | later / earlier | graph nodes |",
-            "| --- | --- | --- | --- | --- | --- |"] + rows
+    return table(["case", "solver", "earlier", "later", "later / earlier", "graph nodes"], rows)
 
 
 def primitive_rows(earlier, later, changed_by):
@@ -95,25 +93,20 @@ def primitive_rows(earlier, later, changed_by):
             later_us = f"{b['us_per_call']:.2f}" if "us_per_call" in b else b.get("error", "-")
             rows.append(f"| {case_name(key)} | {name} (new) | - | {later_us} | - "
                         f"| {nodes(b.get('nodes_per_call'))} |")
-    if not rows:
-        return []
-    return ["| case | primitive | earlier us | later us | later / earlier | graph nodes |",
-            "| --- | --- | --- | --- | --- | --- |"] + rows
+    return table(
+        ["case", "primitive", "earlier us", "later us", "later / earlier", "graph nodes"], rows)
 
 
-def end_to_end_cases(folder):
-    cases = {}
-    for name in ("bench_end_to_end.json", "bench_end_to_end_1e8.json"):
-        run = load(folder, name)
-        for case in (run or {}).get("end_to_end_cases", []):
-            cases[(case["N"], case["S"])] = case
-    return cases
+def builds(folder):
+    """(N, S) -> each end-to-end build of a run's folder."""
+    runs = [load(folder, name) for name in ("bench_end_to_end.json", "bench_end_to_end_1e8.json")]
+    return {(case["N"], case["S"]): case for case in end_to_end_cases(run for run in runs if run)}
 
 
 def end_to_end_rows(earlier, later, changed_by):
     """Each build's total and stages, in both runs."""
     rows = []
-    before, after = end_to_end_cases(earlier), end_to_end_cases(later)
+    before, after = builds(earlier), builds(later)
     for key in sorted(before.keys() & after.keys()):
         a, b = before[key], after[key]
         pairs = [("total", a["seconds_total"], b["seconds_total"])]
@@ -125,10 +118,7 @@ def end_to_end_rows(earlier, later, changed_by):
                 continue
             rows.append(f"| N {key[0]:.0e}, S {key[1]} | {stage} | {x:.3f} s | {y:.3f} s "
                         f"| {q:.2f} |")
-    if not rows:
-        return []
-    return ["| build | stage | earlier | later | later / earlier |",
-            "| --- | --- | --- | --- | --- |"] + rows
+    return table(["build", "stage", "earlier", "later", "later / earlier"], rows)
 
 
 def main():
@@ -137,17 +127,18 @@ def main():
     parser.add_argument("later")
     parser.add_argument("--changed-by", type=float, default=0.0)
     args = parser.parse_args()
-    for folder in (args.earlier, args.later):
-        if not Path(folder).is_dir():
+    earlier, later = Path(args.earlier), Path(args.later)
+    for folder in (earlier, later):
+        if not folder.is_dir():
             parser.error(f"{folder}: no such folder")
     sections = [
-        ("Per iteration", iteration_rows(load(args.earlier, "bench_iterations.json"),
-                                         load(args.later, "bench_iterations.json"),
+        ("Per iteration", iteration_rows(load(earlier, "bench_iterations.json"),
+                                         load(later, "bench_iterations.json"),
                                          args.changed_by)),
         ("Each primitive alone in a CUDA graph",
-         primitive_rows(load(args.earlier, "bench_primitives.json"),
-                        load(args.later, "bench_primitives.json"), args.changed_by)),
-        ("End to end", end_to_end_rows(args.earlier, args.later, args.changed_by)),
+         primitive_rows(load(earlier, "bench_primitives.json"),
+                        load(later, "bench_primitives.json"), args.changed_by)),
+        ("End to end", end_to_end_rows(earlier, later, args.changed_by)),
     ]
     for title, lines in sections:
         if lines:
