@@ -8,8 +8,8 @@
 #      the build machine's Python).
 #   2. bench_gpu: the per-iteration cases (issue 16's targets).
 #   3. bench_gpu --end-to-end at N = 1e6 and 1e7 (issue 15's targets), README's example on the
-#      GPU, `coreset build` on a CSV with and without the GPU warm-up while the file is read
-#      (cli_warm_up), then bench_gpu --primitives: each primitive of an A-IHT II iteration timed alone in a
+#      GPU, `coreset build` on a CSV with and without the GPU warm-up while the file is read, and
+#      with every kernel module loaded at once (cli_warm_up), then bench_gpu --primitives: each primitive of an A-IHT II iteration timed alone in a
 #      CUDA graph, and bench_gpu_histogram: one histogram pass of the top-k by each way of adding
 #      to a shared bin, and the selection whole; bench_gpu_link: the projection's link pass, its
 #      values held in registers against stored over z.

@@ -60,11 +60,7 @@ void merge_compacted(cudaStream_t s, const Step& step, DeviceList<T> a, DeviceLi
 /// in order, and their count, the same as the two give. Within the launch the output's storage
 /// may be the input's (every slot is read before any is written), but a caller that must make
 /// room for the output first would free an input it aliases: the backend takes this path only
-/// for an output that is not an input. Unions take their two launches by default (merge_slots,
-/// then the compaction): made in one block, each thread's eight merge-path searches ran one
-/// after another, and a union of 200 slots took 9.0 us in one launch on an H200 against 4.9 us
-/// in two (bench_gpu --primitives, bench/results/gpu_h200_20261128_d8c69d2 against 4a3fc22's);
-/// merge_compacted is the arrangement meant to beat both.
+/// for an output that is not an input.
 template <class T, class Step>
 void map_compacted(cudaStream_t s, const Step& step, DeviceList<T> in, index_t slots,
                    index_t* out_index, T* out_value, index_t* out_count);

@@ -144,9 +144,8 @@ __global__ void make_slots_kernel(Slots slots_of, index_t slots, index_t* out_in
 // Slots p < slots (at most one tile) made and compacted by one block: the kept entries, in
 // order, and their count, as make_slots_kernel then compact_entries give them. Every slot is made
 // (its list read) before the scan's barrier and written after it, so the output may be the
-// list. For one-list steps, whose slot p is the list's entry p: a union's slot needs a
-// merge-path search, and eight of them in turn per thread made the launch slower than two
-// (kernels/launch.hpp, kOneLaunchSlots); unions have merge_compacted_kernel.
+// list. For one-list steps, whose slot p is the list's entry p; unions have
+// merge_compacted_kernel (kernels/launch.hpp, merge_compacted, says why).
 static_assert(kOneLaunchSlots == index_t{kCompactThreads} * kCompactItems,
               "one launch makes and compacts one tile of slots");
 template <class T, class Slots>
@@ -184,14 +183,12 @@ void make_slots(cudaStream_t s, const Slots& slots_of, index_t slots, index_t* o
 }
 
 // A union's slots p < slots (at most one tile) made and compacted by one block, as
-// merge_slots then compact_entries give them, by another arrangement than make_compacted_kernel's
-// (whose threads each made eight slots, eight merge-path searches of global loads in turn). The
-// lists' indices are first copied to shared memory, where every search then reads; the slots are
-// striped over the threads (slot r * kCompactThreads + t in thread t), so that a union of up to
-// kCompactThreads slots makes one slot a thread; the kept slots of row r are written after those
-// of rows 0 ... r - 1, in order, one scan a row. Every slot is made (the lists read) before the
-// first write, so the output may be one of the lists. The counts fit: *a.count + *b.count <=
-// slots <= kOneLaunchSlots.
+// merge_slots then compact_entries give them. The lists' indices are first copied to shared memory,
+// where every search then reads; the slots are striped over the threads (slot r * kCompactThreads +
+// t in thread t), so that a union of up to kCompactThreads slots makes one slot a thread; the kept
+// slots of row r are written after those of rows 0 ... r - 1, in order, one scan a row. Every slot
+// is made (the lists read) before the first write, so the output may be one of the lists. The
+// counts fit: *a.count + *b.count <= slots <= kOneLaunchSlots.
 template <class T, class Step>
 __global__ void __launch_bounds__(kCompactThreads)
     merge_compacted_kernel(Step step, DeviceList<T> a, DeviceList<T> b, index_t slots,
