@@ -49,10 +49,10 @@ constexpr index_t kOneLaunchSlots = 2048;
 /// entries, in order, and their count, the same as the two give; the output's storage may be
 /// a's or b's within the launch. The lists' indices are read into shared memory first and the
 /// slots striped over the threads (one a thread up to 256 slots): the one-launch union of
-/// d8c69d2, each thread's eight merge-path searches over global memory in turn, took 8.7-10.8 us
-/// on an H200 against 4.7-6.1 us for the two launches. The backend takes this path only when
-/// asked (CudaBackend::unions_in_one_launch), for the benchmark and the test that set it beside
-/// the two launches; not yet run.
+/// d8c69d2, each thread's eight merge-path searches over global memory in turn, took 8.6-10.8 us
+/// on an H200 against 4.4-6.1 us for the two launches (k = 100 and 1000, every n and S). The
+/// backend takes this path only when asked (CudaBackend::unions_in_one_launch), for the benchmark
+/// and the test that set it beside the two launches; not yet run.
 template <class T, class Step>
 void merge_compacted(cudaStream_t s, const Step& step, DeviceList<T> a, DeviceList<T> b,
                      index_t slots, index_t* out_index, T* out_value, index_t* out_count);
