@@ -23,6 +23,7 @@
 #include <CLI/CLI.hpp>
 #include <Eigen/Core>
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -438,6 +439,9 @@ struct Record {
   bool first_in_process = false;
   Measurement model_release;  // the model's destruction (its design and n-vectors unmapped)
   Measurement laplace;
+  // The fit again with the blocks' sums not prefetching the next block (models::row_sums_prefetch):
+  // what the prefetching gives where the reads and the arithmetic would otherwise add up.
+  Measurement laplace_no_prefetch;
   // One pass over the design in the Laplace fit's own row blocks (models/row_sums.hpp): the
   // linear predictors z_n . theta, the least any Newton step must do. The fit's strict floor is
   // one such pass per Newton iteration; its own floor, one per pass it takes (the start, each
@@ -604,6 +608,22 @@ Record run_size(index_t n, const Config& config, int team, bool first_size) {
     fit = coreset::posterior::laplace(model, nullptr);
     return seconds_since(t);
   });
+  {
+    std::atomic<bool>& prefetch = coreset::models::row_sums_prefetch();
+    prefetch = false;
+    coreset::posterior::LaplaceFit plain;
+    r.laplace_no_prefetch = measure("laplace fit, no prefetch", stage_plan, config, [&] {
+      const auto t = Clock::now();
+      plain = coreset::posterior::laplace(model, nullptr);
+      return seconds_since(t);
+    });
+    prefetch = true;
+    // Prefetching moves no data: the same fit to the bit, or the measurement is of a fault.
+    if (plain.posterior.mean != fit.posterior.mean ||
+        plain.posterior.covariance != fit.posterior.covariance) {
+      throw std::runtime_error("the fit without prefetching differs from the fit with it");
+    }
+  }
   r.laplace_iterations = fit.iterations;
   r.laplace_passes = fit.full_evaluations + fit.value_evaluations;
   r.laplace_gradient_norm = fit.gradient_norm;
@@ -767,6 +787,9 @@ nlohmann::json to_json(const Record& r, const Config& config) {
         {"passes", r.laplace_passes},
         {"floor_seconds_its_passes", r.laplace_passes * r.design_pass.median},
         {"vs_floor_its_passes", r.laplace.median / (r.laplace_passes * r.design_pass.median)},
+        {"no_prefetch", to_json(r.laplace_no_prefetch)},
+        {"no_prefetch_vs_floor_its_passes",
+         r.laplace_no_prefetch.median / (r.laplace_passes * r.design_pass.median)},
         {"gradient_norm", r.laplace_gradient_norm},
         {"mean", r.laplace_mean}}},
       {"sampling", to_json(r.sampling)},
@@ -862,13 +885,16 @@ void print_tables(const std::vector<Record>& records) {
   std::printf(
       "\nLaplace vs floor = one pass over the design per Newton iteration (goal <= 2), and per "
       "pass the fit takes\n");
-  std::printf("%9s %11s %11s %7s %9s %7s %9s\n", "n", "laplace", "pass", "iters", "ratio", "passes",
-              "ratio");
+  std::printf("%9s %11s %11s %7s %9s %7s %9s %13s %9s\n", "n", "laplace", "pass", "iters", "ratio",
+              "passes", "ratio", "no prefetch", "ratio");
   for (const Record& r : records) {
-    std::printf("%9lld %11.4f %11.5f %7d %9.2f %7d %9.2f\n", static_cast<long long>(r.n),
-                r.laplace.median, r.design_pass.median, r.laplace_iterations,
+    const double its_passes = r.laplace_passes * r.design_pass.median;
+    std::printf("%9lld %11.4f %11.5f %7d %9.2f %7d %9.2f %13.4f %9.2f\n",
+                static_cast<long long>(r.n), r.laplace.median, r.design_pass.median,
+                r.laplace_iterations,
                 r.laplace.median / (r.laplace_iterations * r.design_pass.median), r.laplace_passes,
-                r.laplace.median / (r.laplace_passes * r.design_pass.median));
+                r.laplace.median / its_passes, r.laplace_no_prefetch.median,
+                r.laplace_no_prefetch.median / its_passes);
   }
   std::printf(
       "\nProjection vs floor = product + one write of Phi (goal <= %.1f), like for like, in "
@@ -923,8 +949,17 @@ void print_tables(const std::vector<Record>& records) {
 
 std::vector<const Measurement*> all_measurements(const Record& r) {
   std::vector<const Measurement*> list = {
-      &r.model_setup, &r.model_setup_copied, &r.model_release,  &r.laplace, &r.sampling,
-      &r.projection,  &r.product_link,       &r.product_centre, &r.replica, &r.solve,
+      &r.model_setup,
+      &r.model_setup_copied,
+      &r.model_release,
+      &r.laplace,
+      &r.laplace_no_prefetch,
+      &r.sampling,
+      &r.projection,
+      &r.product_link,
+      &r.product_centre,
+      &r.replica,
+      &r.solve,
   };
   for (const auto& entry : r.link_by_isa) {
     list.push_back(&entry.second);

@@ -68,12 +68,11 @@ void validate_theta(const Model& model, const Eigen::VectorXd& theta, const char
   }
 }
 
-/// One thread's per-block buffers for exact_link_sums: the predictors and the link's terms.
+/// One thread's per-block buffers for exact_link_sums: the predictors and the link's values (its
+/// derivatives go straight into the sums' g and c).
 struct LinkScratch {
   std::vector<double> predictor;
   std::vector<double> value;
-  std::vector<double> first;
-  std::vector<double> second;
 };
 
 /// This thread's buffers, of at least `rows` entries each (a block of at most kRowSumBlock
@@ -81,8 +80,7 @@ struct LinkScratch {
 LinkScratch& link_scratch(index_t rows) {
   thread_local LinkScratch scratch;
   if (static_cast<index_t>(scratch.predictor.size()) < rows) {
-    for (std::vector<double>* buffer :
-         {&scratch.predictor, &scratch.value, &scratch.first, &scratch.second}) {
+    for (std::vector<double>* buffer : {&scratch.predictor, &scratch.value}) {
       buffer->resize(static_cast<std::size_t>(rows));
     }
   }
@@ -106,7 +104,7 @@ ExactRowSums exact_link_sums(const Model& model, const Design& design,
     // A shared offset is added as a stored one would be: the same bits, and no n-vector read.
     const double* shift = offset.stored != nullptr ? offset.stored + first : nullptr;
     LinkScratch& scratch = link_scratch(count);
-    const double* w = block_weights(weights, first);  // the coreset's, or ones
+    const double* w = weights != nullptr ? weights + first : nullptr;  // null: every w_n = 1
     double* predictor = scratch.predictor.data();
     simd::linear_predictors(block, theta.data(), predictor);
     // values[j] = ell(a_j), then w_j (ell(a_j) + c_j): the terms the value adds up.
@@ -120,8 +118,7 @@ ExactRowSums exact_link_sums(const Model& model, const Design& design,
         }
         simd::log_sigmoid(values, values, count);
       } else {
-        simd::logistic_link_terms(predictor, y, count, values, scratch.first.data(),
-                                  scratch.second.data());
+        simd::logistic_link_terms(predictor, y, count, values, g.data(), c.data());
       }
     } else if (value_only) {
       // The link's value alone (link_value computes it as evaluate_link does, bit for bit),
@@ -133,23 +130,38 @@ ExactRowSums exact_link_sums(const Model& model, const Design& design,
       for (index_t j = 0; j < count; ++j) {
         const LinkTerms link = evaluate_link(model.link, predictor[j], y[j], model.noise_precision);
         values[j] = link.value;
-        scratch.first[j] = link.first;
-        scratch.second[j] = link.second;
+        g[j] = link.first;
+        c[j] = link.second;
       }
     }
+    // g_n = w_n ell'(a_n) and c_n = w_n * -ell''(a_n) >= 0 in place of the link's terms, and the
+    // values w_n (ell(a_n) + c_n). Without weights (every w_n = 1) the products by w_n are left
+    // out: multiplying by 1 is exact, so the bits are those of the weighted form, with no block
+    // of ones to read.
     if (!value_only) {
-      for (index_t j = 0; j < count; ++j) {
-        g[j] = w[j] * scratch.first[j];
-        c[j] = -w[j] * scratch.second[j];  // w_n * -ell''(a_n) >= 0
+      if (w != nullptr) {
+        for (index_t j = 0; j < count; ++j) {
+          g[j] = w[j] * g[j];
+          c[j] = -w[j] * c[j];
+        }
+      } else {
+        for (index_t j = 0; j < count; ++j) {
+          c[j] = -c[j];
+        }
       }
     }
-    if (shift != nullptr) {
+    const double shared = offset.shared;
+    if (w != nullptr) {
       for (index_t j = 0; j < count; ++j) {
-        values[j] = w[j] * (values[j] + shift[j]);
+        values[j] = w[j] * (values[j] + (shift != nullptr ? shift[j] : shared));
+      }
+    } else if (shift != nullptr) {
+      for (index_t j = 0; j < count; ++j) {
+        values[j] += shift[j];
       }
     } else {
       for (index_t j = 0; j < count; ++j) {
-        values[j] = w[j] * (values[j] + offset.shared);
+        values[j] += shared;
       }
     }
     return simd::sum_in_lanes(values, count);

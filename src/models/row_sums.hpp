@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <vector>
 #ifdef _OPENMP
@@ -26,6 +27,7 @@
 #include "models/simd/row_block.hpp"
 #include "support/eigen.hpp"
 #include "support/exact_sum.hpp"
+#include "support/exact_sum_batch.hpp"
 #include "support/exact_sums_by_team.hpp"
 
 namespace coreset::models {
@@ -65,6 +67,22 @@ inline const double* block_weights(const double* weights, index_t first) {
 /// out single blocks interleaved the threads' reads, and a pass over the design took about twice
 /// as long (n = 1e6, d = 10, on the 2-vCPU build VM).
 inline constexpr index_t kBlocksPerRun = 16;
+
+/// Whether exact_sums_over_rows has each block's sums prefetch the next block of the thread's run
+/// (simd::RowBlock::prefetch_rows): on unless turned off. A core streams the design only while it
+/// reads a block (the predictors), then works on the block from its caches (the link, the sums)
+/// while its share of the memory bandwidth goes unused: on the GPU hosts' 16 Xeon cores each
+/// block's reading and arithmetic were measured to add up, not overlap (bench/README.md). The
+/// results never depend on it; bench_build_stages times the fit both ways.
+inline std::atomic<bool>& row_sums_prefetch() {
+  static std::atomic<bool> on{true};
+  return on;
+}
+
+/// The most a thread's batch of blocks' partial sums holds before they are added exactly
+/// (support::ExactSumBatch): kBlocksPerRun blocks' at d = 10 (528 bytes each), fewer for wider
+/// designs.
+inline constexpr std::size_t kRowSumBatchBytes = std::size_t{16} << 10;
 
 /// The run length for `blocks` blocks over `teams` teams: kBlocksPerRun, or shorter when the
 /// blocks are too few for every team to get a run of that length.
@@ -146,28 +164,41 @@ ExactRowSums exact_sums_over_rows(const Design& design, bool want_vector, bool w
   const index_t accumulators = row_sum_accumulators(d, want_vector, want_matrix);
   const int teams = row_sum_teams(blocks, accumulators);
   const int run = row_sum_run(blocks, teams);
+  const bool prefetch = row_sums_prefetch().load(std::memory_order_relaxed);
   // One thread's share of the blocks, into its accumulators `mine`.
   const auto sum_blocks = [&](ExactRowSums& mine) {
     Eigen::VectorXd g;
     Eigen::VectorXd c;
-    // One block's sums, rounded, in add_packed_row_sums' layout.
-    std::vector<double> block_vector(static_cast<std::size_t>(want_vector ? d : 0));
-    std::vector<double> block_upper(static_cast<std::size_t>(want_matrix ? d * (d + 1) / 2 : 0));
-#pragma omp for schedule(dynamic, run)
+    // The blocks' sums, rounded, a row each in add_packed_row_sums' layout, added to `mine` a
+    // batch at a time.
+    const auto width = static_cast<std::size_t>(accumulators);
+    support::ExactSumBatch batch(
+        width, support::ExactSumBatch::rows_within(width, kBlocksPerRun, kRowSumBatchBytes));
+    const index_t vector_at = 1;
+    const index_t upper_at = want_vector ? 1 + d : 1;
+#pragma omp for schedule(dynamic, run) nowait
     for (index_t b = 0; b < blocks; ++b) {
       const index_t first = b * kRowSumBlock;
-      const simd::RowBlock block =
+      simd::RowBlock block =
           design.row_block(first, std::min(kRowSumBlock, n - first), unit_block().data());
+      // The next block is this thread's too unless this one ends a run (schedule(dynamic, run)
+      // hands out runs of `run` blocks from block 0 on).
+      if (prefetch && (b + 1) % run != 0) {
+        block.prefetch_rows = std::min(kRowSumBlock, n - first - block.rows);
+      }
       g.resize(block.rows);
       c.resize(block.rows);
-      const double value = terms(first, block, g, c);
+      double* row = batch.next_row();
+      row[0] = terms(first, block, g, c);
       // The matrix's general form, not a rank update of diag(sqrt(c)) rows: the square root
       // would need c >= 0, and the Poisson link's -ell'' can round to a tiny negative number.
-      simd::weighted_row_sums(block, g.data(), c.data(),
-                              want_vector ? block_vector.data() : nullptr,
-                              want_matrix ? block_upper.data() : nullptr);
-      add_packed_row_sums(value, block_vector, block_upper, mine);
+      simd::weighted_row_sums(block, g.data(), c.data(), want_vector ? row + vector_at : nullptr,
+                              want_matrix ? row + upper_at : nullptr);
+      if (batch.full()) {
+        batch.add_to(mine);
+      }
     }
+    batch.add_to(mine);
   };
   return support::exact_sums_by_team(teams, static_cast<std::size_t>(accumulators), sum_blocks);
 }

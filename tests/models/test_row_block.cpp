@@ -124,6 +124,16 @@ TEST_P(RowBlockKernels, WeightedSumsFollowTheLaneOrderBitForBit) {
       weighted_row_sums(GetParam(), z, g.data(), c.data(), vector.data(), upper.data());
       weighted_row_sums(GetParam(), z, g.data(), nullptr, vector_alone.data(), nullptr);
       weighted_row_sums(GetParam(), z, nullptr, c.data(), nullptr, upper_alone.data());
+      // Prefetching the rows past the block (the stride's three NaN rows) must leave every bit:
+      // a sweep that took a prefetched row for one of its own would sum NaN.
+      RowBlock prefetching = z;
+      prefetching.prefetch_rows = 3;
+      std::vector<double> vector_prefetching(static_cast<std::size_t>(cols) + 1, -7.0);
+      std::vector<double> upper_prefetching(entries + 1, -7.0);
+      weighted_row_sums(GetParam(), prefetching, g.data(), c.data(), vector_prefetching.data(),
+                        upper_prefetching.data());
+      EXPECT_EQ(vector_prefetching, vector) << rows << " x " << cols << " prefetching";
+      EXPECT_EQ(upper_prefetching, upper) << rows << " x " << cols << " prefetching";
       for (index_t i = 0; i < cols; ++i) {
         const double want = lane_sum_by_definition(
             GetParam(), rows, [&](index_t j) { return g[j]; }, [&](index_t j) { return z(j, i); });

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "support/exact_sum.hpp"
+#include "support/exact_sum_batch.hpp"
 
 namespace coreset::support {
 namespace {
@@ -127,6 +128,56 @@ TEST(ExactSum, NonFiniteTermsGiveWhatAPlainSumGives) {
   EXPECT_TRUE(std::isnan(exact({1.0, std::numeric_limits<double>::quiet_NaN()})));
   // A finite sum beyond the double range overflows to infinity, as rounding says.
   EXPECT_EQ(exact({std::numeric_limits<double>::max(), std::numeric_limits<double>::max()}), inf);
+}
+
+// Rows added a batch at a time, accumulator by accumulator, give each accumulator the bits of
+// adding the rows one by one as they come, whatever the batch's size and however full it is when
+// added; terms of every magnitude, cancelling, so that a term added to the wrong accumulator, twice
+// or not at all would show.
+TEST(ExactSumBatch, GivesTheBitsOfAddingEachRowAsItComes) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> mantissa(-1.0, 1.0);
+  std::uniform_int_distribution<int> exponent(-60, 60);
+  const std::size_t width = 11;
+  const std::size_t rows = 53;
+  std::vector<double> terms(rows * width);
+  for (double& term : terms) {
+    term = std::ldexp(mantissa(rng), exponent(rng));
+  }
+  std::vector<ExactSum> want(width);
+  for (std::size_t row = 0; row < rows; ++row) {
+    for (std::size_t i = 0; i < width; ++i) {
+      want[i].add(terms[row * width + i]);
+    }
+  }
+  for (const std::size_t capacity : {std::size_t{1}, std::size_t{4}, std::size_t{16}, rows + 1}) {
+    ExactSumBatch batch(width, capacity);
+    std::vector<ExactSum> got(width);
+    for (std::size_t row = 0; row < rows; ++row) {
+      double* slot = batch.next_row();
+      std::copy(terms.begin() + static_cast<std::ptrdiff_t>(row * width),
+                terms.begin() + static_cast<std::ptrdiff_t>((row + 1) * width), slot);
+      if (batch.full()) {
+        batch.add_to(got);
+      }
+    }
+    batch.add_to(got);  // the rows left over
+    batch.add_to(got);  // an empty batch adds nothing
+    for (std::size_t i = 0; i < width; ++i) {
+      EXPECT_EQ(got[i].value(), want[i].value()) << "capacity " << capacity << ", sum " << i;
+      EXPECT_NE(got[i].value(), 0.0) << "capacity " << capacity << ", sum " << i;
+    }
+  }
+}
+
+TEST(ExactSumBatch, HoldsAsManyRowsAsFitTheBytesAndAtLeastOne) {
+  EXPECT_EQ(ExactSumBatch::rows_within(66, 16, 16 << 10), 16u);   // 528 bytes a row
+  EXPECT_EQ(ExactSumBatch::rows_within(231, 16, 16 << 10), 8u);   // 1848 bytes a row
+  EXPECT_EQ(ExactSumBatch::rows_within(5151, 16, 16 << 10), 1u);  // wider than the bytes
+  EXPECT_EQ(ExactSumBatch::rows_within(0, 16, 16 << 10), 16u);
+  ExactSumBatch one(3, 0);  // asked for none: holds one
+  one.next_row();
+  EXPECT_TRUE(one.full());
 }
 
 }  // namespace

@@ -28,10 +28,20 @@ struct RowBlock {
   index_t rows = 0;
   index_t cols = 0;
   const double* unit = nullptr;
+  /// Rows of the same columns just past the block (at most kRowSumBlock, within the design) that
+  /// the sweep summing g^T Z prefetches into the L2 cache, a line per column per group of rows,
+  /// while it works on the block: the next block its thread will take (models/row_sums.hpp), so
+  /// that reading it overlaps this block's arithmetic. 0: nothing. The results never depend on it.
+  index_t prefetch_rows = 0;
 
   double operator()(index_t row, index_t col) const { return column(col)[row]; }
   const double* column(index_t col) const {
     return unit != nullptr && col == cols - 1 ? unit : data + col * stride;
+  }
+  /// Where column col continues past the block (the rows prefetch_rows counts); the unit column
+  /// is not stored, so its ones (already cached) stand in.
+  const double* next_column(index_t col) const {
+    return unit != nullptr && col == cols - 1 ? unit : data + col * stride + rows;
   }
 };
 

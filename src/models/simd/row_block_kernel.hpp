@@ -118,6 +118,22 @@ inline void with_width(index_t width, F&& f) {
   f(std::integral_constant<int, kMax>{});
 }
 
+/// The next block's line at row group j of each of W columns (`next`, RowBlock::next_column),
+/// into the L2 cache (not L1, which holds the block being summed), while that group is within
+/// the rows the block lets its sweeps prefetch. The sweep over g^T Z does it: it runs once per
+/// column on every instruction set, and a line per column per group spreads the requests over
+/// the sweep instead of queueing them all at once.
+template <int W>
+[[gnu::always_inline]] inline void prefetch_next_rows(const double* const (&next)[W], index_t j,
+                                                      index_t prefetch_rows) {
+  if (j < prefetch_rows) {
+#pragma GCC unroll 8
+    for (int t = 0; t < W; ++t) {
+      __builtin_prefetch(next[t] + j, 0, 2);  // a read, kept in L2 (x86: prefetcht1)
+    }
+  }
+}
+
 /// out[t] = sum over the block's rows of g_j z_j,(first + t) for t < W, in the lanes of
 /// row_block.hpp: g^T Z's entries when the Hessian is not wanted (HessianTile takes them
 /// otherwise). The W accumulators are locals, kept in registers across the rows (the loops over
@@ -127,14 +143,17 @@ template <class Ops, int W>
 inline void gradient_columns(const RowBlock& block, const double* g, index_t first, double* out) {
   using V = typename Ops::V;
   const double* z[W];
+  const double* next[W];
   V p[W];
 #pragma GCC unroll 8
   for (int t = 0; t < W; ++t) {
     z[t] = block.column(first + t);
+    next[t] = block.next_column(first + t);
     p[t] = Ops::splat(0.0);
   }
   for_each_row_group(block.rows, [&](auto partial, index_t j, int count) {
     constexpr bool kPartial = decltype(partial)::value;
+    prefetch_next_rows(next, j, block.prefetch_rows);
     const V gj = rows_of<Ops, kPartial>(g + j, count);
 #pragma GCC unroll 8
     for (int t = 0; t < W; ++t) {
@@ -215,11 +234,13 @@ struct HessianTile {
                   double* vector, double* upper) {
     const double* zi[WI];
     const double* zl[WL];
+    const double* next[WI];  // read only when the tile takes g^T Z (prefetch_next_rows)
     V p[WI][WL];
     V q[WI];
 #pragma GCC unroll 8
     for (int s = 0; s < WI; ++s) {
       zi[s] = block.column(i0 + s);
+      next[s] = block.next_column(i0 + s);
       q[s] = Ops::splat(0.0);
 #pragma GCC unroll 8
       for (int t = 0; t < WL; ++t) {
@@ -231,6 +252,9 @@ struct HessianTile {
       zl[t] = block.column(l0 + t);
     }
     for_each_row_group(block.rows, [&](auto partial, index_t j, int count) {
+      if constexpr (kGradient) {
+        prefetch_next_rows(next, j, block.prefetch_rows);
+      }
       add_rows<decltype(partial)::value>(zi, zl, g, c, j, count, p, q);
     });
 #pragma GCC unroll 8
