@@ -263,13 +263,16 @@ step bench_end_to_end_1e8 90 "$out/bench.log" "$build/bench/bench_gpu" \
 
 # After the GPU's work: the CPU Laplace fit against its passes over the design (issue 15's CPU
 # target) on this host's cores, which the build VM (2 vCPUs) cannot tell. S = 20 keeps the
-# projection part of the benchmark small; the fit does not depend on S. Text only, into bench.log
-# (a ninth file would not come back).
+# projection part of the benchmark small; the fit does not depend on S. It times the fit with and
+# without the sums prefetching the next block (f4597e1: the "no prefetch" column), which the
+# build VM measured faster with it but which was made for this host's 16 cores, where a block's
+# reading and arithmetic added up. Text only, into bench.log (a ninth file would not come back).
 step bench_cpu_fit 90 "$out/bench.log" "$build/bench/bench_build_stages" \
   --sizes 1e6,1e7 --samples 20 --solve-seconds 0 --no-end-to-end --rounds 1 --repeats 3 \
   --max-iter 1
 # Where the fit's time goes per 256-row block on this host's CPU, one thread (the link, the exact
-# additions, the sums), beside what the build VM measured (bench/results/laplace_tiles_20261127/).
+# additions, the sums, and a full pass over the design with and without prefetching), beside what
+# the build VM measured (bench/results/laplace_prefetch_batch_20261128/).
 step bench_cpu_row_blocks 60 "$out/bench.log" "$build/bench/bench_row_blocks" --cols 10
 # The CSV reader against std::from_chars alone per thread, and its scaling with the threads
 # (issue 15's parse targets), at 1, 2, 4, 8 and every thread of this host, on one file: the
