@@ -609,15 +609,17 @@ Record run_size(index_t n, const Config& config, int team, bool first_size) {
     return seconds_since(t);
   });
   {
-    std::atomic<bool>& prefetch = coreset::models::row_sums_prefetch();
-    prefetch = false;
+    // Off for this measurement alone, back on however it ends.
+    struct PrefetchOff {
+      PrefetchOff() { coreset::models::row_sums_prefetch() = false; }
+      ~PrefetchOff() { coreset::models::row_sums_prefetch() = true; }
+    } prefetch_off;
     coreset::posterior::LaplaceFit plain;
     r.laplace_no_prefetch = measure("laplace fit, no prefetch", stage_plan, config, [&] {
       const auto t = Clock::now();
       plain = coreset::posterior::laplace(model, nullptr);
       return seconds_since(t);
     });
-    prefetch = true;
     // Prefetching moves no data: the same fit to the bit, or the measurement is of a fault.
     if (plain.posterior.mean != fit.posterior.mean ||
         plain.posterior.covariance != fit.posterior.covariance) {

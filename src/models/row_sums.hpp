@@ -45,7 +45,7 @@ struct RowSums {
 inline constexpr index_t kRowSumBlock = kReductionBlock;
 
 /// kRowSumBlock ones: a block's unit column (Design::row_block), and its unit weights where a
-/// sum has none (log_joint).
+/// sum has none (posterior/exact.cpp).
 inline const std::array<double, kRowSumBlock>& unit_block() {
   static const std::array<double, kRowSumBlock> ones = [] {
     std::array<double, kRowSumBlock> values{};
@@ -69,7 +69,8 @@ inline const double* block_weights(const double* weights, index_t first) {
 inline constexpr index_t kBlocksPerRun = 16;
 
 /// Whether exact_sums_over_rows has each block's sums prefetch the next block of the thread's run
-/// (simd::RowBlock::prefetch_rows): on unless turned off. A core streams the design only while it
+/// (simd::RowBlock::prefetch_rows; the sweep over g^T Z does it, so passes that take the value
+/// alone do not): on unless turned off. A core streams the design only while it
 /// reads a block (the predictors), then works on the block from its caches (the link, the sums)
 /// while its share of the memory bandwidth goes unused: on the GPU hosts' 16 Xeon cores each
 /// block's reading and arithmetic were measured to add up, not overlap (bench/README.md). The

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "helpers/isa_test.hpp"
@@ -124,16 +125,6 @@ TEST_P(RowBlockKernels, WeightedSumsFollowTheLaneOrderBitForBit) {
       weighted_row_sums(GetParam(), z, g.data(), c.data(), vector.data(), upper.data());
       weighted_row_sums(GetParam(), z, g.data(), nullptr, vector_alone.data(), nullptr);
       weighted_row_sums(GetParam(), z, nullptr, c.data(), nullptr, upper_alone.data());
-      // Prefetching the rows past the block (the stride's three NaN rows) must leave every bit:
-      // a sweep that took a prefetched row for one of its own would sum NaN.
-      RowBlock prefetching = z;
-      prefetching.prefetch_rows = 3;
-      std::vector<double> vector_prefetching(static_cast<std::size_t>(cols) + 1, -7.0);
-      std::vector<double> upper_prefetching(entries + 1, -7.0);
-      weighted_row_sums(GetParam(), prefetching, g.data(), c.data(), vector_prefetching.data(),
-                        upper_prefetching.data());
-      EXPECT_EQ(vector_prefetching, vector) << rows << " x " << cols << " prefetching";
-      EXPECT_EQ(upper_prefetching, upper) << rows << " x " << cols << " prefetching";
       for (index_t i = 0; i < cols; ++i) {
         const double want = lane_sum_by_definition(
             GetParam(), rows, [&](index_t j) { return g[j]; }, [&](index_t j) { return z(j, i); });
@@ -156,6 +147,56 @@ TEST_P(RowBlockKernels, WeightedSumsFollowTheLaneOrderBitForBit) {
       EXPECT_EQ(vector_alone[cols], -7.0) << "wrote past the vector";
       EXPECT_EQ(upper[entries], -7.0) << "wrote past the triangle";
       EXPECT_EQ(upper_alone[entries], -7.0) << "wrote past the triangle";
+    }
+  }
+}
+
+// Prefetching the rows past the block (RowBlock::prefetch_rows: a whole next block of NaN, the
+// stride's garbage) leaves every bit of both sums and of the gradient alone, with the columns
+// stored and with a unit column: a sweep that took a prefetched row, or the next block's column
+// address, for one of its own would sum NaN.
+TEST_P(RowBlockKernels, PrefetchingTheNextRowsChangesNoBit) {
+  std::mt19937_64 rng(4);
+  const std::vector<double> ones(300, 1.0);
+  for (const index_t rows : kRowCounts) {
+    for (const index_t cols : kColumnCounts) {
+      for (const bool with_unit : {false, true}) {
+        if (with_unit && cols == 0) {
+          continue;
+        }
+        const index_t next = 256;
+        Design design = random_design(rows, cols, rows + next, rng);
+        if (with_unit) {
+          design.block.unit = ones.data();
+        }
+        const std::vector<double> g = random_vector(rows, rng);
+        const std::vector<double> c = random_vector(rows, rng, true);
+        const auto entries = static_cast<std::size_t>(cols * (cols + 1) / 2);
+        RowBlock prefetching = design.block;
+        prefetching.prefetch_rows = next;
+        std::vector<double> vector(static_cast<std::size_t>(cols) + 1, -7.0);
+        std::vector<double> upper(entries + 1, -7.0);
+        std::vector<double> vector_alone(static_cast<std::size_t>(cols) + 1, -7.0);
+        weighted_row_sums(GetParam(), design.block, g.data(), c.data(), vector.data(),
+                          upper.data());
+        weighted_row_sums(GetParam(), design.block, g.data(), nullptr, vector_alone.data(),
+                          nullptr);
+        std::vector<double> vector_prefetching(static_cast<std::size_t>(cols) + 1, -7.0);
+        std::vector<double> upper_prefetching(entries + 1, -7.0);
+        std::vector<double> vector_alone_prefetching(static_cast<std::size_t>(cols) + 1, -7.0);
+        weighted_row_sums(GetParam(), prefetching, g.data(), c.data(), vector_prefetching.data(),
+                          upper_prefetching.data());
+        weighted_row_sums(GetParam(), prefetching, g.data(), nullptr,
+                          vector_alone_prefetching.data(), nullptr);
+        const std::string shape = std::to_string(rows) + " x " + std::to_string(cols) +
+                                  (with_unit ? " with a unit column" : "");
+        for (const double x : vector_prefetching) {
+          ASSERT_FALSE(std::isnan(x)) << shape;
+        }
+        EXPECT_EQ(vector_prefetching, vector) << shape;
+        EXPECT_EQ(upper_prefetching, upper) << shape;
+        EXPECT_EQ(vector_alone_prefetching, vector_alone) << shape;
+      }
     }
   }
 }

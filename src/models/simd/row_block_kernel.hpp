@@ -119,7 +119,8 @@ inline void with_width(index_t width, F&& f) {
 }
 
 /// The next block's line at row group j of each of W columns (`next`, RowBlock::next_column),
-/// into the L2 cache (not L1, which holds the block being summed), while that group is within
+/// asked for into the L2 cache (not L1, which holds the block being summed; some CPUs treat every
+/// prefetch hint alike), while that group is within
 /// the rows the block lets its sweeps prefetch. The sweep over g^T Z does it: it runs once per
 /// column on every instruction set, and a line per column per group spreads the requests over
 /// the sweep instead of queueing them all at once.
