@@ -76,12 +76,34 @@ class ExactSum {
   }
 
   /// Propagates the carries: limbs 0 ... kLimbs - 2 end in [0, 2^32), the top one holds the
-  /// sign. The value is unchanged.
+  /// sign. The value is unchanged. A sum of doubles of similar size touches a few of the 68
+  /// limbs, so the carries are taken from the lowest nonzero limb up to where nothing is carried
+  /// above the highest one: the zeros below and above are already in their normalized form.
   void normalize() noexcept {
-    for (int i = 0; i + 1 < kLimbs; ++i) {
+    int i = 0;
+    while (i + 1 < kLimbs && slot_[i] == 0) {
+      ++i;
+    }
+    int highest = kLimbs - 1;
+    while (highest > i && slot_[highest] == 0) {
+      --highest;
+    }
+    for (; i + 1 < kLimbs; ++i) {
       const std::int64_t carry = slot_[i] >> kLimbBits;  // floor division: arithmetic shift
       slot_[i] -= carry * (std::int64_t{1} << kLimbBits);
       slot_[i + 1] += carry;
+      if (i >= highest && (carry == 0 || carry == -1)) {
+        // Above every nonzero limb, the zeros take what is carried into them: nothing leaves
+        // them as they are; a borrow of one ripples up, each becoming 2^32 - 1, and the top limb
+        // -1 (the sign), as the loop would leave them. Written at once.
+        if (carry == -1) {
+          for (int j = i + 1; j + 1 < kLimbs; ++j) {
+            slot_[j] = (std::int64_t{1} << kLimbBits) - 1;
+          }
+          slot_[kLimbs - 1] = -1;
+        }
+        break;
+      }
     }
     pending_ = 0;
   }
@@ -100,8 +122,10 @@ class ExactSum {
     magnitude.normalize();
     const bool negative = magnitude.slot_[kLimbs - 1] < 0;
     if (negative) {
+      // The magnitude from the limbs as they were: their normalized form of a negative sum has
+      // every limb above the digits set, and carrying its negation would walk them all.
       for (int i = 0; i < kLimbs; ++i) {
-        magnitude.slot_[i] = -magnitude.slot_[i];
+        magnitude.slot_[i] = -slot_[i];
       }
       magnitude.normalize();
     }
@@ -118,13 +142,13 @@ class ExactSum {
     uint128 head = (static_cast<uint128>(at(top)) << 64) |
                    (static_cast<uint128>(at(top - 1)) << 32) | at(top - 2);
     bool sticky = false;
-    for (int i = 0; i < top - 2; ++i) {
-      sticky = sticky || limb[i] != 0;
+    for (int i = 0; i < top - 2 && !sticky; ++i) {
+      sticky = limb[i] != 0;
     }
-    int bits = 0;
-    for (uint128 h = head; h != 0; h >>= 1) {
-      ++bits;
-    }
+    // head's bit length (head != 0: limb[top] is not).
+    const auto head_high = static_cast<std::uint64_t>(head >> 64);
+    const int bits = head_high != 0 ? 128 - __builtin_clzll(head_high)
+                                    : 64 - __builtin_clzll(static_cast<std::uint64_t>(head));
     int dropped = 0;
     if (bits > 64) {  // keep 64 bits: 11 below the rounding position, room for the sticky bit
       dropped = bits - 64;

@@ -104,6 +104,62 @@ TEST(ExactSum, OrderAndGroupingDoNotChangeABit) {
             0.5000001L * std::abs(std::nextafter(reference, 2 * reference) - reference));
 }
 
+// The normalized limbs are unique for each sum: the same terms added in another order, or
+// merged from parts, give the same slots(), whatever the carries had to do (a negative sum's
+// borrow rippling up to the top limb, a sum cancelling to zero, one reaching the top limbs, the
+// smallest subnormal), and the slots give back the value.
+TEST(ExactSum, SlotsAreTheSameWhateverTheOrder) {
+  const double tiny = std::numeric_limits<double>::denorm_min();
+  const double big = std::numeric_limits<double>::max();
+  const std::vector<std::vector<double>> cases = {
+      {-tiny},
+      {-1.0},
+      {1.0, -1.0},
+      {-big, -big, big},
+      {big, 0.5, -0.25, tiny},
+      {-0x1p-1000, 0x1p900, -0x1p900},
+      {3.0, -0x1p60, 0x1p-60, -tiny, 7.5e-300},
+      {-0.0, 0.0, -0.0},
+  };
+  for (std::size_t c = 0; c < cases.size(); ++c) {
+    std::vector<double> terms = cases[c];
+    ExactSum forward;
+    for (const double t : terms) {
+      forward.add(t);
+    }
+    ExactSum backward;
+    for (auto it = terms.rbegin(); it != terms.rend(); ++it) {
+      backward.add(*it);
+    }
+    ExactSum merged;
+    for (const double t : terms) {
+      ExactSum part;
+      part.add(t);
+      merged.merge(part);
+    }
+    const double value = forward.value();
+    const auto slots = forward.slots();
+    EXPECT_EQ(backward.slots(), slots) << "case " << c;
+    EXPECT_EQ(merged.slots(), slots) << "case " << c;
+    EXPECT_EQ(ExactSum::from_slots(slots.data()).value(), value) << "case " << c;
+    for (int i = 0; i + 1 < ExactSum::kLimbs; ++i) {
+      ASSERT_GE(slots[static_cast<std::size_t>(i)], 0) << "case " << c << ", limb " << i;
+      ASSERT_LT(slots[static_cast<std::size_t>(i)], std::int64_t{1} << ExactSum::kLimbBits)
+          << "case " << c << ", limb " << i;
+    }
+  }
+  ExactSum minus_tiny;
+  minus_tiny.add(-tiny);
+  EXPECT_EQ(minus_tiny.value(), -tiny);
+  EXPECT_EQ(minus_tiny.slots()[ExactSum::kLimbs - 1], -1) << "the sign in the top limb";
+  ExactSum zero;
+  zero.add(0x1p300);
+  zero.add(-0x1p300);
+  for (const std::int64_t slot : zero.slots()) {
+    EXPECT_EQ(slot, 0);
+  }
+}
+
 TEST(ExactSum, ManyTermsCarryCorrectly) {
   // Every significand bit set, so that every add carries into the next limb, 2^22 times; then
   // the partial merged into a running sum 4096 times (2^34 terms in all, exactly representable).
