@@ -104,7 +104,7 @@ ExactRowSums exact_link_sums(const Model& model, const Design& design,
     // A shared offset is added as a stored one would be: the same bits, and no n-vector read.
     const double* shift = offset.stored != nullptr ? offset.stored + first : nullptr;
     LinkScratch& scratch = link_scratch(count);
-    const double* w = weights != nullptr ? weights + first : nullptr;  // null: every w_n = 1
+    const double* w = block_weights(weights, first);  // the coreset's, or ones
     double* predictor = scratch.predictor.data();
     simd::linear_predictors(block, theta.data(), predictor);
     // values[j] = ell(a_j), then w_j (ell(a_j) + c_j): the terms the value adds up.
@@ -134,34 +134,20 @@ ExactRowSums exact_link_sums(const Model& model, const Design& design,
         c[j] = link.second;
       }
     }
-    // g_n = w_n ell'(a_n) and c_n = w_n * -ell''(a_n) >= 0 in place of the link's terms, and the
-    // values w_n (ell(a_n) + c_n). Without weights (every w_n = 1) the products by w_n are left
-    // out: multiplying by 1 is exact, so the bits are those of the weighted form, with no block
-    // of ones to read.
     if (!value_only) {
-      if (w != nullptr) {
-        for (index_t j = 0; j < count; ++j) {
-          g[j] = w[j] * g[j];
-          c[j] = -w[j] * c[j];
-        }
-      } else {
-        for (index_t j = 0; j < count; ++j) {
-          c[j] = -c[j];
-        }
+      // g_n = w_n ell'(a_n) and c_n = w_n * -ell''(a_n) >= 0, in place of the link's terms.
+      for (index_t j = 0; j < count; ++j) {
+        g[j] = w[j] * g[j];
+        c[j] = -w[j] * c[j];
       }
     }
-    const double shared = offset.shared;
-    if (w != nullptr) {
+    if (shift != nullptr) {
       for (index_t j = 0; j < count; ++j) {
-        values[j] = w[j] * (values[j] + (shift != nullptr ? shift[j] : shared));
-      }
-    } else if (shift != nullptr) {
-      for (index_t j = 0; j < count; ++j) {
-        values[j] += shift[j];
+        values[j] = w[j] * (values[j] + shift[j]);
       }
     } else {
       for (index_t j = 0; j < count; ++j) {
-        values[j] += shared;
+        values[j] = w[j] * (values[j] + offset.shared);
       }
     }
     return simd::sum_in_lanes(values, count);

@@ -45,7 +45,7 @@ struct RowSums {
 inline constexpr index_t kRowSumBlock = kReductionBlock;
 
 /// kRowSumBlock ones: a block's unit column (Design::row_block), and its unit weights where a
-/// sum has none (posterior/exact.cpp).
+/// sum has none (log_joint, posterior/exact.cpp).
 inline const std::array<double, kRowSumBlock>& unit_block() {
   static const std::array<double, kRowSumBlock> ones = [] {
     std::array<double, kRowSumBlock> values{};
