@@ -7,11 +7,14 @@
 // Each kernel is timed on one block that stays in the L1 cache (the arithmetic alone), the median
 // of --repeats rounds of --calls calls. The read is the linear predictors of every block of an
 // n x d design (n = --rows, larger than the caches), one thread, per block: the benchmark's floor
-// for a pass, per block and core. The full pass is all of a full evaluation's work on every
-// block of that design, as one thread of the fit does it, with and without the sums prefetching
-// the next block: whether reading a block and working on it add up or overlap. Other processes'
-// share of the CPUs is reported beside each measurement (bench_machine.hpp).
+// for a pass, per block and core. The full pass is the fit's own pass over that design
+// (models::exact_link_sums, one thread, the active instruction set), with and without the sums
+// prefetching the next block: whether reading a block and working on it add up or overlap. Other
+// processes' share of the CPUs is reported beside each measurement (bench_machine.hpp).
+#include <omp.h>
+
 #include <CLI/CLI.hpp>
+#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -23,10 +26,11 @@
 
 #include "bench_machine.hpp"
 #include "coreset/types.hpp"
+#include "models/model.hpp"
+#include "models/row_offsets.hpp"
 #include "models/row_sums.hpp"
 #include "models/simd/row_block.hpp"
 #include "support/exact_sum.hpp"
-#include "support/exact_sum_batch.hpp"
 #include "support/isa.hpp"
 
 namespace {
@@ -117,9 +121,8 @@ int main(int argc, char** argv) {
   std::printf("bench_row_blocks: %s, one thread, d = %lld, blocks of %lld rows; ns per block\n",
               coreset::bench::read_first_field("/proc/cpuinfo", "model name").c_str(),
               static_cast<long long>(d), static_cast<long long>(rows));
-  std::printf("%-9s %11s %11s %11s %11s %11s %11s %14s %11s %11s %9s\n", "isa", "predictors",
-              "link", "g^T Z", "Z^T C Z", "both", "exact adds", "read (n rows)", "full pass",
-              "prefetching", "other CPU");
+  std::printf("%-9s %11s %11s %11s %11s %11s %11s %14s %9s\n", "isa", "predictors", "link", "g^T Z",
+              "Z^T C Z", "both", "exact adds", "read (n rows)", "other CPU");
   nlohmann::json results = nlohmann::json::array();
   for (const Isa isa : {Isa::baseline, Isa::avx2, Isa::avx512}) {
     if (!coreset::support::supported(isa)) {
@@ -169,60 +172,19 @@ int main(int argc, char** argv) {
       g_sink = sum;
     });
     read.ns_per_block /= static_cast<double>(blocks);
-    // A full evaluation's work on every block of the design, as one thread of the fit does it
-    // (models/row_sums.hpp): the predictors, the link, both sums and the exact adds (a batch of
-    // blocks at a time), each block read from memory, its next block prefetched by the sums or
-    // not (RowBlock::prefetch_rows).
-    // Near the read plus the arithmetic, the two add up; near the larger, they overlap.
-    coreset::support::ExactSumBatch batch(accumulators.size(),
-                                          coreset::support::ExactSumBatch::rows_within(
-                                              accumulators.size(), coreset::models::kBlocksPerRun,
-                                              coreset::models::kRowSumBatchBytes));
-    const auto full_pass = [&](bool prefetch) {
-      Timing pass = time_calls(config.repeats, 1, [&] {
-        for (index_t b = 0; b < blocks; ++b) {
-          const index_t start = b * rows;
-          RowBlock part{design.data() + start, n, std::min(rows, n - start), d};
-          if (prefetch) {
-            part.prefetch_rows = std::max<index_t>(0, std::min(rows, n - start - part.rows));
-          }
-          simd::linear_predictors(isa, part, theta.data(), a.data());
-          simd::logistic_link_terms(isa, a.data(), y.data(), part.rows, value.data(), first.data(),
-                                    second.data());
-          simd::weighted_row_sums(isa, part, first.data(), second.data(), vector.data(),
-                                  upper.data());
-          // The value, the gradient and the triangle's place in the row (row_sums.hpp).
-          double* row = batch.next_row();
-          row[0] = simd::sum_in_lanes(value.data(), part.rows);
-          std::copy(vector.begin(), vector.end(), row + 1);
-          std::copy(upper.begin(), upper.end(), row + 1 + d);
-          if (batch.full()) {
-            batch.add_to(accumulators);
-          }
-        }
-        batch.add_to(accumulators);
-        g_sink = accumulators[0].value();
-      });
-      pass.ns_per_block /= static_cast<double>(blocks);
-      return pass;
-    };
-    const Timing pass = full_pass(false);
-    const Timing pass_prefetching = full_pass(true);
     // The largest share measured (NaN, "n/a", where every measurement was too short to tell).
     double other = std::nan("");
-    for (const double share :
-         {predictors.other_cpu_share, link.other_cpu_share, gradient.other_cpu_share,
-          hessian.other_cpu_share, both.other_cpu_share, exact.other_cpu_share,
-          read.other_cpu_share, pass.other_cpu_share, pass_prefetching.other_cpu_share}) {
+    for (const double share : {predictors.other_cpu_share, link.other_cpu_share,
+                               gradient.other_cpu_share, hessian.other_cpu_share,
+                               both.other_cpu_share, exact.other_cpu_share, read.other_cpu_share}) {
       if (!std::isnan(share) && !(other >= share)) {
         other = share;
       }
     }
-    std::printf("%-9s %11.0f %11.0f %11.0f %11.0f %11.0f %11.0f %14.0f %11.0f %11.0f %9s\n",
+    std::printf("%-9s %11.0f %11.0f %11.0f %11.0f %11.0f %11.0f %14.0f %9s\n",
                 coreset::support::isa_name(isa), predictors.ns_per_block, link.ns_per_block,
                 gradient.ns_per_block, hessian.ns_per_block, both.ns_per_block, exact.ns_per_block,
-                read.ns_per_block, pass.ns_per_block, pass_prefetching.ns_per_block,
-                coreset::bench::format_share(other).c_str());
+                read.ns_per_block, coreset::bench::format_share(other).c_str());
     results.push_back({{"isa", coreset::support::isa_name(isa)},
                        {"predictors_ns", predictors.ns_per_block},
                        {"logistic_link_ns", link.ns_per_block},
@@ -231,15 +193,50 @@ int main(int argc, char** argv) {
                        {"both_sums_ns", both.ns_per_block},
                        {"exact_adds_ns", exact.ns_per_block},
                        {"read_ns_per_block", read.ns_per_block},
-                       {"full_pass_ns_per_block", pass.ns_per_block},
-                       {"full_pass_prefetching_ns_per_block", pass_prefetching.ns_per_block},
                        {"other_cpu_share", other}});
   }
+  // A full evaluation's pass over the whole design as one thread of the fit takes it: the
+  // library's own sums over the rows (models::exact_link_sums, on a logistic model of that design,
+  // with the active instruction set), without and with the sums prefetching the next block
+  // (models::row_sums_prefetch). Near the read plus the arithmetic above, the two add up.
+  coreset::models::Model model;
+  model.design = coreset::models::Design::borrowed(design.data(), n, d, n, false);
+  model.response.resize(n);
+  for (index_t j = 0; j < n; ++j) {
+    model.response[j] = j % 3 == 0 ? -1.0 : 1.0;
+  }
+  model.offset = coreset::models::RowOffsets::shared(n, 0.0);
+  model.prior_precision = Eigen::MatrixXd::Identity(d, d);
+  const Eigen::VectorXd theta_vector = Eigen::Map<const Eigen::VectorXd>(theta.data(), d);
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
+  const auto full_pass = [&](bool prefetch) {
+    coreset::models::row_sums_prefetch() = prefetch;
+    Timing pass = time_calls(config.repeats, 1, [&] {
+      g_sink = coreset::models::exact_link_sums(model, 0, n, theta_vector, true, true)[0].value();
+    });
+    pass.ns_per_block /= static_cast<double>(blocks);
+    return pass;
+  };
+  const Timing pass = full_pass(false);
+  const Timing prefetching = full_pass(true);  // left on, the library's default
+  omp_set_num_threads(threads);
+  const char* active = coreset::support::isa_name(coreset::support::active_isa());
+  // The larger share of the two (NaN where neither was long enough to tell).
+  const double pass_other = std::isnan(pass.other_cpu_share) ? prefetching.other_cpu_share
+                            : std::isnan(prefetching.other_cpu_share)
+                                ? pass.other_cpu_share
+                                : std::max(pass.other_cpu_share, prefetching.other_cpu_share);
+  std::printf(
+      "\nfull pass (%s, the fit's own sums over the n rows): %.0f ns per block, %.0f "
+      "prefetching the next block (other CPU %s)\n",
+      active, pass.ns_per_block, prefetching.ns_per_block,
+      coreset::bench::format_share(pass_other).c_str());
   std::printf(
       "\nA full evaluation of the fit runs the predictors, the link, both sums and the exact adds\n"
       "on every block; the read column is the floor's share of it. Arithmetic above the read\n"
-      "means the pass is compute-bound. The full pass does it all on every block of the n rows\n"
-      "(prefetching: the sums prefetch the next block); near read + arithmetic, the two add up.\n");
+      "means the pass is compute-bound. The full pass is all of it over every block of the n\n"
+      "rows; near read + arithmetic, the reading and the arithmetic add up.\n");
   if (!config.json.empty()) {
     const nlohmann::json out = {{"benchmark", "bench_row_blocks"},
                                 {"date", coreset::bench::utc_now()},
@@ -247,7 +244,12 @@ int main(int argc, char** argv) {
                                 {"cols", d},
                                 {"block_rows", rows},
                                 {"design_rows", n},
-                                {"results", results}};
+                                {"results", results},
+                                {"full_pass",
+                                 {{"isa", active},
+                                  {"ns_per_block", pass.ns_per_block},
+                                  {"prefetching_ns_per_block", prefetching.ns_per_block},
+                                  {"other_cpu_share", pass_other}}}};
     std::ofstream(config.json) << out.dump(2) << "\n";
   }
   return 0;
