@@ -271,8 +271,8 @@ step bench_cpu_fit 90 "$out/bench.log" "$build/bench/bench_build_stages" \
   --sizes 1e6,1e7 --samples 20 --solve-seconds 0 --no-end-to-end --rounds 1 --repeats 3 \
   --max-iter 1
 # Where the fit's time goes per 256-row block on this host's CPU, one thread (the link, the exact
-# additions, the sums, and a full pass over the design with and without prefetching), beside what
-# the build VM measured (bench/results/laplace_prefetch_batch_20261128/).
+# additions, the sums, and the fit's own pass over the design with and without prefetching),
+# beside what the build VM measured (bench/results/laplace_prefetch_batch_20261128/).
 step bench_cpu_row_blocks 60 "$out/bench.log" "$build/bench/bench_row_blocks" --cols 10
 # The CSV reader against std::from_chars alone per thread, and its scaling with the threads
 # (issue 15's parse targets), at 1, 2, 4, 8 and every thread of this host, on one file: the
