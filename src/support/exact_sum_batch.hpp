@@ -1,10 +1,11 @@
 // Rows of terms for a set of exact accumulators (support/exact_sum.hpp), held a few rows at a time
 // and added accumulator by accumulator: each accumulator's limbs are then touched once per batch
 // instead of once per row. The sums over datapoints add one row of rounded partial sums per block
-// of datapoints (1 + d + d (d + 1) / 2 of them: 66 accumulators, 37 KB, at d = 10), and added
-// row by row they crowded the block's own data out of the L1 cache that its arithmetic works in
-// (bench_row_blocks' full pass; bench/README.md). Exact sums do not depend on the order of their
-// terms, so the result is the bits of adding each row as it comes.
+// of datapoints (1 + d + d (d + 1) / 2 of them: 66 accumulators, 37 KB, at d = 10); added a batch
+// at a time the pass measured faster than row by row (bench/README.md, f4597e1), presumably as
+// the accumulators then stay out of the L1 cache the block's arithmetic works in (not measured:
+// the build VM has no cache counters). Exact sums do not depend on the order of their terms, so
+// the result is the bits of adding each row as it comes.
 #pragma once
 
 #include <algorithm>
