@@ -89,10 +89,10 @@ CORESET_API std::vector<T> read_vector(const std::string& path);
 /// ragged row, a bad quote, a non-numeric cell, NaN or Inf. Whether the values suit a model
 /// (labels, counts) is checked later, by build_coreset.
 ///
-/// The rows of each chunk are parsed on `threads` threads (0: every core, as OpenMP counts them,
-/// or OMP_NUM_THREADS; InvalidArgument when negative). The result, and the error for a bad file
-/// (the first in file order), are the same for every thread count; the text held at once is
-/// about 4 MiB per thread.
+/// The rows of each chunk are parsed on `threads` threads (0: build_info().threads, every core
+/// as OpenMP counts them within a CPU quota, or OMP_NUM_THREADS; InvalidArgument when negative).
+/// The result, and the error for a bad file (the first in file order), are the same for every
+/// thread count; the text held at once is about 4 MiB per thread.
 CORESET_API Dataset read_dataset_csv(const std::string& path, const std::string& response = "",
                                      bool has_response = true, char delimiter = 0, int threads = 0);
 

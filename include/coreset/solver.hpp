@@ -173,7 +173,8 @@ struct CORESET_API SolverSettings {
   int max_iterations = 300;  ///< 1 ... 1e9; the IHT family only
   double tolerance = 1e-5;   ///< relative change that counts as converged, >= 0; IHT family only
   StepRule step_rule = StepRule::exact;  ///< a-iht and a-iht-2 only; iht has a fixed step
-  int threads = 0;                       ///< CPU threads for the dense passes; 0 = every core
+  /// CPU threads for the dense passes; 0 = build_info().threads (every core, within a CPU quota).
+  int threads = 0;
   /// Batch A-IHT (spec 2.6), a-iht and a-iht-2 only: in [0, 1], 0 = off (the full gradient).
   /// Each iteration's gradient Phi^T r is taken on m = max(1, floor(batch_fraction * n)) columns
   /// drawn uniformly without replacement, afresh per iteration (seeded from the solver's seed

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -21,9 +22,17 @@ struct CORESET_API BuildInfo {
   std::string build_type;  ///< CMAKE_BUILD_TYPE: "Release", "Debug", ...
   bool openmp = false;     ///< whether the CPU passes are parallel (OpenMP compiled in)
   /// CPU threads the library uses when SolverOptions::threads is 0: OpenMP's maximum
-  /// (omp_get_max_threads(), so OMP_NUM_THREADS lowers it) at the time of the call; 1 without
-  /// OpenMP.
+  /// (omp_get_max_threads(), so OMP_NUM_THREADS sets it) at the time of the call, capped at the
+  /// whole CPUs of cpu_limit unless OMP_NUM_THREADS is set; 1 without OpenMP.
   int threads = 1;
+  /// The CPUs' worth of time that the process's control group allows it (`docker run --cpus`,
+  /// Kubernetes' CPU limits, systemd's CPUQuota=), read once per process; 0 when none is set or
+  /// it cannot be read.
+  double cpu_limit = 0.0;
+  /// The bytes of memory that the process's control group allows it (`docker run --memory`,
+  /// systemd's MemoryMax=), read once per process; 0 when none is set or it cannot be read. The
+  /// checks before Phi and the samples are allocated use it where it is below the machine's.
+  std::int64_t memory_limit_bytes = 0;
   /// The instruction set of the CPU projection's link and centring kernels on this machine:
   /// "avx512", "avx2" or "baseline" (chosen at start-up; the environment variable CORESET_ISA
   /// can lower it). The CPU backend's results depend on it (README, "Reproducibility").

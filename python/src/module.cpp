@@ -225,6 +225,10 @@ py::dict info() {
   result["build_type"] = build.build_type;
   result["openmp"] = build.openmp;
   result["threads"] = build.threads;
+  result["memory_limit_bytes"] =
+      build.memory_limit_bytes > 0 ? py::object(py::int_(build.memory_limit_bytes)) : py::none();
+  result["cpu_limit"] =
+      build.cpu_limit > 0.0 ? py::object(py::float_(build.cpu_limit)) : py::none();
   result["cpu_kernels"] = build.cpu_kernels;
   result["cuda"] = build.cuda;
   result["cuda_runtime_version"] = build.cuda_runtime_version;

@@ -1,6 +1,8 @@
 """coreset.build and coreset.evaluate give what the command gives on the same data and seed."""
 
 import json
+import math
+import os
 
 import numpy as np
 import pytest
@@ -115,6 +117,13 @@ def test_dataframe_like_column_names_name_the_parameters(logistic_data):
 def test_info_describes_the_build():
     facts = coreset.info()
     assert facts["version"] == coreset.__version__
+    # The default team fits the control group's CPU limit (docker --cpus) unless OMP_NUM_THREADS
+    # sized it.
+    assert facts["threads"] >= 1
+    assert facts["cpu_limit"] is None or facts["cpu_limit"] > 0
+    assert facts["memory_limit_bytes"] is None or facts["memory_limit_bytes"] > 0
+    if facts["cpu_limit"] is not None and not os.environ.get("OMP_NUM_THREADS"):
+        assert facts["threads"] <= max(1, math.floor(facts["cpu_limit"] + 0.5))
     assert isinstance(facts["cuda"], bool) and isinstance(facts["gpus"], list)
     if not facts["gpus"]:
         assert facts["gpu_unavailable_reason"]

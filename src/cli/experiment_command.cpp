@@ -27,6 +27,7 @@
 #include "coreset/build.hpp"
 #include "coreset/error.hpp"
 #include "coreset/io.hpp"
+#include "coreset/version.hpp"
 
 namespace coreset::cli {
 namespace {
@@ -263,7 +264,8 @@ int worker_count(int threads) {
   if (threads > 0) {
     return threads;
   }
-  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  // The library's default team: every core the process may use, within its CPU limit.
+  return std::max(1, build_info().threads);
 }
 
 // One (algorithm, k) of a trial: its row, or why it failed.

@@ -16,8 +16,18 @@ std::function<int()> add_info_command(CLI::App& app) {
     std::printf("coreset %s\n", build.version.c_str());
     std::printf("  compiler:      %s\n", build.compiler.c_str());
     std::printf("  build type:    %s\n", build.build_type.c_str());
-    std::printf("  OpenMP:        %s (%d threads available)\n", build.openmp ? "yes" : "no",
+    std::printf("  OpenMP:        %s (%d threads by default)\n", build.openmp ? "yes" : "no",
                 build.threads);
+    if (build.cpu_limit > 0.0) {
+      std::printf(
+          "  CPU limit:     %.2f CPUs (the control group's quota; the default threads are\n"
+          "                 this, rounded, unless OMP_NUM_THREADS is set)\n",
+          build.cpu_limit);
+    }
+    if (build.memory_limit_bytes > 0) {
+      std::printf("  memory limit:  %lld MiB (the control group's; the samples and Phi must fit)\n",
+                  static_cast<long long>(build.memory_limit_bytes >> 20));
+    }
     std::printf("  CUDA support:  %s\n",
                 build.cuda ? ("compiled in (runtime " + build.cuda_runtime_version + ")").c_str()
                            : "not compiled in");

@@ -92,7 +92,7 @@ void add_model_options(CLI::App* command, ModelArguments& args) {
       ->add_option("--seed", args.seed,
                    "seed of the sampling, the RBF centres and the draws of --algorithm is/uniform")
       ->capture_default_str();
-  command->add_option("--threads", args.threads, "CPU threads, 0 = every core")
+  command->add_option("--threads", args.threads, "CPU threads, 0 = every core (within a CPU quota)")
       ->capture_default_str();
 }
 

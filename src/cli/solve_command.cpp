@@ -165,7 +165,9 @@ std::function<int()> add_solve_command(CLI::App& app) {
                    "seed of the power iteration (iht) and of the draws (is, uniform)")
       ->capture_default_str();
   add_device_options(command, args->device);
-  command->add_option("--threads", args->options.threads, "CPU threads, 0 = every core")
+  command
+      ->add_option("--threads", args->options.threads,
+                   "CPU threads, 0 = every core (within a CPU quota)")
       ->capture_default_str();
   command
       ->add_option("--batch-fraction", args->options.batch_fraction,

@@ -316,7 +316,8 @@ Dataset read_dataset_libsvm_by_byte_range(const std::string& path, bool has_resp
   }
   index_t dims = 0;
   on_every_rank(&comm, [&] {
-    dims = covariate_count(path, features, largest, share.count, support::physical_memory());
+    dims =
+        covariate_count(path, features, largest, share.count, support::host_memory_limit().bytes);
   });
   Dataset data = allocate(path, share.count, dims, has_response, share_first_line);
   data.first_row = share.first;
@@ -329,7 +330,7 @@ Dataset read_dataset_libsvm_by_byte_range(const std::string& path, bool has_resp
 }
 
 Dataset read_dataset_libsvm(LineReader& lines, bool has_response, index_t features) {
-  return read_dataset_libsvm(lines, has_response, features, support::physical_memory());
+  return read_dataset_libsvm(lines, has_response, features, support::host_memory_limit().bytes);
 }
 
 }  // namespace detail

@@ -155,7 +155,7 @@ void check_host_memory(const Prepared& prepared, const BuildOptions& options,
   const double phi_bytes = context.on_gpu() ? 0.0 : static_cast<double>(phi_entry_bytes(context));
   // S x d samples in double, then S x n of Phi in the job's precision, per element of S.
   support::check_host_fits(
-      s, 8.0 * d + phi_bytes * n, support::physical_memory(),
+      s, 8.0 * d + phi_bytes * n, support::host_memory_limit(),
       context.on_gpu() ? "the S samples" : "Phi (S x n, with the S samples)",
       "use fewer --samples" +
           std::string(context.on_gpu() ? "" : ", --precision float or the GPU"));

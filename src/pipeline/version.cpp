@@ -1,6 +1,7 @@
 #include "coreset/version.hpp"
 
 #include "pipeline/execution_context.hpp"
+#include "support/cgroup_limits.hpp"
 #include "support/isa.hpp"
 
 namespace coreset {
@@ -25,6 +26,8 @@ BuildInfo build_info() {
   info.openmp = true;
   info.threads = pipeline::resolve_threads(0);
 #endif
+  info.cpu_limit = support::process_cpu_limit().value_or(0.0);
+  info.memory_limit_bytes = support::process_memory_limit().value_or(0);
 #if defined(CORESET_WITH_CUDA)
   info.cuda = true;
   info.cuda_runtime_version = CORESET_CUDA_VERSION;

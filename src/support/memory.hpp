@@ -7,11 +7,20 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "coreset/error.hpp"
+#include "support/cgroup_limits.hpp"
 
 namespace coreset::support {
+
+/// The memory this process may hold: the machine's physical memory, or less where a control
+/// group limits it (a container's --memory; support/cgroup_limits.hpp).
+struct HostMemoryLimit {
+  std::int64_t bytes = std::numeric_limits<std::int64_t>::max();  ///< the largest when unknown
+  bool set_by_control_group = false;
+};
 
 /// Bytes of physical memory, or the largest int64 when the system does not say.
 inline std::int64_t physical_memory() {
@@ -23,20 +32,34 @@ inline std::int64_t physical_memory() {
   return static_cast<std::int64_t>(pages) * page_size;
 }
 
+/// The smaller of physical_memory() and this process's control group limit.
+inline HostMemoryLimit host_memory_limit() {
+  const std::int64_t machine = physical_memory();
+  const std::optional<std::int64_t> group = process_memory_limit();
+  if (group && *group < machine) {
+    return {*group, true};
+  }
+  return {machine, false};
+}
+
 inline std::string mebibytes(double bytes) {
   return std::to_string(static_cast<long long>(bytes / (1024.0 * 1024.0))) + " MiB";
 }
 
 /// Throws InvalidArgument, naming `what`, the bytes it needs and the limit, unless `count`
-/// elements of `element_bytes` each fit in `limit` bytes (count <= 0 always fits). Computed in
+/// elements of `element_bytes` each fit in `limit` (count <= 0 always fits). Computed in
 /// double, so a count that would overflow a 64-bit byte size is refused too. `advice` ends the
 /// message (what the user can change).
-inline void check_host_fits(double count, double element_bytes, std::int64_t limit,
+inline void check_host_fits(double count, double element_bytes, const HostMemoryLimit& limit,
                             const std::string& what, const std::string& advice) {
   const double bytes = count * element_bytes;
-  if (bytes > static_cast<double>(limit)) {
-    throw InvalidArgument(what + " needs " + mebibytes(bytes) + " of memory but this machine has " +
-                          mebibytes(static_cast<double>(limit)) + "; " + advice);
+  if (bytes > static_cast<double>(limit.bytes)) {
+    const std::string holder = limit.set_by_control_group
+                                   ? "this process's control group (a container's memory limit) "
+                                     "allows "
+                                   : "this machine has ";
+    throw InvalidArgument(what + " needs " + mebibytes(bytes) + " of memory but " + holder +
+                          mebibytes(static_cast<double>(limit.bytes)) + "; " + advice);
   }
 }
 

@@ -3,28 +3,39 @@
 
 #include <omp.h>
 
-#include <algorithm>
+#include <cstdlib>
+
+#include "support/cgroup_limits.hpp"
 
 namespace coreset::support {
 
+/// What 0 threads means: every core OpenMP offers (omp_get_max_threads(): the CPUs the process
+/// may run on, or OMP_NUM_THREADS), capped at the whole CPUs of its control group's CPU limit
+/// (`docker run --cpus`; support/cgroup_limits.hpp says why) unless OMP_NUM_THREADS sized
+/// the team; at least 1.
+inline int default_threads() {
+  const char* omp_num_threads = std::getenv("OMP_NUM_THREADS");
+  return threads_within_limit(omp_get_max_threads(), process_cpu_limit(),
+                              omp_num_threads != nullptr && *omp_num_threads != '\0');
+}
+
 /// The thread count for `requested` (SolverOptions::threads, a reader's threads, ...): itself
-/// when positive, else every core OpenMP offers (omp_get_max_threads(), so OMP_NUM_THREADS
-/// lowers it), at least 1. A job resolves it once (pipeline/execution_context.hpp).
+/// when positive, else default_threads(). A job resolves it once
+/// (pipeline/execution_context.hpp).
 inline int resolve_threads(int requested) {
-  return requested > 0 ? requested : std::max(1, omp_get_max_threads());
+  return requested > 0 ? requested : default_threads();
 }
 
 /// OpenMP's default team size (the calling thread's nthreads-var, what omp_get_max_threads()
-/// returns) set to `threads` for the guard's lifetime, then put back. A job runs under one, set
-/// to its thread count: the parallel passes that name no team of their own (the model's set-up,
-/// the sums over datapoints, the pinned staging of uploads) then use the job's threads and not
-/// every core, and the caller's own setting is left as it was. threads <= 0 changes nothing.
+/// returns) set to resolve_threads(threads) for the guard's lifetime, then put back. A job runs
+/// under one, set to its thread count: the parallel passes that name no team of their own (the
+/// model's set-up, the sums over datapoints, the pinned staging of uploads) then use the job's
+/// threads and not every core (nor more than its CPU limit allows), and the caller's own setting
+/// is left as it was.
 class ScopedDefaultTeam {
  public:
   explicit ScopedDefaultTeam(int threads) : previous_(omp_get_max_threads()) {
-    if (threads > 0) {
-      omp_set_num_threads(threads);
-    }
+    omp_set_num_threads(resolve_threads(threads));
   }
   ~ScopedDefaultTeam() { omp_set_num_threads(previous_); }
   ScopedDefaultTeam(const ScopedDefaultTeam&) = delete;

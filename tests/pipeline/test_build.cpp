@@ -306,7 +306,7 @@ TEST(Build, LoglikMatrixIsCentredAndScaledPerDatapoint) {
 // Phi's size is checked against the machine's memory before it is written (issue 15, "memory up
 // front"): the message names what is needed and what there is.
 TEST(HostMemory, APhiLargerThanTheLimitIsRefusedWithBothSizes) {
-  const std::int64_t limit = std::int64_t{64} << 20;  // 64 MiB
+  const support::HostMemoryLimit limit{std::int64_t{64} << 20, false};  // 64 MiB
   EXPECT_NO_THROW(support::check_host_fits(1000.0 * 1000.0, 8.0, limit, "Phi", "advice"));
   EXPECT_NO_THROW(support::check_host_fits(0.0, 8.0, limit, "Phi", "advice"));
   try {
@@ -315,13 +315,13 @@ TEST(HostMemory, APhiLargerThanTheLimitIsRefusedWithBothSizes) {
   } catch (const InvalidArgument& error) {
     const std::string message = error.what();
     EXPECT_NE(message.find("Phi (S x n) needs 3814 MiB"), std::string::npos) << message;
-    EXPECT_NE(message.find("has 64 MiB"), std::string::npos) << message;
+    EXPECT_NE(message.find("this machine has 64 MiB"), std::string::npos) << message;
     EXPECT_NE(message.find("use fewer samples"), std::string::npos) << message;
   }
   // S x n beyond 2^63 bytes is refused, not wrapped round to a small size.
-  EXPECT_THROW(support::check_host_fits(1e12 * 1e8, 8.0, std::numeric_limits<std::int64_t>::max(),
-                                        "Phi", "advice"),
-               InvalidArgument);
+  EXPECT_THROW(
+      support::check_host_fits(1e12 * 1e8, 8.0, support::HostMemoryLimit{}, "Phi", "advice"),
+      InvalidArgument);
 }
 
 TEST(HostMemory, ABuildWhosePhiCannotFitTheMachineFailsBeforeTheProjection) {

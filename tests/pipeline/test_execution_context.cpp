@@ -151,7 +151,8 @@ TEST(ScopedDefaultTeam, SetsTheTeamAndPutsItBackAlsoWhenUnwinding) {
     const support::ScopedDefaultTeam team(1);
     EXPECT_EQ(omp_get_max_threads(), 1);
     {
-      const support::ScopedDefaultTeam nothing(0);  // <= 0: unchanged
+      // 0: the default, which is never more than the team already set.
+      const support::ScopedDefaultTeam default_team(0);
       EXPECT_EQ(omp_get_max_threads(), 1);
     }
     EXPECT_EQ(omp_get_max_threads(), 1);

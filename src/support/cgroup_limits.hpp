@@ -1,0 +1,62 @@
+// What a control group allows this process: CPU time (`docker run --cpus`, Kubernetes' CPU
+// limits, systemd's CPUQuota=) and memory (`docker run --memory`, MemoryMax=).
+//
+// CPU. OpenMP sizes its default team by the CPUs the process may run on (its affinity mask),
+// which a quota leaves alone: a container given 2 CPUs of a 16-core host gets 16 threads, which
+// share 2 CPUs' time. A team larger than the limit gains nothing (the quota bounds the group's
+// CPU time) and pays for its threads' waiting on time the quota counts: each A-IHT II iteration
+// of the CPU solver runs seven parallel regions (README's example), and libgomp's threads spin
+// at their ends before they sleep. So the library's default team (support/threads.hpp) is
+// capped at the limit; bench/run_cpu_limit_bench.sh measures both ways
+// (bench/results/cpu_limit_20261128/).
+//
+// Memory. The machine's memory is not what a limited group may hold: a job checked against it
+// (support/memory.hpp) would pass the check and then be killed by the kernel's OOM killer, with
+// no message, part-way through. So the checks use the smaller of the two.
+//
+// Both cgroup versions are read, as the kernel documents them:
+//  - /proc/self/cgroup names the process's group in each hierarchy ("ID:controllers:path"; the
+//    v2 hierarchy has ID 0 and no controllers);
+//  - /proc/self/mountinfo says where each hierarchy is mounted and which of its groups is the
+//    mount's root (a container sees its own group as the root);
+//  - v2's limits are `cpu.max` ("QUOTA PERIOD", or "max PERIOD" for none) and `memory.max`
+//    (bytes, or "max"); v1's `cpu.cfs_quota_us` (-1 for none) over `cpu.cfs_period_us`, and
+//    `memory.limit_in_bytes` (just under 2^63 for none).
+// A group's parents limit it too, so every group from the process's up to the mount is read and
+// the smallest limit wins. A v1 hierarchy that lists the controller, where there is one, holds
+// it (hybrid systems also mount a v2 hierarchy without it).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+
+namespace coreset::support {
+
+/// The CPUs' worth of time per period (quota over period) that the control groups of this process
+/// allow it: the smallest along the path from its group up to its hierarchy's mount. Nothing
+/// when no limit is set, or the files are absent, unreadable or not in the documented form (a
+/// level that cannot be read limits nothing). Every path read is under `root`: "/" for this
+/// process, a made-up tree in tests (root/proc/self/cgroup, root/proc/self/mountinfo, and the
+/// mount points that mountinfo names, below root). Never throws but std::bad_alloc.
+std::optional<double> cgroup_cpu_limit(const std::filesystem::path& root);
+
+/// The bytes of memory that the control groups of this process allow it: the smallest along the
+/// same path, read as cgroup_cpu_limit reads the CPU limit. Nothing when no limit is set.
+std::optional<std::int64_t> cgroup_memory_limit(const std::filesystem::path& root);
+
+/// cgroup_cpu_limit("/") and cgroup_memory_limit("/"), each read at its first call (a limit
+/// changed later is not seen).
+std::optional<double> process_cpu_limit() noexcept;
+std::optional<std::int64_t> process_memory_limit() noexcept;
+
+/// The default team: `openmp_threads` (what OpenMP offers) capped at `cpu_limit` rounded to the
+/// nearest whole CPU (halves up), at least 1. Whether a thread for the fraction pays depends on
+/// how well the work divides: README's example, two threads against one, was 25% slower to 3%
+/// faster under 1.25 CPUs, about even under 1.5 and 18-25% faster under 1.75 (the build VM,
+/// bench/results/cpu_limit_20261128/). A team the user sized through OMP_NUM_THREADS
+/// (`omp_num_threads_set`) is theirs and is not capped.
+int threads_within_limit(int openmp_threads, std::optional<double> cpu_limit,
+                         bool omp_num_threads_set) noexcept;
+
+}  // namespace coreset::support
