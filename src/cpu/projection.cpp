@@ -19,6 +19,7 @@
 #include "cpu/solve_cpu.hpp"
 #include "models/link.hpp"
 #include "models/simd/log_sigmoid.hpp"
+#include "support/memory.hpp"
 #include "support/progress.hpp"
 #include "support/threads.hpp"
 #include "support/transpose.hpp"
@@ -241,6 +242,13 @@ Matrix<T> projection_from_loglik(const T* loglik, index_t n, index_t s, index_t 
   if (loglik == nullptr || datapoint_stride < 0 || draw_stride < 0) {
     throw InvalidArgument("the log-likelihood matrix needs data and non-negative strides");
   }
+  // An entry point of its own (Python's solve_loglik, `coreset solve --loglik`): its passes run
+  // the default team, within the process's CPU limit, and Phi, a copy the size of the input,
+  // must fit in the memory the process may use.
+  const support::ScopedDefaultTeam team(0);
+  support::check_host_fits(static_cast<double>(s) * static_cast<double>(n), sizeof(T),
+                           support::host_memory_limit(), "Phi (S x n, from the log-likelihoods)",
+                           "pass fewer draws, or solve the matrix from GPU memory");
   Matrix<T> phi = Matrix<T>::uninitialized(s, n);
   if (datapoint_stride == 1) {
     // Draw-major (a C-order S x n array, ArviZ's layout): S rows of n values, ld draw_stride.

@@ -6,6 +6,7 @@
 #include "coreset/build.hpp"
 #include "coreset/error.hpp"
 #include "models/model.hpp"
+#include "support/threads.hpp"
 
 namespace coreset {
 
@@ -19,6 +20,7 @@ Matrix<double> log_likelihoods(const Dataset& data, const ModelOptions& model,
         " (the model's parameters) and P >= 1, got " + std::to_string(parameters.rows()) + " x " +
         std::to_string(parameters.cols()));
   }
+  const support::ScopedDefaultTeam team(0);  // every core, within the process's CPU limit
   Matrix<double> values(bound.rows(), parameters.cols());
   for (index_t p = 0; p < parameters.cols(); ++p) {
     const Eigen::VectorXd theta =

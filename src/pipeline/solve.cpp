@@ -16,6 +16,7 @@
 #include "pipeline/solve_in.hpp"
 #include "support/coreset_checks.hpp"
 #include "support/progress.hpp"
+#include "support/threads.hpp"
 #include "support/wall_clock.hpp"
 
 namespace coreset {
@@ -137,6 +138,8 @@ SolveResult solve_stage(const pipeline::ExecutionContext& context, const SolverO
   support::throw_if_stopped(options.progress, options.communicator.get());
   support::stage_started(options.progress, Stage::solve,
                          is_iht_family(options.algorithm) ? options.max_iterations : options.k);
+  // The passes that name no team of their own (the pinned staging of an upload) use the job's.
+  const support::ScopedDefaultTeam team(context.threads());
   SolveResult result = run();
   result.device = context.device();
   result.seconds = support::seconds_since(start);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <fstream>
 #include <string>
@@ -141,16 +142,16 @@ std::optional<Group> group_of_process(const fs::path& root, std::string_view con
   return v1 ? v1 : v2;
 }
 
-// Where the hierarchy holding `group` is mounted (below `root`), and the group at the mount's
-// root: a cgroup mount with `controller` among its options (v1) or a cgroup2 mount, whose root
-// is the group or one of its parents. Nothing when none is mounted.
-struct Mount {
-  fs::path point;
-  std::string root_group;
+// One line of /proc/self/mountinfo, the fields used here.
+struct MountEntry {
+  std::string root_group;  // the group (or folder) mounted: the fourth field
+  std::string point;       // where: the fifth
+  std::string type;        // the file system type, after " - "
+  std::string options;     // its super options
 };
 
-std::optional<Mount> find_mount(const fs::path& root, std::string_view controller,
-                                const Group& group) {
+std::vector<MountEntry> mount_entries(const fs::path& root) {
+  std::vector<MountEntry> entries;
   for (const std::string& line : lines_of(root / "proc/self/mountinfo")) {
     const std::size_t dash = line.find(" - ");
     if (dash == std::string::npos) {
@@ -161,18 +162,47 @@ std::optional<Mount> find_mount(const fs::path& root, std::string_view controlle
     if (before.size() < 5 || after.size() < 3) {
       continue;
     }
-    const bool matches =
-        group.v1 ? after[0] == "cgroup" && lists(after[2], controller) : after[0] == "cgroup2";
-    if (!matches) {
+    entries.push_back({unescape_octal(before[3]), unescape_octal(before[4]), std::string(after[0]),
+                       std::string(after[2])});
+  }
+  return entries;
+}
+
+// Whether `path` is `ancestor` or lies below it, component by component ("/docker/ab" does not
+// hold "/docker/abc").
+bool holds(const std::string& ancestor, const std::string& path) {
+  if (ancestor == "/") {
+    return true;
+  }
+  return path.compare(0, ancestor.size(), ancestor) == 0 &&
+         (path.size() == ancestor.size() || path[ancestor.size()] == '/');
+}
+
+// Where the hierarchy holding `group` is mounted (below `root`), and the group at the mount's
+// root: a cgroup mount with `controller` among its options (v1) or a cgroup2 mount, whose root
+// is the group or one of its parents, and which no later mount covers (a later mount at the
+// same point or above it hides it: the host's /sys/fs/cgroup mounted into a container over the
+// runtime's own). The last such mount is taken. Nothing when none is mounted.
+struct Mount {
+  fs::path point;
+  std::string root_group;
+};
+
+std::optional<Mount> find_mount(const fs::path& root, std::string_view controller,
+                                const Group& group) {
+  const std::vector<MountEntry> entries = mount_entries(root);
+  for (std::size_t i = entries.size(); i-- > 0;) {
+    const MountEntry& entry = entries[i];
+    const bool matches = group.v1 ? entry.type == "cgroup" && lists(entry.options, controller)
+                                  : entry.type == "cgroup2";
+    if (!matches || !holds(entry.root_group, group.path)) {
       continue;
     }
-    const std::string root_group = unescape_octal(before[3]);
-    const std::string& path = group.path;
-    const bool holds_group =
-        root_group == "/" || (path.compare(0, root_group.size(), root_group) == 0 &&
-                              (path.size() == root_group.size() || path[root_group.size()] == '/'));
-    if (holds_group) {
-      return Mount{root / fs::path(unescape_octal(before[4])).relative_path(), root_group};
+    const bool covered =
+        std::any_of(entries.begin() + static_cast<std::ptrdiff_t>(i) + 1, entries.end(),
+                    [&](const MountEntry& later) { return holds(later.point, entry.point); });
+    if (!covered) {
+      return Mount{root / fs::path(entry.point).relative_path(), entry.root_group};
     }
   }
   return std::nullopt;

@@ -52,9 +52,10 @@ std::optional<std::int64_t> process_memory_limit() noexcept;
 
 /// The default team: `openmp_threads` (what OpenMP offers) capped at `cpu_limit` rounded to the
 /// nearest whole CPU (halves up), at least 1. Whether a thread for the fraction pays depends on
-/// how well the work divides: README's example, two threads against one, was 25% slower to 3%
-/// faster under 1.25 CPUs, about even under 1.5 and 18-25% faster under 1.75 (the build VM,
-/// bench/results/cpu_limit_20261128/). A team the user sized through OMP_NUM_THREADS
+/// how well the work divides: README's example, two threads against one, was 27% slower to 3%
+/// faster under 1.25 CPUs, 1-8% faster under 1.5 and 18-25% faster under 1.75 (medians of two
+/// runs on the build VM, bench/results/cpu_limit_20261128/). A team the user sized through
+/// OMP_NUM_THREADS
 /// (`omp_num_threads_set`) is theirs and is not capped.
 int threads_within_limit(int openmp_threads, std::optional<double> cpu_limit,
                          bool omp_num_threads_set) noexcept;

@@ -9,14 +9,38 @@
 
 namespace coreset::support {
 
+/// Whether an OMP_NUM_THREADS value sizes OpenMP's team as libgomp reads it: a positive count,
+/// or a list of them for nested levels ("8,2"), spaces allowed before it. Unset, empty, 0 or
+/// anything else ("abc"), which libgomp ignores: false.
+inline bool sizes_openmp_team(const char* omp_num_threads) noexcept {
+  if (omp_num_threads == nullptr) {
+    return false;
+  }
+  const char* c = omp_num_threads;
+  while (*c == ' ' || *c == '\t') {
+    ++c;
+  }
+  bool positive = false;
+  const char* digits = c;
+  for (; *c >= '0' && *c <= '9'; ++c) {
+    positive = positive || *c != '0';
+  }
+  return c != digits && positive && (*c == '\0' || *c == ',' || *c == ' ' || *c == '\t');
+}
+
+/// sizes_openmp_team(getenv("OMP_NUM_THREADS")), read once per process (as libgomp reads it).
+inline bool omp_num_threads_in_environment() noexcept {
+  static const bool set = sizes_openmp_team(std::getenv("OMP_NUM_THREADS"));
+  return set;
+}
+
 /// What 0 threads means: every core OpenMP offers (omp_get_max_threads(): the CPUs the process
-/// may run on, or OMP_NUM_THREADS), capped at the whole CPUs of its control group's CPU limit
-/// (`docker run --cpus`; support/cgroup_limits.hpp says why) unless OMP_NUM_THREADS sized
-/// the team; at least 1.
+/// may run on, or OMP_NUM_THREADS), capped at its control group's CPU limit rounded to the
+/// nearest whole CPU (`docker run --cpus`; support/cgroup_limits.hpp says why) unless
+/// OMP_NUM_THREADS sized the team; at least 1.
 inline int default_threads() {
-  const char* omp_num_threads = std::getenv("OMP_NUM_THREADS");
   return threads_within_limit(omp_get_max_threads(), process_cpu_limit(),
-                              omp_num_threads != nullptr && *omp_num_threads != '\0');
+                              omp_num_threads_in_environment());
 }
 
 /// The thread count for `requested` (SolverOptions::threads, a reader's threads, ...): itself

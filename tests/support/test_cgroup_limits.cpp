@@ -133,6 +133,31 @@ TEST_F(CgroupTree, UsesTheMountWhoseRootHoldsTheGroup) {
   EXPECT_EQ(limit(), std::optional<double>(6.0));
 }
 
+// The host's /sys/fs/cgroup mounted into a container over the runtime's own mount of its group
+// (systemd in Docker, some CI runners): the later mount covers the earlier, so the paths below
+// it are the host's root group's, and the limit is found through the covering mount instead.
+TEST_F(CgroupTree, AMountCoveredByALaterOneIsNotRead) {
+  write("proc/self/cgroup", "4:cpu,cpuacct:/docker/abc\n");
+  write("proc/self/mountinfo",
+        kRootMount +
+            mount_line("/docker/abc", "/sys/fs/cgroup/cpu,cpuacct", "cgroup", "rw,cpu,cpuacct") +
+            mount_line("/", "/sys/fs/cgroup/cpu,cpuacct", "cgroup", "rw,cpu,cpuacct"));
+  write("sys/fs/cgroup/cpu,cpuacct/cpu.cfs_quota_us", "-1\n");  // the host's root group
+  write("sys/fs/cgroup/cpu,cpuacct/cpu.cfs_period_us", "100000\n");
+  write("sys/fs/cgroup/cpu,cpuacct/docker/abc/cpu.cfs_quota_us", "200000\n");
+  write("sys/fs/cgroup/cpu,cpuacct/docker/abc/cpu.cfs_period_us", "100000\n");
+  EXPECT_EQ(limit(), std::optional<double>(2.0));
+  // Covered from above: after a file system mounted later at /sys/fs/cgroup, the files at the
+  // cgroup mount's path are that file system's (here a quota the group does not have), and the
+  // group's own cannot be reached.
+  write("proc/self/mountinfo",
+        kRootMount +
+            mount_line("/docker/abc", "/sys/fs/cgroup/cpu,cpuacct", "cgroup", "rw,cpu,cpuacct") +
+            mount_line("/", "/sys/fs/cgroup", "tmpfs", "rw"));
+  write("sys/fs/cgroup/cpu,cpuacct/cpu.cfs_quota_us", "300000\n");
+  EXPECT_EQ(limit(), std::nullopt);
+}
+
 // A group outside the namespace's view ("/.." paths) has limits nobody here can read; the
 // view's root is not its parent, so its limit is not taken either.
 TEST_F(CgroupTree, AGroupOutsideTheViewHasNoKnownLimit) {
@@ -236,14 +261,25 @@ TEST(ThreadsWithinLimit, OmpNumThreadsIsTheUsersChoice) {
   EXPECT_EQ(threads_within_limit(3, 1.0, true), 3);
 }
 
-// The library's default: OpenMP's team under this process's own limit, and never more than the
-// team the caller set.
+// OMP_NUM_THREADS turns the cap off only where libgomp takes its value.
+TEST(ThreadsWithinLimit, OmpNumThreadsCountsOnlyWhenOpenMpTakesIt) {
+  for (const char* taken : {"1", "8", "16", "04", " 8", "8,2", "8 "}) {
+    EXPECT_TRUE(sizes_openmp_team(taken)) << '"' << taken << '"';
+  }
+  for (const char* ignored : {"", "0", "00", "abc", "-2", "x8", ",8", "8x"}) {
+    EXPECT_FALSE(sizes_openmp_team(ignored)) << '"' << ignored << '"';
+  }
+  EXPECT_FALSE(sizes_openmp_team(nullptr));
+}
+
+// The library's default: OpenMP's team under this process's own limit, never more than the
+// team the caller set, and what ScopedDefaultTeam(0) sets.
 TEST(DefaultThreads, IsOpenMpsTeamUnderThisProcesssLimit) {
   const int before = omp_get_max_threads();
   omp_set_num_threads(3);
-  const bool omp_num_threads_set =
-      std::getenv("OMP_NUM_THREADS") != nullptr && *std::getenv("OMP_NUM_THREADS") != '\0';
-  EXPECT_EQ(default_threads(), threads_within_limit(3, process_cpu_limit(), omp_num_threads_set));
+  EXPECT_EQ(default_threads(),
+            threads_within_limit(3, process_cpu_limit(), omp_num_threads_in_environment()));
+  EXPECT_GE(default_threads(), 1);
   EXPECT_LE(default_threads(), 3);
   EXPECT_EQ(resolve_threads(0), default_threads());
   EXPECT_EQ(resolve_threads(5), 5);  // a positive request is taken as it is
