@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # README's example on the CPU inside a control group with a CPU quota, as `docker run --cpus=Q`
-# runs a container: the library's default threads (the quota rounded up to whole CPUs,
+# runs a container: the library's default threads (the quota rounded to the nearest whole CPU,
 # support/cgroup_limits.hpp) against fixed thread counts, by default every core the machine has
 # (what the default was before: OpenMP sizes its team by the cores, not the quota).
 #
@@ -23,6 +23,8 @@ if [[ -w /sys/fs/cgroup/cpu/cgroup.procs ]]; then
   group=/sys/fs/cgroup/cpu/coreset_bench_$$
   set_quota() { echo "$1" >"$group/cpu.cfs_quota_us"; echo "$period" >"$group/cpu.cfs_period_us"; }
 elif [[ -w /sys/fs/cgroup/cgroup.subtree_control ]] && grep -qw cpu /sys/fs/cgroup/cgroup.controllers; then
+  # A child has cpu.max only where its parent hands the controller down.
+  grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control || echo +cpu >/sys/fs/cgroup/cgroup.subtree_control
   group=/sys/fs/cgroup/coreset_bench_$$
   set_quota() { echo "$1 $period" >"$group/cpu.max"; }
 else
