@@ -9,7 +9,8 @@ case "${CORESET_DEPS:-all}" in
   # scripts/fuzz.sh needs clang with libFuzzer and the sanitizer runtimes, and its OpenMP.
   # The Python package (python/, pip install .): Debian's Python headers, pybind11, NumPy,
   # pytest, venv and DLPack's header. Open MPI: the distributed solve and its tests (tests/mpi).
-  all) packages+=(libopenmpi-dev openmpi-bin libgtest-dev libbenchmark-dev clang-format clang libclang-rt-14-dev libomp-dev
+  # ccache: CI's second build of the library (the Python package's) comes from the cache.
+  all) packages+=(ccache libopenmpi-dev openmpi-bin libgtest-dev libbenchmark-dev clang-format clang libclang-rt-14-dev libomp-dev
                   python3-dev pybind11-dev python3-pybind11 python3-numpy python3-pytest
                   python3-venv python3-setuptools python3-wheel python3-pip libdlpack-dev) ;;
   build) ;;
