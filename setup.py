@@ -2,8 +2,9 @@
 
 The version is the library's (CMakeLists.txt's project version). The CUDA backend is compiled in
 when CMake finds the toolkit, as for the command. Environment:
-  CORESET_PYTHON_BUILD_DIR  CMake build folder (default build/python-wheel; reused, so a second
-                            install only rebuilds what changed)
+  CORESET_PYTHON_BUILD_DIR  CMake build folder (default build-python, beside build/ so that
+                            ccache's relative paths match and its compiles come from the
+                            cache; reused, so a second install only rebuilds what changed)
   CORESET_CMAKE_ARGS        extra configure arguments, e.g. "-DCORESET_ENABLE_CUDA=OFF"
 """
 
@@ -28,7 +29,7 @@ def library_version():
 
 class CMakeBuild(build_ext):
     def build_extension(self, ext):
-        build_dir = Path(os.environ.get("CORESET_PYTHON_BUILD_DIR", ROOT / "build" / "python-wheel"))
+        build_dir = Path(os.environ.get("CORESET_PYTHON_BUILD_DIR", ROOT / "build-python"))
         configure = [
             "cmake", "-G", "Ninja", "-S", str(ROOT), "-B", str(build_dir),
             "-DCMAKE_BUILD_TYPE=Release", "-DCORESET_BUILD_TESTS=OFF", "-DCORESET_BUILD_BENCH=OFF",

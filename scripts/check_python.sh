@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Python package as README says (a virtual environment that sees Debian's numpy and
 # pytest, then `pip install --no-build-isolation .`, which builds libcoreset and the module with
-# CMake in build/python-wheel) and runs the pytest suite against the installed package, from
+# CMake in build-python) and runs the pytest suite against the installed package, from
 # outside the source tree so that only the installed copy can be imported. The `coreset` command
 # of ./build, when built, is what the same-answer tests compare with.
 set -euo pipefail
