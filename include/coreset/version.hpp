@@ -22,8 +22,9 @@ struct CORESET_API BuildInfo {
   std::string build_type;  ///< CMAKE_BUILD_TYPE: "Release", "Debug", ...
   bool openmp = false;     ///< whether the CPU passes are parallel (OpenMP compiled in)
   /// CPU threads the library uses when SolverOptions::threads is 0: OpenMP's maximum
-  /// (omp_get_max_threads(), so OMP_NUM_THREADS sets it) at the time of the call, capped at the
-  /// whole CPUs of cpu_limit unless OMP_NUM_THREADS is set; 1 without OpenMP.
+  /// (omp_get_max_threads(), so OMP_NUM_THREADS sets it) at the time of the call, capped at
+  /// cpu_limit rounded to the nearest whole CPU (at least 1) unless OMP_NUM_THREADS is set; 1
+  /// without OpenMP.
   int threads = 1;
   /// The CPUs' worth of time that the process's control group allows it (`docker run --cpus`,
   /// Kubernetes' CPU limits, systemd's CPUQuota=), read once per process; 0 when none is set or

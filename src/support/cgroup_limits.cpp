@@ -5,26 +5,18 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <fstream>
 #include <string>
 #include <string_view>
 #include <system_error>
 #include <vector>
+
+#include "support/kernel_files.hpp"
 
 namespace coreset::support {
 
 namespace {
 
 namespace fs = std::filesystem;
-
-std::vector<std::string> lines_of(const fs::path& file) {
-  std::ifstream in(file);
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) {
-    lines.push_back(line);
-  }
-  return lines;
-}
 
 std::vector<std::string_view> split(std::string_view text, char separator) {
   std::vector<std::string_view> parts;
@@ -62,8 +54,8 @@ std::string unescape_octal(std::string_view field) {
   return out;
 }
 
-std::optional<long long> parse_integer(std::string_view text) {
-  long long value = 0;
+std::optional<std::int64_t> parse_integer(std::string_view text) {
+  std::int64_t value = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (error != std::errc() || end != text.data() + text.size()) {
     return std::nullopt;
@@ -71,15 +63,8 @@ std::optional<long long> parse_integer(std::string_view text) {
   return value;
 }
 
-std::string first_line(const fs::path& file) {
-  std::ifstream in(file);
-  std::string line;
-  std::getline(in, line);
-  return line;
-}
-
 // quota / period, when both are positive; nothing for "no limit" or anything unreadable.
-std::optional<double> ratio(std::optional<long long> quota, std::optional<long long> period) {
+std::optional<double> ratio(std::optional<std::int64_t> quota, std::optional<std::int64_t> period) {
   if (!quota || !period || *quota <= 0 || *period <= 0) {
     return std::nullopt;
   }
@@ -102,12 +87,12 @@ std::optional<double> cpu_limit_of_group(const fs::path& group, bool v1) {
 
 // v1 writes "no limit" as the largest page-aligned count its counters hold, just under 2^63
 // (9223372036854771712 with 4 KiB pages); no machine has 2^62 bytes.
-constexpr long long kV1NoMemoryLimit = 1LL << 62;
+constexpr std::int64_t kV1NoMemoryLimit = std::int64_t{1} << 62;
 
 // The memory limit one group sets by itself.
-std::optional<long long> memory_limit_of_group(const fs::path& group, bool v1) {
+std::optional<std::int64_t> memory_limit_of_group(const fs::path& group, bool v1) {
   const std::string line = first_line(group / (v1 ? "memory.limit_in_bytes" : "memory.max"));
-  const std::optional<long long> bytes = parse_integer(line);  // v2's "max" is no number
+  const std::optional<std::int64_t> bytes = parse_integer(line);  // v2's "max" is no number
   if (!bytes || *bytes <= 0 || (v1 && *bytes >= kV1NoMemoryLimit)) {
     return std::nullopt;
   }
@@ -279,9 +264,7 @@ std::optional<double> cgroup_cpu_limit(const fs::path& root) {
 }
 
 std::optional<std::int64_t> cgroup_memory_limit(const fs::path& root) {
-  const std::optional<long long> bytes =
-      smallest_limit<long long>(root, "memory", memory_limit_of_group);
-  return bytes ? std::optional<std::int64_t>(*bytes) : std::nullopt;
+  return smallest_limit<std::int64_t>(root, "memory", memory_limit_of_group);
 }
 
 std::optional<double> process_cpu_limit() noexcept {

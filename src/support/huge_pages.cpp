@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <initializer_list>
 #include <optional>
 
@@ -12,6 +11,7 @@
 #include <sys/mman.h>
 #endif
 
+#include "support/kernel_files.hpp"
 #include "support/switch_value.hpp"
 
 namespace coreset::support {
@@ -21,13 +21,6 @@ namespace {
 constexpr const char* kVirtioDevices = "/sys/bus/virtio/devices";
 constexpr const char* kVirtioBalloonId = "0x0005";
 constexpr std::size_t kBalloonFreePageReportingBit = 5;  // VIRTIO_BALLOON_F_REPORTING
-
-std::string first_line(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  std::string line;
-  std::getline(in, line);
-  return line;
-}
 
 HugePagesSetting decide_huge_pages() {
   if (const std::optional<bool> asked = parse_switch_value(std::getenv("CORESET_HUGE_PAGES"))) {

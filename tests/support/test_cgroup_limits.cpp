@@ -40,6 +40,11 @@ class CgroupTree : public ::testing::Test {
     fs::create_directories(file.parent_path());
     std::ofstream(file) << text;
   }
+  // A v1 group's quota over the usual period of 100000 us.
+  void write_v1_quota(const std::string& group, const std::string& quota) {
+    write(group + "/cpu.cfs_quota_us", quota + "\n");
+    write(group + "/cpu.cfs_period_us", "100000\n");
+  }
   std::optional<double> limit() const { return cgroup_cpu_limit(root_); }
   std::optional<std::int64_t> memory() const { return cgroup_memory_limit(root_); }
 
@@ -96,8 +101,7 @@ TEST_F(CgroupTree, ReadsAV1LimitWhereTheCpuControllerIsOnV1) {
             mount_line("/docker/abc", "/sys/fs/cgroup/cpu,cpuacct", "cgroup", "rw,cpu,cpuacct") +
             mount_line("/", "/sys/fs/cgroup/unified", "cgroup2", "rw"));
   write("sys/fs/cgroup/unified/docker/abc/cpu.max", "300000 100000\n");
-  write("sys/fs/cgroup/cpu,cpuacct/cpu.cfs_quota_us", "50000\n");
-  write("sys/fs/cgroup/cpu,cpuacct/cpu.cfs_period_us", "100000\n");
+  write_v1_quota("sys/fs/cgroup/cpu,cpuacct", "50000");
   EXPECT_EQ(limit(), std::optional<double>(0.5));
   write("sys/fs/cgroup/cpu,cpuacct/cpu.cfs_quota_us", "-1\n");  // no limit
   EXPECT_EQ(limit(), std::nullopt);
@@ -108,8 +112,7 @@ TEST_F(CgroupTree, ReadsAV1LimitWhereTheCpuControllerIsOnV1) {
 TEST_F(CgroupTree, TheCpuControllerIsNamedExactly) {
   write("proc/self/cgroup", "3:cpuacct:/job\n");
   write("proc/self/mountinfo", mount_line("/", "/sys/fs/cgroup/cpuacct", "cgroup", "rw,cpuacct"));
-  write("sys/fs/cgroup/cpuacct/job/cpu.cfs_quota_us", "100000\n");
-  write("sys/fs/cgroup/cpuacct/job/cpu.cfs_period_us", "100000\n");
+  write_v1_quota("sys/fs/cgroup/cpuacct/job", "100000");
   EXPECT_EQ(limit(), std::nullopt);
 }
 
@@ -142,10 +145,8 @@ TEST_F(CgroupTree, AMountCoveredByALaterOneIsNotRead) {
         kRootMount +
             mount_line("/docker/abc", "/sys/fs/cgroup/cpu,cpuacct", "cgroup", "rw,cpu,cpuacct") +
             mount_line("/", "/sys/fs/cgroup/cpu,cpuacct", "cgroup", "rw,cpu,cpuacct"));
-  write("sys/fs/cgroup/cpu,cpuacct/cpu.cfs_quota_us", "-1\n");  // the host's root group
-  write("sys/fs/cgroup/cpu,cpuacct/cpu.cfs_period_us", "100000\n");
-  write("sys/fs/cgroup/cpu,cpuacct/docker/abc/cpu.cfs_quota_us", "200000\n");
-  write("sys/fs/cgroup/cpu,cpuacct/docker/abc/cpu.cfs_period_us", "100000\n");
+  write_v1_quota("sys/fs/cgroup/cpu,cpuacct", "-1");  // the host's root group
+  write_v1_quota("sys/fs/cgroup/cpu,cpuacct/docker/abc", "200000");
   EXPECT_EQ(limit(), std::optional<double>(2.0));
   // Covered from above: after a file system mounted later at /sys/fs/cgroup, the files at the
   // cgroup mount's path are that file system's (here a quota the group does not have), and the
@@ -215,8 +216,7 @@ TEST_F(CgroupTree, ReadsV1MemoryFromTheMemoryHierarchy) {
   EXPECT_EQ(memory(), std::nullopt);
   write("sys/fs/cgroup/memory/memory.limit_in_bytes", "536870912\n");
   EXPECT_EQ(memory(), std::optional<std::int64_t>(std::int64_t{512} << 20));
-  write("sys/fs/cgroup/cpu,cpuacct/cpu.cfs_quota_us", "200000\n");
-  write("sys/fs/cgroup/cpu,cpuacct/cpu.cfs_period_us", "100000\n");
+  write_v1_quota("sys/fs/cgroup/cpu,cpuacct", "200000");
   EXPECT_EQ(limit(), std::optional<double>(2.0));
 }
 
