@@ -9,8 +9,16 @@
 // n x d design (n = --rows, larger than the caches), one thread, per block: the benchmark's floor
 // for a pass, per block and core. The full pass is the fit's own pass over that design
 // (models::exact_link_sums, one thread, the active instruction set), with and without the sums
-// prefetching the next block: whether reading a block and working on it add up or overlap. Other
-// processes' share of the CPUs is reported beside each measurement (bench_machine.hpp).
+// prefetching the next block: whether reading a block and working on it add up or overlap.
+//
+// Then the same work on 1, 2, 4, ... threads at once (--scaling, on by default): each thread's
+// arithmetic on its own L1-resident block, the read and the fit's full pass over the design, per
+// block and thread. Where one thread's time per block grows with the threads while the design
+// stays in the caches, the threads share something other than memory: a core's execution units
+// (vCPUs that are one core's hyperthreads) or its clock (a lower all-core frequency). The fit on
+// the GPU hosts' 16 vCPUs took about twice one thread's time per block (bench/README.md), which
+// one thread alone cannot tell. Other processes' share of the CPUs is reported beside each
+// measurement (bench_machine.hpp).
 #include <omp.h>
 
 #include <CLI/CLI.hpp>
@@ -19,6 +27,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
@@ -45,6 +54,7 @@ struct Config {
   index_t rows = 1000000;
   int repeats = 15;
   int calls = 2000;
+  bool scaling = true;
   std::string json;
 };
 
@@ -83,6 +93,162 @@ std::vector<double> normal_values(index_t count, double scale, std::uint64_t see
 
 volatile double g_sink = 0.0;  // keeps the timed results alive
 
+/// The team sizes of the scaling runs: 1, 2, 4, ... below `threads`, then `threads`.
+std::vector<int> team_sizes(int threads) {
+  std::vector<int> sizes;
+  for (int t = 1; t < threads; t *= 2) {
+    sizes.push_back(t);
+  }
+  sizes.push_back(threads);
+  return sizes;
+}
+
+/// `teams` threads each call f(thread) `calls` times, all at once (they start together after a
+/// barrier); the median over `repeats` rounds of the wall time per call, in ns: one thread's time
+/// per call while the others run beside it.
+template <class F>
+Timing time_side_by_side(int teams, int repeats, int calls, F&& f) {
+  std::vector<double> rounds;
+  const coreset::bench::CpuSample before = coreset::bench::sample_cpu();
+  for (int r = 0; r < repeats; ++r) {
+    Clock::time_point start;
+    Clock::time_point end;
+#pragma omp parallel num_threads(teams)
+    {
+      const int thread = omp_get_thread_num();
+#pragma omp barrier
+#pragma omp master
+      start = Clock::now();
+      for (int c = 0; c < calls; ++c) {
+        f(thread);
+      }
+#pragma omp barrier
+#pragma omp master
+      end = Clock::now();
+    }
+    rounds.push_back(std::chrono::duration<double, std::nano>(end - start).count() / calls);
+  }
+  const coreset::bench::Interference load =
+      coreset::bench::interference(before, coreset::bench::sample_cpu());
+  return {coreset::bench::median(rounds), load.foreign_share};
+}
+
+/// One thread's buffers for a block evaluation in the scaling runs: its own copy of the block
+/// (L1-resident), the link's terms, the sums and the exact accumulators.
+struct Workspace {
+  Workspace(const std::vector<double>& block_values, index_t rows, index_t d)
+      : block(block_values),
+        a(rows),
+        value(rows),
+        first(rows),
+        second(rows),
+        vector(d),
+        upper(d * (d + 1) / 2),
+        exact(static_cast<std::size_t>(coreset::models::row_sum_accumulators(d, true, true))) {}
+  std::vector<double> block, a, value, first, second, vector, upper;
+  std::vector<coreset::support::ExactSum> exact;
+};
+
+/// The scaling runs (see the header): at each team size, one thread's time per block for the
+/// whole evaluation of an L1-resident block (predictors, link, both sums, exact adds) on AVX2 and
+/// AVX-512 (where supported), for the read of the design, and for the fit's full pass over it.
+nlohmann::json thread_scaling(const Config& config, const coreset::models::Model& model,
+                              const std::vector<double>& theta, const std::vector<double>& y,
+                              const std::vector<double>& design) {
+  namespace simd = coreset::models::simd;
+  const index_t rows = coreset::models::kRowSumBlock;
+  const index_t d = config.cols;
+  const index_t n = config.rows;
+  const index_t blocks = (n + rows - 1) / rows;
+  const std::vector<double> block_values = normal_values(rows * d, 1.0, 6);
+  std::vector<Isa> isas;
+  for (const Isa isa : {Isa::avx2, Isa::avx512}) {
+    if (coreset::support::supported(isa)) {
+      isas.push_back(isa);
+    }
+  }
+  if (isas.empty()) {
+    isas.push_back(Isa::baseline);
+  }
+  const Eigen::VectorXd theta_vector = Eigen::Map<const Eigen::VectorXd>(theta.data(), d);
+  const int threads = omp_get_max_threads();
+  std::printf(
+      "\nThe same work on several threads at once: ns per block and thread (a thread's time per\n"
+      "block while the others run beside it); the evaluation on one L1-resident block per thread,\n"
+      "the read and the fit's full pass (%s) over the %lld-row design\n",
+      coreset::support::isa_name(coreset::support::active_isa()), static_cast<long long>(n));
+  std::printf("%8s", "threads");
+  for (const Isa isa : isas) {
+    std::printf(" %18s", (std::string("evaluation ") + coreset::support::isa_name(isa)).c_str());
+  }
+  std::printf(" %11s %11s %9s\n", "read", "full pass", "other CPU");
+  nlohmann::json results = nlohmann::json::array();
+  for (const int teams : team_sizes(threads)) {
+    // Each thread's buffers made by that thread, so that they lie near it.
+    std::vector<std::unique_ptr<Workspace>> spaces(static_cast<std::size_t>(teams));
+#pragma omp parallel num_threads(teams)
+    spaces[static_cast<std::size_t>(omp_get_thread_num())] =
+        std::make_unique<Workspace>(block_values, rows, d);
+    nlohmann::json row = {{"threads", teams}};
+    std::printf("%8d", teams);
+    double other = std::nan("");
+    const auto note_other = [&](double share) {
+      if (!std::isnan(share) && !(other >= share)) {
+        other = share;
+      }
+    };
+    for (const Isa isa : isas) {
+      const Timing evaluation = time_side_by_side(teams, config.repeats, config.calls, [&](int t) {
+        Workspace& w = *spaces[static_cast<std::size_t>(t)];
+        const RowBlock block{w.block.data(), rows, rows, d};
+        simd::linear_predictors(isa, block, theta.data(), w.a.data());
+        simd::logistic_link_terms(isa, w.a.data(), y.data(), rows, w.value.data(), w.first.data(),
+                                  w.second.data());
+        simd::weighted_row_sums(isa, block, w.first.data(), w.second.data(), w.vector.data(),
+                                w.upper.data());
+        for (std::size_t i = 0; i < w.exact.size(); ++i) {
+          w.exact[i].add(w.upper[i % w.upper.size()]);
+        }
+      });
+      note_other(evaluation.other_cpu_share);
+      std::printf(" %18.0f", evaluation.ns_per_block);
+      row[std::string("evaluation_ns_") + coreset::support::isa_name(isa)] =
+          evaluation.ns_per_block;
+    }
+    // The read, split over the team in runs of blocks (schedule(static)), per block and thread.
+    Timing read = time_calls(config.repeats, 1, [&] {
+      double sum = 0.0;
+#pragma omp parallel num_threads(teams) reduction(+ : sum)
+      {
+        std::vector<double>& a = spaces[static_cast<std::size_t>(omp_get_thread_num())]->a;
+#pragma omp for schedule(static)
+        for (index_t b = 0; b < blocks; ++b) {
+          const index_t start = b * rows;
+          const RowBlock part{design.data() + start, n, std::min(rows, n - start), d};
+          simd::linear_predictors(coreset::support::active_isa(), part, theta.data(), a.data());
+          sum += a[0];
+        }
+      }
+      g_sink = sum;
+    });
+    read.ns_per_block *= static_cast<double>(teams) / static_cast<double>(blocks);
+    note_other(read.other_cpu_share);
+    omp_set_num_threads(teams);
+    Timing pass = time_calls(config.repeats, 1, [&] {
+      g_sink = coreset::models::exact_link_sums(model, 0, n, theta_vector, true, true)[0].value();
+    });
+    omp_set_num_threads(threads);
+    pass.ns_per_block *= static_cast<double>(teams) / static_cast<double>(blocks);
+    note_other(pass.other_cpu_share);
+    std::printf(" %11.0f %11.0f %9s\n", read.ns_per_block, pass.ns_per_block,
+                coreset::bench::format_share(other).c_str());
+    row["read_ns"] = read.ns_per_block;
+    row["full_pass_ns"] = pass.ns_per_block;
+    row["other_cpu_share"] = other;
+    results.push_back(row);
+  }
+  return results;
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -95,6 +261,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(3, 1000));
   app.add_option("--calls", config.calls, "calls per round")->check(CLI::Range(1, 1000000));
   app.add_option("--json", config.json, "write the results as JSON to this file");
+  app.add_flag("!--no-scaling", config.scaling,
+               "skip the same work on 1, 2, 4, ... threads at once");
   CLI11_PARSE(app, argc, argv);
 
   const index_t rows = coreset::models::kRowSumBlock;
@@ -237,6 +405,8 @@ int main(int argc, char** argv) {
       "on every block; the read column is the floor's share of it. Arithmetic above the read\n"
       "means the pass is compute-bound. The full pass is all of it over every block of the n\n"
       "rows; near read + arithmetic, the reading and the arithmetic add up.\n");
+  const nlohmann::json scaling =
+      config.scaling ? thread_scaling(config, model, theta, y, design) : nlohmann::json::array();
   if (!config.json.empty()) {
     const nlohmann::json out = {{"benchmark", "bench_row_blocks"},
                                 {"date", coreset::bench::utc_now()},
@@ -249,7 +419,8 @@ int main(int argc, char** argv) {
                                  {{"isa", active},
                                   {"ns_per_block", pass.ns_per_block},
                                   {"prefetching_ns_per_block", prefetching.ns_per_block},
-                                  {"other_cpu_share", pass_other}}}};
+                                  {"other_cpu_share", pass_other}}},
+                                {"scaling", scaling}};
     std::ofstream(config.json) << out.dump(2) << "\n";
   }
   return 0;

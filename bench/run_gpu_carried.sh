@@ -272,7 +272,9 @@ step bench_cpu_fit 90 "$out/bench.log" "$build/bench/bench_build_stages" \
   --max-iter 1
 # Where the fit's time goes per 256-row block on this host's CPU, one thread (the link, the exact
 # additions, the sums, and the fit's own pass over the design with and without prefetching),
-# beside what the build VM measured (bench/results/laplace_prefetch_batch_20261128/).
+# beside what the build VM measured (bench/results/laplace_prefetch_batch_20261128/); then the
+# same work on 1, 2, 4, 8 and 16 threads at once, per block and thread (a few seconds): whether
+# one thread's arithmetic on a cached block slows as the others start (hyperthreads, clocks).
 step bench_cpu_row_blocks 60 "$out/bench.log" "$build/bench/bench_row_blocks" --cols 10
 # The CSV reader against std::from_chars alone per thread, and its scaling with the threads
 # (issue 15's parse targets), at 1, 2, 4, 8 and every thread of this host, on one file: the
