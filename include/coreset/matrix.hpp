@@ -179,7 +179,14 @@ class Matrix {
     if (rows < 0 || cols < 0) {
       throw InvalidArgument("matrix dimensions must be non-negative");
     }
-    return static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
+    // rows * cols elements of sizeof(T) bytes must be addressable: a product that wraps would
+    // allocate a few elements for a matrix that claims billions.
+    const auto r = static_cast<std::size_t>(rows);
+    const auto c = static_cast<std::size_t>(cols);
+    if (r != 0 && c > std::numeric_limits<std::size_t>::max() / sizeof(T) / r) {
+      throw std::bad_alloc();
+    }
+    return r * c;
   }
 
   index_t rows_ = 0;

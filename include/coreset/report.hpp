@@ -37,7 +37,8 @@ struct CORESET_API BuildReportInputs {
 };
 
 /// The report of `coreset solve`: a JSON object followed by a newline. Throws only
-/// std::bad_alloc; thread-safe.
+/// std::bad_alloc; thread-safe. Strings (paths, column names) are taken as the bytes they are:
+/// a sequence that is not UTF-8 (a Latin-1 header) is written as U+FFFD, as in every report.
 CORESET_API std::string solve_report_json(const SolveReportInputs& inputs,
                                           const SolveResult& result);
 /// The report of `coreset build`.

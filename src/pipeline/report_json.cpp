@@ -6,6 +6,7 @@
 
 #include "coreset/distributed.hpp"
 #include "coreset/version.hpp"
+#include "support/json_text.hpp"
 
 namespace coreset {
 namespace {
@@ -191,7 +192,7 @@ std::string solve_report_json(const SolveReportInputs& inputs, const SolveResult
       distributed_json(inputs.options.communicator.get(), inputs.cols, result.rank_devices);
   report["seconds"] = result.seconds;
   report["coreset"] = coreset_json(result.coreset);
-  return report.dump(2) + "\n";
+  return support::json_text(report);
 }
 
 namespace {
@@ -227,7 +228,7 @@ Json build_report(const BuildReportInputs& inputs, const BuildResult& result) {
 }  // namespace
 
 std::string build_report_json(const BuildReportInputs& inputs, const BuildResult& result) {
-  return build_report(inputs, result).dump(2) + "\n";
+  return support::json_text(build_report(inputs, result));
 }
 
 std::string evaluate_report_json(const BuildReportInputs& inputs, const std::string& coreset_source,
@@ -241,14 +242,14 @@ std::string evaluate_report_json(const BuildReportInputs& inputs, const std::str
   report["seed"] = inputs.options.seed;
   report["runtime"] = runtime_json(inputs.options.solver.threads);
   report["quality"] = quality_json(quality);
-  return report.dump(2) + "\n";
+  return support::json_text(report);
 }
 
 std::string build_report_json(const BuildReportInputs& inputs, const BuildResult& result,
                               const ChooseKResult& search, const KTarget& target) {
   Json report = build_report(inputs, result);
   report["choose_k"] = choose_k_json(search, target);
-  return report.dump(2) + "\n";
+  return support::json_text(report);
 }
 
 std::string sweep_report_json(const BuildReportInputs& inputs, const PreparedProblem& problem,
@@ -292,7 +293,7 @@ std::string sweep_report_json(const BuildReportInputs& inputs, const PreparedPro
     budgets.push_back(entry);
   }
   report["budgets"] = budgets;
-  return report.dump(2) + "\n";
+  return support::json_text(report);
 }
 
 }  // namespace coreset

@@ -43,6 +43,7 @@ void pipeline::validate_solver_options(const SolverOptions& options) {
   if (options.threads < 0) {
     throw InvalidArgument("threads must be >= 0 (0 = every core)");
   }
+  support::resolve_threads(options.threads);  // InvalidArgument above what the machine can run
   if (options.sync_every < 0 || options.sync_every > 1'000'000) {
     throw InvalidArgument("sync_every must be between 0 (the device's default) and 1e6 (got " +
                           std::to_string(options.sync_every) + ")");

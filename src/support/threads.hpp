@@ -3,8 +3,11 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <string>
 
+#include "coreset/error.hpp"
 #include "support/cgroup_limits.hpp"
 
 namespace coreset::support {
@@ -43,10 +46,23 @@ inline int default_threads() {
                               omp_num_threads_in_environment());
 }
 
+/// The most threads a job may ask for: 8 for each CPU of the machine, at least 256. More only
+/// cost (each takes its turn at every barrier and holds a stack), and OpenMP's runtime fails to
+/// make them, or crashes, well before 1e5.
+inline int max_threads() {
+  return std::max(256, 8 * omp_get_num_procs());
+}
+
 /// The thread count for `requested` (SolverOptions::threads, a reader's threads, ...): itself
-/// when positive, else default_threads(). A job resolves it once
-/// (pipeline/execution_context.hpp).
+/// when positive, else default_threads(). InvalidArgument above max_threads(). A job resolves it
+/// once (pipeline/execution_context.hpp).
 inline int resolve_threads(int requested) {
+  if (requested > max_threads()) {
+    throw InvalidArgument("threads must be at most " + std::to_string(max_threads()) +
+                          " on this machine (8 for each of its " +
+                          std::to_string(omp_get_num_procs()) + " CPUs, at least 256), got " +
+                          std::to_string(requested));
+  }
   return requested > 0 ? requested : default_threads();
 }
 

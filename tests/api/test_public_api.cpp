@@ -155,5 +155,66 @@ TEST(PublicApi, AGpuWarmUpStartsWhereCudaIsBuiltAndLeavesTheJobAsItWas) {
       0);
 }
 
+// A Latin-1 column name or path is not UTF-8, which JSON text must be: the reports write U+FFFD
+// for it instead of throwing (a foreign exception that lost the coreset with the report).
+TEST(PublicApi, ReportsTakeNamesThatAreNotUtf8) {
+  SolveReportInputs inputs;
+  // Latin-1 bytes (split literals: a hex escape would swallow the letters after it).
+  inputs.phi_path =
+      "pr\xe9"
+      "vu.npy";
+  std::string report;
+  ASSERT_NO_THROW(report = solve_report_json(inputs, SolveResult{}));
+  EXPECT_NE(report.find("pr\xef\xbf\xbd"
+                        "vu.npy"),
+            std::string::npos)
+      << report;
+  BuildReportInputs build_inputs;
+  build_inputs.data_description =
+      "donn\xe9"
+      "es.csv";
+  build_inputs.response_name =
+      "r\xe9"
+      "ponse";
+  BuildResult result;
+  result.parameter_names = {
+      "\xe2"
+      "ge"};  // "age" with a Latin-1 a circumflex
+  ASSERT_NO_THROW(report = build_report_json(build_inputs, result));
+  EXPECT_NE(report.find("donn\xef\xbf\xbd"
+                        "es.csv"),
+            std::string::npos)
+      << report;
+  EXPECT_NE(report.find("\xef\xbf\xbd"
+                        "ge"),
+            std::string::npos)
+      << report;
+}
+
+// rows * cols that wraps around the address space is bad_alloc, not a tiny buffer behind a
+// matrix that claims 2^64 elements.
+TEST(PublicApi, AMatrixTooLargeToAddressIsBadAlloc) {
+  const index_t huge = index_t{1} << 32;
+  EXPECT_THROW(Matrix<double>(huge, huge), std::bad_alloc);
+  EXPECT_THROW(Matrix<float>::uninitialized(index_t{1} << 33, index_t{1} << 31), std::bad_alloc);
+  EXPECT_THROW(Matrix<double>(index_t{1} << 62, 2), std::bad_alloc);
+  EXPECT_EQ(Matrix<double>(0, huge).rows(), 0);  // no elements: nothing to allocate
+}
+
+// OpenMP cannot make a hundred thousand threads (it crashed or aborted): InvalidArgument first.
+TEST(PublicApi, MoreThreadsThanTheMachineCanRunIsInvalidArgument) {
+  Matrix<double> phi(4, 20);
+  for (index_t e = 0; e < 4 * 20; ++e) {
+    phi.data()[e] = static_cast<double>((e * 7) % 11) - 5.0;
+  }
+  SolverOptions options;
+  options.k = 3;
+  options.device = Device::cpu;
+  options.threads = 100000;
+  EXPECT_THROW(solve(phi.view(), nullptr, options), InvalidArgument);
+  options.threads = 2;
+  EXPECT_NO_THROW(solve(phi.view(), nullptr, options));
+}
+
 }  // namespace
 }  // namespace coreset
