@@ -196,9 +196,23 @@ CORESET_API void write_coreset_csv(const std::string& path, const Coreset& cores
 /// the indices fit a dataset is checked by whoever uses the coreset.
 CORESET_API Coreset read_coreset_csv(const std::string& path);
 
+/// Where the writers here put a file named `path`, and how: `path` itself or, when `path` is a
+/// symbolic link, the file it names (even one not yet made; the link stays a link, as with an
+/// editor's save). `write_into` when that is neither a regular file nor a folder but a device
+/// (/dev/null, /dev/stdout) or a FIFO: such a target is written into, never replaced, so that
+/// writing to /dev/null discards the output instead of turning /dev/null into a file (which
+/// root, Docker's default user, could otherwise do).
+struct OutputDestination {
+  std::string path;
+  bool write_into = false;
+};
+CORESET_API OutputDestination output_destination(const std::string& path);
+
 /// Replaces `path` atomically with `contents`, byte for byte (temporary file in the same folder,
-/// flushed to disk, then renamed). Throws OutputError when `path` names no file, the folder is
-/// missing or not writable, or the disk is full; the old file, if any, is then left as it was.
+/// flushed to disk, then renamed; a symbolic link and a device or FIFO as output_destination
+/// says, the latter written into, not atomically). Throws OutputError when `path` names no file,
+/// the folder is missing or not writable, or the disk is full; the old file, if any, is then left
+/// as it was.
 CORESET_API void write_file_atomic(const std::string& path, const std::string& contents);
 
 }  // namespace coreset::io

@@ -13,6 +13,7 @@
 #include "cli/mpi_run.hpp"
 #include "cli/output_paths.hpp"
 #include "cli/outputs.hpp"
+#include "cli/path_option.hpp"
 #include "cli/report.hpp"
 #include "cli/solver_arguments.hpp"
 #include "cli/sweep_report.hpp"
@@ -98,6 +99,8 @@ int run_build(const BuildArguments& args) {
     if (writer) {
       check_writable_destination(args.out_path, "--out");
       check_writable_destination(args.report_path, "--report");
+      check_distinct_files({{"--out", args.out_path}, {"--report", args.report_path}},
+                           input_files(args.model));
     }
   });
   BuildInputs inputs;
@@ -167,6 +170,9 @@ struct EvaluateArguments {
 
 int run_evaluate(const EvaluateArguments& args) {
   check_writable_destination(args.report_path, "--report");
+  std::vector<FileArgument> inputs_read = input_files(args.model);
+  inputs_read.push_back({"--coreset", args.coreset_path});
+  check_distinct_files({{"--report", args.report_path}}, inputs_read);
   BuildInputs inputs;
   BuildOptions options = to_build_options(args.model);
   TerminalProgress progress;
@@ -215,8 +221,10 @@ std::function<int()> add_build_command(CLI::App& app) {
   command->add_option("--target-error", args->target_error,
                       "-k auto: reach ||y - Phi w|| / ||y|| <= E");
   add_solver_arguments(command, args->solver);
-  command->add_option("--out", args->out_path, "write the coreset here as CSV (index,weight)");
-  command->add_option("--report", args->report_path, "write a JSON report here");
+  command->add_option("--out", args->out_path, "write the coreset here as CSV (index,weight)")
+      ->check(non_empty_path());
+  command->add_option("--report", args->report_path, "write a JSON report here")
+      ->check(non_empty_path());
   return [args] { return run_build(*args); };
 }
 
@@ -229,8 +237,10 @@ std::function<int()> add_evaluate_command(CLI::App& app) {
       ->check(CLI::IsMember({"double", "float"}))
       ->capture_default_str();
   command->add_option("--coreset", args->coreset_path, "coreset CSV (index,weight), 0-based rows")
-      ->required();
-  command->add_option("--report", args->report_path, "write a JSON report here");
+      ->required()
+      ->check(non_empty_path());
+  command->add_option("--report", args->report_path, "write a JSON report here")
+      ->check(non_empty_path());
   return [args] { return run_evaluate(*args); };
 }
 

@@ -23,6 +23,7 @@
 #include "cli/interrupt.hpp"
 #include "cli/output_paths.hpp"
 #include "cli/outputs.hpp"
+#include "cli/path_option.hpp"
 #include "cli/terminal.hpp"
 #include "coreset/build.hpp"
 #include "coreset/error.hpp"
@@ -496,11 +497,13 @@ std::function<int()> add_experiment_command(CLI::App& app) {
                    "comma-separated algorithm names; default: every algorithm (large: a-iht, "
                    "a-iht-2, giga, uniform, as spec 5.1)")
       ->delimiter(',');
-  command->add_option("--out", args->out_dir, "output folder; default ./experiment-NAME");
+  command->add_option("--out", args->out_dir, "output folder; default ./experiment-NAME")
+      ->check(non_empty_path());
   command
       ->add_option("--data-dir", args->data_dir,
                    "folder of the papers' datasets (logistic, poisson, large)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(non_empty_path());
   command->add_option("--samples", args->samples, "S, samples from pi-hat per trial")
       ->capture_default_str();
   command

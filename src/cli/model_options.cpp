@@ -1,4 +1,5 @@
 #include "cli/model_options.hpp"
+#include "cli/path_option.hpp"
 
 #include "coreset/error.hpp"
 #include "coreset/io.hpp"
@@ -41,12 +42,14 @@ char parse_delimiter(const std::string& text) {
 }  // namespace
 
 void add_model_options(CLI::App* command, ModelArguments& args) {
-  command->add_option("--data", args.data_path,
-                      "dataset: CSV with a header row (delimiter ',', ';' or tab, detected), "
-                      "LIBSVM/svmlight sparse text when FILE ends in .svm, .libsvm or .svmlight, "
-                      "or a 2-D NumPy array (N, D + 1) of float64/float32 when it ends in .npy "
-                      "(or as --format says); default: the built-in synthetic logistic data "
-                      "(N = 10,000, spec 3.6)");
+  command
+      ->add_option("--data", args.data_path,
+                   "dataset: CSV with a header row (delimiter ',', ';' or tab, detected), "
+                   "LIBSVM/svmlight sparse text when FILE ends in .svm, .libsvm or .svmlight, "
+                   "or a 2-D NumPy array (N, D + 1) of float64/float32 when it ends in .npy "
+                   "(or as --format says); default: the built-in synthetic logistic data "
+                   "(N = 10,000, spec 3.6)")
+      ->check(non_empty_path());
   command
       ->add_option("--format", args.format,
                    "format of --data: auto (LIBSVM for .svm/.libsvm/.svmlight, .npy for .npy, "
@@ -65,12 +68,16 @@ void add_model_options(CLI::App* command, ModelArguments& args) {
   command->add_flag("--no-intercept", args.no_intercept,
                     "do not append the intercept covariate (logistic, poisson, linear)");
   command->add_option("--prior-sd", args.prior_sd, "prior N(0, sd^2 I)")->capture_default_str();
-  command->add_option("--prior-covariance", args.prior_covariance_path,
-                      "prior covariance matrix, d x d (.npy or CSV); overrides --prior-sd");
+  command
+      ->add_option("--prior-covariance", args.prior_covariance_path,
+                   "prior covariance matrix, d x d (.npy or CSV); overrides --prior-sd")
+      ->check(non_empty_path());
   command->add_option("--noise-sd", args.noise_sd, "observation noise sd (gaussian, linear)")
       ->capture_default_str();
-  command->add_option("--noise-covariance", args.noise_covariance_path,
-                      "noise covariance, D x D (gaussian); overrides --noise-sd");
+  command
+      ->add_option("--noise-covariance", args.noise_covariance_path,
+                   "noise covariance, D x D (gaussian); overrides --noise-sd")
+      ->check(non_empty_path());
   command->add_flag("--rbf", args.rbf, "linear: radial-basis features (spec 3.5)");
   command->add_option("--rbf-centers", args.rbf_centers, "linear --rbf: centres per scale")
       ->capture_default_str();
@@ -163,6 +170,16 @@ BuildOptions to_build_options(const ModelArguments& args) {
   options.precision = parse_precision(args.precision);
   options.solver.threads = args.threads;
   return options;
+}
+
+std::vector<FileArgument> input_files(const ModelArguments& args) {
+  std::vector<FileArgument> files = {{"--data", args.data_path},
+                                     {"--prior-covariance", args.prior_covariance_path},
+                                     {"--noise-covariance", args.noise_covariance_path}};
+  if (args.pihat.size() == 2) {
+    files.push_back({"--pihat samples", args.pihat[1]});
+  }
+  return files;
 }
 
 }  // namespace coreset::cli

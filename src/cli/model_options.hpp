@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/output_paths.hpp"
 #include "cli/report.hpp"
 #include "coreset/build.hpp"
 #include "coreset/dataset.hpp"
@@ -46,5 +47,9 @@ void add_model_options(CLI::App* command, ModelArguments& args);
 Dataset load_dataset(const ModelArguments& args, BuildInputs& inputs,
                      std::shared_ptr<const Communicator> share_of = nullptr);
 BuildOptions to_build_options(const ModelArguments& args);
+
+/// The files the arguments read (the dataset, the covariances, pi-hat's samples), for
+/// check_distinct_files; empty paths where not given.
+std::vector<FileArgument> input_files(const ModelArguments& args);
 
 }  // namespace coreset::cli

@@ -2,31 +2,96 @@
 
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 
 #include "coreset/error.hpp"
+#include "coreset/io.hpp"
 
 namespace coreset::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using io::output_destination;
+using io::OutputDestination;
+
+// Whether a and b name one file: the same file through any links when both exist, the same
+// absolute path (links in the existing part resolved) when neither does.
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code error;
+  const bool a_exists = fs::exists(a, error);
+  if (a_exists != fs::exists(b, error)) {
+    return false;
+  }
+  if (a_exists) {
+    return fs::equivalent(a, b, error) && !error;
+  }
+  const fs::path a_path = fs::weakly_canonical(a, error);
+  if (error) {
+    return false;
+  }
+  const fs::path b_path = fs::weakly_canonical(b, error);
+  return !error && a_path == b_path;
+}
+
+}  // namespace
 
 void check_writable_destination(const std::string& path, const char* option) {
   if (path.empty()) {
     return;
   }
-  const std::filesystem::path target(path);
-  const std::filesystem::path folder =
-      target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
-  std::error_code error;
-  if (!std::filesystem::is_directory(folder, error)) {
-    throw OutputError(std::string(option) + " " + path + ": folder '" + folder.string() +
-                      "' does not exist");
+  const std::string named = std::string(option) + " " + path;
+  const OutputDestination where = output_destination(path);
+  if (where.write_into) {
+    if (::access(where.path.c_str(), W_OK) != 0) {
+      throw OutputError(named + ": cannot be written: " + std::strerror(errno));
+    }
+    return;
   }
-  if (std::filesystem::is_directory(target, error)) {
-    throw OutputError(std::string(option) + " " + path + ": is a folder, expected a file path");
+  const fs::path target(where.path);
+  const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::error_code error;
+  if (!fs::is_directory(folder, error)) {
+    throw OutputError(named + ": folder '" + folder.string() + "' does not exist");
+  }
+  if (fs::is_directory(target, error)) {
+    throw OutputError(named + ": is a folder, expected a file path");
+  }
+  // The file is staged in its folder and renamed into place there.
+  if (::access(folder.c_str(), W_OK | X_OK) != 0) {
+    throw OutputError(named + ": folder '" + folder.string() + "' is not writable");
+  }
+}
+
+void check_distinct_files(const std::vector<FileArgument>& outputs,
+                          const std::vector<FileArgument>& inputs) {
+  // Outputs are compared where they land (a link's file, even before it exists).
+  const auto landing = [](const FileArgument& output) {
+    return output_destination(output.path).path;
+  };
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const FileArgument& output = outputs[i];
+    if (output.path.empty() || output_destination(output.path).write_into) {
+      continue;
+    }
+    for (std::size_t j = i + 1; j < outputs.size(); ++j) {
+      if (!outputs[j].path.empty() && same_file(landing(output), landing(outputs[j]))) {
+        throw InvalidArgument(std::string(output.option) + " " + output.path + " and " +
+                              outputs[j].option + " " + outputs[j].path +
+                              " name the same file: give each output its own");
+      }
+    }
+    for (const FileArgument& input : inputs) {
+      if (!input.path.empty() && same_file(landing(output), input.path)) {
+        throw InvalidArgument(std::string(output.option) + " " + output.path +
+                              " would overwrite the input " + input.option + " " + input.path);
+      }
+    }
   }
 }
 
 void check_output_folder(const std::string& folder, const char* option) {
-  namespace fs = std::filesystem;
   std::error_code error;
   fs::path existing = folder;
   while (!existing.empty() && !fs::exists(existing, error)) {

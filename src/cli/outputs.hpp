@@ -3,7 +3,10 @@
 // is staged are they renamed into place, one after the other, with a second Ctrl-C deferred. A
 // failure or an interrupt before that point leaves no new file and no temporary file; a failure
 // of a later rename (only possible if the folder changes under the run) removes the outputs this
-// run already renamed, so a coreset never appears without the report asked for with it.
+// run already renamed and puts back the files they replaced, so a coreset never appears without
+// the report asked for with it. A symbolic link is written through (the file it names is
+// replaced, the link stays); a device or a FIFO (/dev/null) is written into, after the renames,
+// and never replaced.
 #pragma once
 
 #include <functional>

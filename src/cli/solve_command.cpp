@@ -11,6 +11,7 @@
 #include "cli/mpi_run.hpp"
 #include "cli/output_paths.hpp"
 #include "cli/outputs.hpp"
+#include "cli/path_option.hpp"
 #include "cli/report.hpp"
 #include "cli/terminal.hpp"
 #include "coreset/build.hpp"
@@ -53,6 +54,9 @@ int run_solve(const SolveArguments& args, const DeviceChoice& choice) {
   inputs.options.step_rule = parse_step_rule(args.step_rule);
   check_writable_destination(args.out_path, "--out");
   check_writable_destination(args.report_path, "--report");
+  check_distinct_files(
+      {{"--out", args.out_path}, {"--report", args.report_path}},
+      {{"--phi", args.phi_path}, {"--loglik", args.loglik_path}, {"--y", args.y_path}});
 
   if (args.phi_path.empty() == args.loglik_path.empty()) {
     throw InvalidArgument("give exactly one of --phi (S x n) and --loglik (n x S)");
@@ -126,11 +130,15 @@ std::function<int()> add_solve_command(CLI::App& app) {
   auto args = std::make_shared<SolveArguments>();
   CLI::App* command = app.add_subcommand(
       "solve", "Solve min ||y - Phi w||^2 s.t. ||w||_0 <= k, w >= 0 for a given Phi");
-  command->add_option("--phi", args->phi_path, "Phi, S x n: .npy (float32/64) or CSV (S lines)");
-  command->add_option("--loglik", args->loglik_path,
-                      "instead of --phi: your own log-likelihoods, n x S (row i = datapoint i at "
-                      "S posterior draws), centred and scaled by the engine");
-  command->add_option("--y", args->y_path, "target y, S values (.npy or CSV); default Phi 1");
+  command->add_option("--phi", args->phi_path, "Phi, S x n: .npy (float32/64) or CSV (S lines)")
+      ->check(non_empty_path());
+  command
+      ->add_option("--loglik", args->loglik_path,
+                   "instead of --phi: your own log-likelihoods, n x S (row i = datapoint i at "
+                   "S posterior draws), centred and scaled by the engine")
+      ->check(non_empty_path());
+  command->add_option("--y", args->y_path, "target y, S values (.npy or CSV); default Phi 1")
+      ->check(non_empty_path());
   command
       ->add_option(
           "-k,--k", args->options.k,
@@ -177,8 +185,10 @@ std::function<int()> add_solve_command(CLI::App& app) {
   command->add_flag("--refit", args->options.refit,
                     "after any algorithm: refit the weights by non-negative least squares on the "
                     "chosen support (f can only fall; f before and after are reported)");
-  command->add_option("--out", args->out_path, "write the coreset here as CSV (index,weight)");
-  command->add_option("--report", args->report_path, "write a JSON report here");
+  command->add_option("--out", args->out_path, "write the coreset here as CSV (index,weight)")
+      ->check(non_empty_path());
+  command->add_option("--report", args->report_path, "write a JSON report here")
+      ->check(non_empty_path());
   return [args] {
     const DeviceChoice choice = choose_run_device(args->device);  // before any file is touched
     return choice.precision == Precision::float32 ? run_solve<float>(*args, choice)

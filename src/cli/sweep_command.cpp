@@ -13,6 +13,7 @@
 #include "cli/model_options.hpp"
 #include "cli/output_paths.hpp"
 #include "cli/outputs.hpp"
+#include "cli/path_option.hpp"
 #include "cli/solver_arguments.hpp"
 #include "cli/sweep_report.hpp"
 #include "cli/terminal.hpp"
@@ -112,7 +113,9 @@ std::function<int()> add_sweep_command(CLI::App& app) {
       ->delimiter(',')
       ->required();
   add_solver_arguments(command, args->solver);
-  command->add_option("--out", args->out_dir, "output folder (created if missing)")->required();
+  command->add_option("--out", args->out_dir, "output folder (created if missing)")
+      ->required()
+      ->check(non_empty_path());
   return [args] { return run_sweep(*args); };
 }
 

@@ -55,9 +55,15 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   if (path_.empty() || !target.has_filename()) {
     throw OutputError("cannot write '" + path_ + "': not a file name");
   }
-  temp_path_ = make_temp_path(path_);
-  // "x": never clobber a file another writer happens to be using under the same name.
-  file_ = std::fopen(temp_path_.c_str(), "wbx");
+  const OutputDestination where = io::output_destination(path_);
+  destination_ = where.path;
+  if (where.write_into) {
+    file_ = std::fopen(destination_.c_str(), "wb");
+  } else {
+    temp_path_ = make_temp_path(destination_);
+    // "x": never clobber a file another writer happens to be using under the same name.
+    file_ = std::fopen(temp_path_.c_str(), "wbx");
+  }
   if (file_ == nullptr) {
     const int error_number = errno;
     throw OutputError("cannot write " + path_ + ": " + std::strerror(error_number));
@@ -68,7 +74,7 @@ AtomicFile::~AtomicFile() {
   if (file_ != nullptr) {
     std::fclose(file_);
   }
-  if (!finished_) {
+  if (!finished_ && !temp_path_.empty()) {
     std::remove(temp_path_.c_str());
   }
 }
@@ -78,7 +84,9 @@ void AtomicFile::fail(int error_number) {
     std::fclose(file_);
     file_ = nullptr;
   }
-  std::remove(temp_path_.c_str());
+  if (!temp_path_.empty()) {
+    std::remove(temp_path_.c_str());
+  }
   finished_ = true;
   throw OutputError("cannot write " + path_ + ": " + std::strerror(error_number));
 }
@@ -101,7 +109,8 @@ void AtomicFile::commit() {
   if (std::fflush(file_) != 0) {
     fail(errno);
   }
-  if (::fsync(::fileno(file_)) != 0) {
+  // A device or a FIFO has nothing to sync (fsync fails there with EINVAL) and nothing to rename.
+  if (!temp_path_.empty() && ::fsync(::fileno(file_)) != 0) {
     fail(errno);
   }
   std::FILE* file = file_;
@@ -109,14 +118,42 @@ void AtomicFile::commit() {
   if (std::fclose(file) != 0) {
     fail(errno);
   }
-  if (std::rename(temp_path_.c_str(), path_.c_str()) != 0) {
+  if (temp_path_.empty()) {
+    finished_ = true;
+    return;
+  }
+  if (std::rename(temp_path_.c_str(), destination_.c_str()) != 0) {
     fail(errno);
   }
   finished_ = true;
-  sync_directory_of(path_);
+  sync_directory_of(destination_);
 }
 
 }  // namespace detail
+
+OutputDestination output_destination(const std::string& path) {
+  namespace fs = std::filesystem;
+  OutputDestination where{path, false};
+  std::error_code error;
+  if (fs::is_symlink(path, error)) {
+    // The file the link names, even one that does not exist yet; a relative target is relative
+    // to the link's folder.
+    fs::path target = fs::read_symlink(path, error);
+    if (!error) {
+      if (target.is_relative()) {
+        target = fs::path(path).parent_path() / target;
+      }
+      const fs::path resolved = fs::weakly_canonical(target, error);
+      if (!error) {
+        where.path = resolved.string();
+      }
+    }
+  }
+  const fs::file_status status = fs::status(where.path, error);
+  where.write_into =
+      fs::exists(status) && !fs::is_regular_file(status) && !fs::is_directory(status);
+  return where;
+}
 
 void write_file_atomic(const std::string& path, const std::string& contents) {
   detail::AtomicFile file(path);

@@ -4,6 +4,7 @@
 // temporary file; the progress line appears on a terminal only; outputs are all or nothing.
 #include <gtest/gtest.h>
 #include <pty.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+#include "coreset/io.hpp"
 #include "helpers/cli_fixture.hpp"
 
 namespace coreset {
@@ -487,6 +489,102 @@ TEST_F(Hardening, AReportThatCannotBeWrittenLeavesNoCoresetEither) {
             std::string::npos)
       << r.err;
   EXPECT_EQ(listing(dir_), (std::set<std::string>{"phi.npy", "y.npy"})) << join(listing(dir_));
+}
+
+// A file that was there before a failed run is there after it, with its old contents: the
+// coreset is renamed into place, then the report fails (/dev/full takes the open and refuses
+// the write), and the coreset's rename is undone by putting the old file back.
+TEST_F(Hardening, AFailedOutputPutsBackTheFileAnEarlierOutputReplaced) {
+  if (!fs::exists("/dev/full") || !io::output_destination("/dev/full").write_into) {
+    GTEST_SKIP() << "no /dev/full to fail the write (or not seen as a device: not risked)";
+  }
+  write_planted();
+  std::ofstream(path("out.csv")) << "old contents\n";
+  const CommandResult r = run("solve --phi " + path("phi.npy") + " -k 5 --out " + path("out.csv") +
+                              " --report /dev/full");
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_NE(r.err.find("cannot write /dev/full"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(path("out.csv")), "old contents\n");
+  EXPECT_EQ(listing(dir_), (std::set<std::string>{"out.csv", "phi.npy", "y.npy"}))
+      << join(listing(dir_));
+  EXPECT_TRUE(fs::is_character_file("/dev/full"));
+}
+
+// An output through a symbolic link replaces the file the link names; the link stays.
+TEST_F(Hardening, AnOutputThroughALinkKeepsTheLink) {
+  write_planted();
+  std::ofstream(path("real.csv")) << "old\n";
+  fs::create_symlink("real.csv", path("link.csv"));
+  const CommandResult r = run("solve --phi " + path("phi.npy") + " -k 5 --out " + path("link.csv"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::is_symlink(path("link.csv")));
+  EXPECT_EQ(io::read_coreset_csv(path("real.csv")).indices.size(), 5u);
+  EXPECT_EQ(listing(dir_), (std::set<std::string>{"link.csv", "phi.npy", "real.csv", "y.npy"}))
+      << join(listing(dir_));
+}
+
+// A FIFO (as /dev/null, which a test must not risk) is written into and stays a FIFO.
+TEST_F(Hardening, AnOutputIntoAFifoReachesItsReader) {
+  write_planted();
+  const std::string fifo = path("coreset.fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string received;
+  std::thread reader([&] { received = slurp(fifo); });
+  const CommandResult r = run("solve --phi " + path("phi.npy") + " -k 5 --out " + fifo);
+  reader.join();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  EXPECT_EQ(received.rfind("index,weight\n", 0), 0u) << received;
+  EXPECT_EQ(std::count(received.begin(), received.end(), '\n'), 6) << received;
+}
+
+TEST_F(Hardening, TwoOutputsNamingOneFileAreAUsageError) {
+  write_planted();
+  fs::create_directories(path("sub"));
+  for (const std::string& report : {path("x.csv"), path("sub") + "/../x.csv"}) {
+    const CommandResult r = run("solve --phi " + path("phi.npy") + " -k 5 --out " + path("x.csv") +
+                                " --report " + report);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("name the same file"), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(listing(dir_), (std::set<std::string>{"phi.npy", "sub", "y.npy"}))
+      << join(listing(dir_));
+}
+
+TEST_F(Hardening, AnOutputOverAnInputIsAUsageError) {
+  write_planted();
+  const std::string before = slurp(path("phi.npy"));
+  fs::create_symlink("phi.npy", path("alias.npy"));
+  for (const std::string& target : {path("phi.npy"), path("alias.npy")}) {
+    const CommandResult r = run("solve --phi " + path("phi.npy") + " -k 5 --report " + target);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("would overwrite the input --phi"), std::string::npos) << r.err;
+  }
+  const CommandResult build = run("build --model logistic --samples 50 -k 5 --data " +
+                                  path("data.csv") + " --out " + path("data.csv"));
+  EXPECT_EQ(build.exit_code, 2) << build.err;  // checked before the missing file is read
+  EXPECT_EQ(slurp(path("phi.npy")), before);
+}
+
+TEST_F(Hardening, AnEmptyPathIsAUsageErrorNamingTheOption) {
+  for (const std::string& arguments :
+       {std::string("build --model logistic -k 5 --data \"\""),
+        std::string("build --model logistic -k 5 --out \"\""), std::string("solve --phi \"\" -k 5"),
+        std::string("sweep --model logistic -k 5 --out \"\"")}) {
+    const CommandResult r = run(arguments);
+    EXPECT_EQ(r.exit_code, 2) << arguments << "\n" << r.err;
+    EXPECT_NE(r.err.find("expected a path, got an empty value"), std::string::npos) << r.err;
+  }
+  EXPECT_TRUE(listing(dir_).empty()) << join(listing(dir_));
+}
+
+// OpenMP fails to make a hundred thousand threads (a crash or an abort): a usage error instead.
+TEST_F(Hardening, MoreThreadsThanTheMachineCanRunIsAUsageError) {
+  const CommandResult r =
+      run("build --model logistic --samples 50 -k 5 --threads 100000 --out " + path("c.csv"));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("threads must be at most"), std::string::npos) << r.err;
+  EXPECT_TRUE(listing(dir_).empty()) << join(listing(dir_));
 }
 
 // ---------------------------------------------------------------------------------------------

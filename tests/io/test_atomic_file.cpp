@@ -5,6 +5,7 @@
 
 #include <csignal>
 #include <filesystem>
+#include <future>
 #include <string>
 #include <thread>
 #include <vector>
@@ -136,6 +137,53 @@ TEST_F(AtomicFileTest, ConcurrentWritersNeverMix) {
   }
   EXPECT_TRUE(is_one_version);
   EXPECT_EQ(dir_.entries(), std::vector<std::string>{"shared.txt"});
+}
+
+// A symbolic link is written through: the file it names gets the contents, the link stays.
+TEST_F(AtomicFileTest, ASymbolicLinkIsWrittenThroughAndStaysALink) {
+  const std::string real = dir_.file("real.csv");
+  const std::string link = dir_.file("link.csv");
+  write_bytes(real, "old\n");
+  std::filesystem::create_symlink("real.csv", link);
+  write_file_atomic(link, "new\n");
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  EXPECT_EQ(read_bytes(real), "new\n");
+  EXPECT_EQ(dir_.entries(), (std::vector<std::string>{"link.csv", "real.csv"}));
+}
+
+TEST_F(AtomicFileTest, ALinkToAFileNotYetMadeMakesThatFile) {
+  std::filesystem::create_directories(dir_.file("sub"));
+  const std::string link = dir_.file("link.csv");
+  std::filesystem::create_symlink("sub/made.csv", link);
+  EXPECT_EQ(output_destination(link).path,
+            std::filesystem::weakly_canonical(dir_.file("sub/made.csv")).string());
+  write_file_atomic(link, "made\n");
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  EXPECT_EQ(read_bytes(dir_.file("sub/made.csv")), "made\n");
+}
+
+// A FIFO (like /dev/null, which a test must not risk) is written into, not replaced: a rename
+// onto it would leave a regular file where the reader waits.
+TEST_F(AtomicFileTest, AFifoIsWrittenIntoAndStaysAFifo) {
+  const std::string fifo = dir_.file("pipe");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_TRUE(output_destination(fifo).write_into);
+  std::future<std::string> read = std::async(std::launch::async, [&] { return read_bytes(fifo); });
+  write_file_atomic(fifo, "through the pipe\n");
+  EXPECT_EQ(read.get(), "through the pipe\n");
+  EXPECT_TRUE(std::filesystem::is_fifo(fifo));
+  EXPECT_EQ(dir_.entries(), std::vector<std::string>{"pipe"});
+}
+
+TEST_F(AtomicFileTest, DevicesAreWrittenIntoRegularFilesReplaced) {
+  if (std::filesystem::exists("/dev/null")) {
+    EXPECT_TRUE(output_destination("/dev/null").write_into);  // asked, not written
+  }
+  const std::string path = dir_.file("plain.csv");
+  EXPECT_FALSE(output_destination(path).write_into);
+  write_bytes(path, "x");
+  EXPECT_FALSE(output_destination(path).write_into);
+  EXPECT_EQ(output_destination(path).path, path);
 }
 
 }  // namespace
