@@ -237,9 +237,13 @@ CORESET_API Matrix<double> log_likelihoods(const Dataset& data, const ModelOptio
 
 /// Phi from your own log-likelihood matrix (n x S: row i is datapoint i at S posterior draws,
 /// e.g. from Stan or PyMC): each datapoint's values centred over the draws and scaled by
-/// 1/sqrt(S), exactly as build_coreset does. The result is S x n.
-CORESET_API Matrix<double> projection_from_loglik(const Matrix<double>& loglik);
-CORESET_API Matrix<float> projection_from_loglik(const Matrix<float>& loglik);
+/// 1/sqrt(S), exactly as build_coreset does. The result is S x n. `progress`, when given, sees
+/// Stage::projection in datapoints, and a stop request ends the pass within a block of them
+/// (coreset::Cancelled).
+CORESET_API Matrix<double> projection_from_loglik(const Matrix<double>& loglik,
+                                                  ProgressObserver* progress = nullptr);
+CORESET_API Matrix<float> projection_from_loglik(const Matrix<float>& loglik,
+                                                 ProgressObserver* progress = nullptr);
 /// The same for log-likelihoods in any strided layout, read in place in one pass: the value of
 /// datapoint i at draw s is loglik[i * datapoint_stride + s * draw_stride] (strides in elements,
 /// >= 0). An n x S array in C order has strides (S, 1); an S x n one, ArviZ's draws flattened
@@ -247,9 +251,11 @@ CORESET_API Matrix<float> projection_from_loglik(const Matrix<float>& loglik);
 /// pointer, a negative stride or a non-finite value (named by its 0-based datapoint and draw).
 CORESET_API Matrix<double> projection_from_loglik(const double* loglik, index_t datapoints,
                                                   index_t draws, index_t datapoint_stride,
-                                                  index_t draw_stride);
+                                                  index_t draw_stride,
+                                                  ProgressObserver* progress = nullptr);
 CORESET_API Matrix<float> projection_from_loglik(const float* loglik, index_t datapoints,
                                                  index_t draws, index_t datapoint_stride,
-                                                 index_t draw_stride);
+                                                 index_t draw_stride,
+                                                 ProgressObserver* progress = nullptr);
 
 }  // namespace coreset

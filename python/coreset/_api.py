@@ -88,8 +88,9 @@ def _device_and_gpu(device):
 
 
 def _precision_name(precision, device, dtype=None):
-    """'double' or 'float': as given, else (auto) the input's own dtype when there is one, float
-    on the GPU and double on the CPU otherwise (the command's rule)."""
+    """'double' or 'float': as given, else (auto) the input's own dtype when there is one (solve:
+    a float32 Phi is solved in float, read in place), float on the GPU and double on the CPU
+    otherwise (the command's rule, which `coreset solve` applies whatever the file's dtype)."""
     if precision in ("double", "float64"):
         return "double"
     if precision in ("float", "float32"):
@@ -119,7 +120,9 @@ def _dataset_keywords(X, y, keywords):
         y_array, _ = _arrays.as_host_array(y, "y")
         if y_array.ndim != 1:
             raise InvalidArgumentError("y: expected a 1-D array, got shape %s" % (y_array.shape,))
-        y_array = np.ascontiguousarray(y_array, dtype=x_array.dtype)
+        # float64 whatever X's dtype: the dataset holds double, and a float32 y would round a
+        # response (a count above 2^24, a value near 1000 to 6e-5) before the engine saw it.
+        y_array = np.ascontiguousarray(y_array, dtype=np.float64)
         if keywords.get("response_name") is None and getattr(y, "name", None) is not None:
             keywords["response_name"] = str(y.name)
     keywords["data_description"] = "%s array %s from Python" % (x_array.dtype, x_array.shape)
@@ -250,7 +253,8 @@ def sweep(X, y=None, *, model, k, **options):
     x_array, y_array = keywords.pop("_x"), keywords.pop("_y")
     runs, report = _core.sweep(x_array, y_array, keywords, [int(b) for b in budgets], progress)
     report = _report(report, notes)
-    coresets = [Coreset(indices, weights, entry)
+    # Each budget's entry, with the sweep's input (the data's size for dense()).
+    coresets = [Coreset(indices, weights, dict(entry, input=report.get("input")))
                 for (_, indices, weights), entry in zip(runs, report["budgets"])]
     return Sweep([int(budget) for budget, _, _ in runs], coresets, report)
 
@@ -264,10 +268,15 @@ def evaluate(X, y=None, *, model, indices, weights, samples=500, device="auto", 
     `coreset evaluate` reports it: the same pi-hat, samples and Phi that build uses for these
     options. Returns a Coreset (sorted by index) whose report["quality"] holds the relative
     projection error, the forward, reverse and symmetric KL and the MAP distance."""
-    given = Coreset(_arrays.as_array(indices, "indices"), _arrays.as_array(weights, "weights"))
+    given = Coreset(_arrays.row_indices(indices, "indices"), _arrays.as_array(weights, "weights"))
     order = np.argsort(given.indices, kind="stable")
+    repeated = given.indices[order][1:][np.diff(given.indices[order]) == 0]
+    if repeated.size:
+        raise InvalidArgumentError(
+            "indices: each row may appear once (a coreset CSV's indices are strictly ascending), "
+            "got %d more than once" % repeated[0])
     options = {name: value for name, value in locals().items()
-               if name not in ("X", "y", "indices", "weights", "given", "order")}
+               if name not in ("X", "y", "indices", "weights", "given", "order", "repeated")}
     keywords, progress, notes = _prepare_build(X, y, options)
     x_array, y_array = keywords.pop("_x"), keywords.pop("_y")
     out_indices, out_weights, report = _core.evaluate(

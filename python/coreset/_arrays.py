@@ -269,12 +269,33 @@ def column_major(value, name, dtype=None):
 
 
 def strided(array, name, dtype=None):
-    """Log-likelihoods for the strided projection: any non-negative strides are read in place."""
+    """Log-likelihoods for the strided projection: strides that are non-negative whole numbers
+    of elements are read in place; others (reversed views, a field of a structured array) are
+    copied once."""
     array, note = with_dtype(array, name, dtype)
     if any(stride < 0 for stride in array.strides):
         array = np.ascontiguousarray(array)
         note = _then(note, "copied (negative strides)")
+    elif any(stride % array.itemsize for stride in array.strides):
+        array = np.ascontiguousarray(array)
+        note = _then(note, "copied (strides not whole elements)")
     return array, note
+
+
+def row_indices(value, name):
+    """0-based row numbers as int64: integers, or floats with whole values; anything else (1.7,
+    NaN) is an InvalidArgumentError rather than truncated."""
+    array = as_array(value, name)
+    if array.dtype.kind in "iu":
+        return array.astype(np.int64)
+    if array.dtype.kind in "fb" or array.size == 0:
+        values = array.astype(np.float64)
+        if values.size and not (np.all(np.isfinite(values)) and np.all(values == np.floor(values))):
+            bad = values[~(np.isfinite(values) & (values == np.floor(values)))][0]
+            raise InvalidArgumentError("%s: expected whole row numbers, got %r" % (name, bad))
+        return values.astype(np.int64)
+    raise InvalidArgumentError(
+        "%s: expected integer row numbers, got an array of dtype %s" % (name, array.dtype))
 
 
 def vector(value, name, length, dtype):

@@ -49,11 +49,12 @@ Dataset typed_dataset_from(const py::array& covariates, const py::object& respon
   copy_column_major(x, data.covariates.data());
   if (!response.is_none()) {
     const auto y = py::cast<py::array>(response);
-    if (y.ndim() != 1 || y.shape(0) != x.rows || !y.dtype().is(covariates.dtype())) {
-      throw InvalidArgument("y: expected " + std::to_string(x.rows) + " values of X's dtype (" +
-                            std::string(py::str(covariates.dtype())) + "), got a " + describe(y));
+    // float64 whatever X's dtype (the package converts it): the dataset holds double.
+    if (y.ndim() != 1 || y.shape(0) != x.rows || !y.dtype().is(py::dtype::of<double>())) {
+      throw InvalidArgument("y: expected " + std::to_string(x.rows) + " values (float64), got a " +
+                            describe(y));
     }
-    const T* values = static_cast<const T*>(y.data());
+    const auto* values = static_cast<const double*>(y.data());
     const index_t stride = element_stride(y, 0, "y");
     data.response.resize(static_cast<std::size_t>(x.rows));
     for (index_t i = 0; i < x.rows; ++i) {

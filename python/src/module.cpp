@@ -174,11 +174,12 @@ template <class T>
 py::tuple solve_loglik_typed(const py::array& loglik, const py::object& y, const py::dict& keywords,
                              const py::object& callback) {
   const StridedArray<T> in = strided<T>(loglik, "loglik");
-  Matrix<T> phi;
-  {
-    py::gil_scoped_release release;
-    phi = projection_from_loglik(in.data, in.rows, in.cols, in.row_stride, in.col_stride);
-  }
+  // Ctrl-C and the callback reach the projection too (a block of datapoints at a time).
+  PythonProgress progress(callback);
+  const Matrix<T> phi = run_without_gil(progress, [&] {
+    return projection_from_loglik(in.data, in.rows, in.cols, in.row_stride, in.col_stride,
+                                  &progress);
+  });
   return solve_typed(phi.view(), y, keywords, callback, solve_inputs(keywords));
 }
 

@@ -88,7 +88,7 @@ int run_solve(const SolveArguments& args, const DeviceChoice& choice) {
       inputs.rows = loglik.cols;
       inputs.cols = loglik.rows;
       phi = loglik.values.rows() == 0 ? Matrix<T>(loglik.cols, 0)
-                                      : projection_from_loglik(loglik.values);
+                                      : projection_from_loglik(loglik.values, &progress);
     }
   });
   std::vector<T> y;

@@ -233,7 +233,7 @@ void projection_into(const Model& model, const Eigen::MatrixXd& samples, int thr
 
 template <class T>
 Matrix<T> projection_from_loglik(const T* loglik, index_t n, index_t s, index_t datapoint_stride,
-                                 index_t draw_stride) {
+                                 index_t draw_stride, ProgressObserver* progress) {
   if (n < 1 || s < 1) {
     throw InvalidArgument(
         "the log-likelihood matrix must have at least one datapoint and one draw (got " +
@@ -250,29 +250,45 @@ Matrix<T> projection_from_loglik(const T* loglik, index_t n, index_t s, index_t 
                            support::host_memory_limit(), "Phi (S x n, from the log-likelihoods)",
                            "pass fewer draws, or solve the matrix from GPU memory");
   Matrix<T> phi = Matrix<T>::uninitialized(s, n);
-  if (datapoint_stride == 1) {
-    // Draw-major (a C-order S x n array, ArviZ's layout): S rows of n values, ld draw_stride.
-    support::transpose_into(loglik, draw_stride, s, n, phi.data(), s);
-  } else {
+  support::stage_started(progress, Stage::projection, n);
+  // Datapoints between looks at `progress` (Ctrl-C): a block's copy, check and centring take
+  // milliseconds; a transposed chunk is what one thread copies at a time.
+  constexpr index_t kBlock = index_t{1} << 14;
+  constexpr index_t kChunk = 256;
+  const int threads = support::resolve_threads(0);
+  for (index_t first = 0; first < n; first += kBlock) {
+    support::throw_if_stopped(progress);
+    const index_t count = std::min(kBlock, n - first);
+    if (datapoint_stride == 1) {
+      // Draw-major (a C-order S x n array, ArviZ's layout): S rows of n values, ld draw_stride.
 #pragma omp parallel for schedule(static)
-    for (index_t i = 0; i < n; ++i) {
-      const T* in = loglik + i * datapoint_stride;
-      T* out = phi.column(i);
-      for (index_t j = 0; j < s; ++j) {
-        out[j] = in[j * draw_stride];
+      for (index_t chunk = first; chunk < first + count; chunk += kChunk) {
+        support::transpose_into(loglik + chunk, draw_stride, s,
+                                std::min(kChunk, first + count - chunk), phi.column(chunk), s);
+      }
+    } else {
+#pragma omp parallel for schedule(static)
+      for (index_t i = first; i < first + count; ++i) {
+        const T* in = loglik + i * datapoint_stride;
+        T* out = phi.column(i);
+        for (index_t j = 0; j < s; ++j) {
+          out[j] = in[j * draw_stride];
+        }
       }
     }
-  }
-  // Phi's layout (S x n) is now the one solve() checks: the same parallel scan.
-  const index_t bad = find_non_finite(phi.view(), support::resolve_threads(0));
-  if (bad >= 0) {
-    throw InvalidArgument("the log-likelihood matrix has a non-finite entry at datapoint " +
-                          std::to_string(bad / s) + ", draw " + std::to_string(bad % s) +
-                          " (0-based)");
-  }
+    // The block's columns in Phi's layout (S x n): solve()'s parallel scan. Blocks go in order,
+    // so the first offender found is the first of the matrix.
+    const index_t bad = find_non_finite(MatrixView<T>{phi.column(first), s, count, s}, threads);
+    if (bad >= 0) {
+      throw InvalidArgument("the log-likelihood matrix has a non-finite entry at datapoint " +
+                            std::to_string(first + bad / s) + ", draw " + std::to_string(bad % s) +
+                            " (0-based)");
+    }
 #pragma omp parallel for schedule(static)
-  for (index_t i = 0; i < n; ++i) {
-    center_and_scale(phi.column(i), s);
+    for (index_t i = first; i < first + count; ++i) {
+      center_and_scale(phi.column(i), s);
+    }
+    support::advanced(progress, first + count);
   }
   return phi;
 }
@@ -290,8 +306,8 @@ template void projection_into<float>(const Model&, const Eigen::MatrixXd&, int, 
 template void projection_into<double>(const Model&, const Eigen::MatrixXd&, int, Matrix<double>&,
                                       ProgressObserver*, std::optional<DatapointRange>);
 template Matrix<float> projection_from_loglik<float>(const float*, index_t, index_t, index_t,
-                                                     index_t);
+                                                     index_t, ProgressObserver*);
 template Matrix<double> projection_from_loglik<double>(const double*, index_t, index_t, index_t,
-                                                       index_t);
+                                                       index_t, ProgressObserver*);
 
 }  // namespace coreset::cpu

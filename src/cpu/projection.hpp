@@ -44,10 +44,11 @@ void projection_into(const Model& model, const Eigen::MatrixXd& samples, int thr
 /// value of datapoint i at draw s is loglik[i * datapoint_stride + s * draw_stride] (strides in
 /// elements, >= 0), so an n x S or S x n array in either order is read in place, in one pass.
 /// InvalidArgument for n or S < 1, a negative stride, or a non-finite value (named by its
-/// 0-based datapoint and draw).
+/// 0-based datapoint and draw). `progress` sees Stage::projection in datapoints, and its stop
+/// request ends the pass within a block of them (Cancelled).
 template <class T>
 Matrix<T> projection_from_loglik(const T* loglik, index_t n, index_t s, index_t datapoint_stride,
-                                 index_t draw_stride);
+                                 index_t draw_stride, ProgressObserver* progress = nullptr);
 
 /// Datapoints per block of projection() at S samples: a block of S x width doubles stays in a
 /// core's L2 cache between its product and its link and centring passes; a power of two that

@@ -858,19 +858,25 @@ Quality evaluate_coreset(const Dataset& data, const BuildOptions& options, const
 }
 
 // An n x S column-major matrix: datapoint i's draws are a row, n apart.
-Matrix<double> projection_from_loglik(const Matrix<double>& loglik) {
-  return cpu::projection_from_loglik(loglik.data(), loglik.rows(), loglik.cols(), 1, loglik.rows());
+Matrix<double> projection_from_loglik(const Matrix<double>& loglik, ProgressObserver* progress) {
+  return cpu::projection_from_loglik(loglik.data(), loglik.rows(), loglik.cols(), 1, loglik.rows(),
+                                     progress);
 }
-Matrix<float> projection_from_loglik(const Matrix<float>& loglik) {
-  return cpu::projection_from_loglik(loglik.data(), loglik.rows(), loglik.cols(), 1, loglik.rows());
+Matrix<float> projection_from_loglik(const Matrix<float>& loglik, ProgressObserver* progress) {
+  return cpu::projection_from_loglik(loglik.data(), loglik.rows(), loglik.cols(), 1, loglik.rows(),
+                                     progress);
 }
 Matrix<double> projection_from_loglik(const double* loglik, index_t datapoints, index_t draws,
-                                      index_t datapoint_stride, index_t draw_stride) {
-  return cpu::projection_from_loglik(loglik, datapoints, draws, datapoint_stride, draw_stride);
+                                      index_t datapoint_stride, index_t draw_stride,
+                                      ProgressObserver* progress) {
+  return cpu::projection_from_loglik(loglik, datapoints, draws, datapoint_stride, draw_stride,
+                                     progress);
 }
 Matrix<float> projection_from_loglik(const float* loglik, index_t datapoints, index_t draws,
-                                     index_t datapoint_stride, index_t draw_stride) {
-  return cpu::projection_from_loglik(loglik, datapoints, draws, datapoint_stride, draw_stride);
+                                     index_t datapoint_stride, index_t draw_stride,
+                                     ProgressObserver* progress) {
+  return cpu::projection_from_loglik(loglik, datapoints, draws, datapoint_stride, draw_stride,
+                                     progress);
 }
 
 }  // namespace coreset

@@ -134,5 +134,41 @@ TEST(Progress, AStopRequestEndsSparseVi) {
   EXPECT_EQ(recorder.stages.back().first, Stage::solve);
 }
 
+// Phi from the caller's own log-likelihoods (Python's solve_loglik, `coreset solve --loglik`):
+// announced as the projection in datapoints, reported to the end, stopped within a block, and
+// the same Phi watched or not, in every layout the blocks cut.
+TEST(Progress, LogLikelihoodsToPhiReportsAndStops) {
+  const index_t n = 40000, s = 7;  // more than two blocks of datapoints, the last one partial
+  std::vector<double> draw_major(static_cast<std::size_t>(n * s));
+  for (std::size_t e = 0; e < draw_major.size(); ++e) {
+    draw_major[e] = std::sin(0.001 * static_cast<double>(e));
+  }
+  const Matrix<double> plain = projection_from_loglik(draw_major.data(), n, s, 1, n);
+  Recorder recorder;
+  const Matrix<double> watched = projection_from_loglik(draw_major.data(), n, s, 1, n, &recorder);
+  EXPECT_EQ(std::vector<double>(watched.data(), watched.data() + n * s),
+            std::vector<double>(plain.data(), plain.data() + n * s));
+  ASSERT_EQ(recorder.stages.size(), 1u);
+  EXPECT_EQ(recorder.stages[0], std::make_pair(Stage::projection, std::int64_t{n}));
+  EXPECT_GE(recorder.advances, 3);
+  EXPECT_GE(recorder.polls.load(), 3);
+
+  // A datapoint-major copy of the same numbers: the same Phi.
+  std::vector<double> datapoint_major(draw_major.size());
+  for (index_t i = 0; i < n; ++i) {
+    for (index_t j = 0; j < s; ++j) {
+      datapoint_major[static_cast<std::size_t>(i * s + j)] =
+          draw_major[static_cast<std::size_t>(j * n + i)];
+    }
+  }
+  const Matrix<double> other = projection_from_loglik(datapoint_major.data(), n, s, s, 1);
+  EXPECT_EQ(std::vector<double>(other.data(), other.data() + n * s),
+            std::vector<double>(plain.data(), plain.data() + n * s));
+
+  Recorder stopper(Stage::projection, 1);
+  EXPECT_THROW(projection_from_loglik(draw_major.data(), n, s, 1, n, &stopper), Cancelled);
+  EXPECT_LT(stopper.advances, 3);  // stopped after its first block, not at the end
+}
+
 }  // namespace
 }  // namespace coreset

@@ -1,0 +1,101 @@
+"""Inputs the package once took wrongly, without an error: a float32 X rounding y, row numbers
+that were not whole or not distinct, fields of structured arrays, a sweep's coresets without n,
+and a projection from log-likelihoods that Ctrl-C and the callback could not reach."""
+
+import numpy as np
+import pytest
+
+import coreset
+
+
+def test_a_float32_x_keeps_y_in_float64():
+    # 16777217 = 2^24 + 1 is not a float32: rounded to 2^24 it is another count, whose
+    # log-likelihood differs by about 14 nats at this rate.
+    theta = [0.0, 16.6]
+    x32 = np.ones((1, 1), np.float32)
+    counts = [16777217.0]
+    got = coreset.log_likelihood(x32, counts, model="poisson", theta=theta)
+    want = coreset.log_likelihood(x32.astype(np.float64), counts, model="poisson", theta=theta)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_a_build_with_float32_x_is_the_build_with_its_float64_copy(logistic_data):
+    X, y = logistic_data
+    x32 = X.astype(np.float32)
+    a = coreset.build(x32, y, model="logistic", k=20, samples=100, device="cpu")
+    b = coreset.build(x32.astype(np.float64), y, model="logistic", k=20, samples=100,
+                      device="cpu")
+    np.testing.assert_array_equal(a.indices, b.indices)
+    np.testing.assert_array_equal(a.weights, b.weights)
+
+
+@pytest.mark.parametrize("indices, message", [
+    ([3, 3], "more than once"),
+    ([1.7, 3.0], "whole row numbers"),
+    ([np.nan, 3.0], "whole row numbers"),
+    (["a", "b"], "integer row numbers"),
+])
+def test_evaluate_refuses_rows_the_command_refuses(logistic_data, indices, message):
+    X, y = logistic_data
+    with pytest.raises(coreset.InvalidArgumentError, match=message):
+        coreset.evaluate(X, y, model="logistic", indices=indices, weights=[1.0, 2.0],
+                         samples=50, device="cpu")
+
+
+def test_evaluate_takes_whole_floats_as_rows(logistic_data):
+    X, y = logistic_data
+    a = coreset.evaluate(X, y, model="logistic", indices=[3.0, 7.0], weights=[1.0, 2.0],
+                         samples=50, device="cpu")
+    b = coreset.evaluate(X, y, model="logistic", indices=[3, 7], weights=[1.0, 2.0],
+                         samples=50, device="cpu")
+    np.testing.assert_array_equal(a.indices, [3, 7])
+    assert a.report["quality"] == b.report["quality"]
+
+
+def test_a_field_of_a_structured_array_is_copied_not_refused(logistic_data):
+    X, y = logistic_data
+    records = np.zeros(len(y), dtype=[("x", "f8", (X.shape[1],)), ("y", "i4")])
+    records["x"], records["y"] = X, y
+    field = records["x"]  # strides of 20 + 8 * D bytes: not whole float64 elements
+    assert field.strides[0] % field.itemsize != 0
+    a = coreset.build(field, records["y"], model="logistic", k=10, samples=50, device="cpu")
+    b = coreset.build(np.ascontiguousarray(field), y, model="logistic", k=10, samples=50,
+                      device="cpu")
+    np.testing.assert_array_equal(a.indices, b.indices)
+    np.testing.assert_array_equal(a.weights, b.weights)
+    loglik = np.zeros(300, dtype=[("v", "f8", (20,)), ("tag", "i4")])
+    loglik["v"] = np.random.default_rng(3).normal(size=(300, 20))
+    c = coreset.solve(loglik=loglik["v"], k=5, device="cpu")
+    d = coreset.solve(loglik=np.ascontiguousarray(loglik["v"]), k=5, device="cpu")
+    np.testing.assert_array_equal(c.indices, d.indices)
+    assert "copied (strides not whole elements)" in str(c.report["python"])
+
+
+def test_a_sweeps_coresets_know_the_datas_size(logistic_data):
+    X, y = logistic_data
+    s = coreset.sweep(X, y, model="logistic", k=[5, 10], samples=50, device="cpu")
+    w = s[10].dense()
+    assert w.shape == (len(y),)
+    np.testing.assert_array_equal(np.flatnonzero(w), s[10].indices)
+
+
+def test_the_projection_from_log_likelihoods_reports_and_stops():
+    loglik = np.random.default_rng(5).normal(size=(40000, 30))
+    seen = []
+
+    def watch(stage, done, total):
+        seen.append((stage, done, total))
+
+    coreset.solve(loglik=loglik, k=5, device="cpu", progress=watch)
+    assert ("projection", 0, 40000) in seen or any(
+        stage == "projection" and total == 40000 for stage, _, total in seen), seen
+
+    class Stop(Exception):
+        pass
+
+    def stop(stage, done, total):
+        if stage == "projection":
+            raise Stop()
+
+    with pytest.raises(Stop):
+        coreset.solve(loglik=loglik, k=5, device="cpu", progress=stop)
