@@ -1,11 +1,30 @@
 #include "cli/model_options.hpp"
-#include "cli/path_option.hpp"
 
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cli/path_option.hpp"
 #include "coreset/error.hpp"
 #include "coreset/io.hpp"
 
 namespace coreset::cli {
 namespace {
+
+// --pihat's method and file: `samples FILE` as two words, or as one quoted argument
+// ('samples FILE', as the help once showed it).
+std::pair<std::string, std::string> pihat_method_and_file(const std::vector<std::string>& pihat) {
+  if (pihat.size() >= 2) {
+    return {pihat[0], pihat[1]};
+  }
+  const std::string& only = pihat.empty() ? std::string() : pihat.front();
+  const std::size_t space = only.find_first_of(" \t");
+  if (space != std::string::npos && only.compare(0, space, "samples") == 0) {
+    const std::size_t file = only.find_first_not_of(" \t", space);
+    return {"samples", file == std::string::npos ? std::string() : only.substr(file)};
+  }
+  return {only, std::string()};
+}
 
 constexpr index_t kBuiltInRows = 10000;
 
@@ -91,14 +110,24 @@ void add_model_options(CLI::App* command, ModelArguments& args) {
   command
       ->add_option("--pihat", args.pihat,
                    "weighting distribution: auto (exact for gaussian/linear, else laplace), "
-                   "laplace, exact, or 'samples FILE' (S x d posterior draws, .npy or CSV)")
+                   "laplace, exact, or samples FILE (S x d posterior draws, .npy or CSV; two "
+                   "words, or one quoted)")
       ->expected(1, 2);
   command->add_option("--samples", args.samples, "S, the number of samples from pi-hat")
       ->capture_default_str();
   command
       ->add_option("--seed", args.seed,
                    "seed of the sampling, the RBF centres and the draws of --algorithm is/uniform")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Validator(
+          [](std::string& value) {
+            // strtoull, under CLI11's parse, would take "-1" as 2^64 - 1.
+            const std::size_t first = value.find_first_not_of(" \t");
+            return first != std::string::npos && value[first] == '-'
+                       ? "expected a seed from 0 to 2^64 - 1, got " + value
+                       : std::string();
+          },
+          ""));
   command->add_option("--threads", args.threads, "CPU threads, 0 = every core (within a CPU quota)")
       ->capture_default_str();
 }
@@ -155,15 +184,16 @@ BuildOptions to_build_options(const ModelArguments& args) {
   model.rbf.scales = args.rbf_scales;
   model.rbf.near_constant_scale = args.rbf_constant_scale;
 
-  options.pihat = parse_pihat(args.pihat.front());
+  const auto [method, file] = pihat_method_and_file(args.pihat);
+  options.pihat = parse_pihat(method);
   if (options.pihat == Pihat::samples) {
-    if (args.pihat.size() != 2) {
+    if (file.empty()) {
       throw InvalidArgument("--pihat samples needs a file: --pihat samples FILE");
     }
-    options.user_samples = io::read_matrix<double>(args.pihat[1]);
-    options.user_samples_source = args.pihat[1];
-  } else if (args.pihat.size() != 1) {
-    throw InvalidArgument("--pihat " + args.pihat.front() + " takes no file");
+    options.user_samples = io::read_matrix<double>(file);
+    options.user_samples_source = file;
+  } else if (!file.empty()) {
+    throw InvalidArgument("--pihat " + method + " takes no file");
   }
   options.samples = args.samples;
   options.seed = args.seed;  // the job's one seed: sampling, RBF centres, the solver's draws
@@ -176,9 +206,7 @@ std::vector<FileArgument> input_files(const ModelArguments& args) {
   std::vector<FileArgument> files = {{"--data", args.data_path},
                                      {"--prior-covariance", args.prior_covariance_path},
                                      {"--noise-covariance", args.noise_covariance_path}};
-  if (args.pihat.size() == 2) {
-    files.push_back({"--pihat samples", args.pihat[1]});
-  }
+  files.push_back({"--pihat samples", pihat_method_and_file(args.pihat).second});
   return files;
 }
 

@@ -2,7 +2,10 @@
 // once (coreset::PreparedProblem); every k is then solved in ascending order, warm-started from
 // the one below where the algorithm allows (coreset::sweep), and the folder gets sweep.csv, one
 // coreset per k, report.json and sweep.svg, all or none.
+#include <algorithm>
+#include <filesystem>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -44,10 +47,63 @@ std::vector<index_t> parse_budgets(const std::vector<std::string>& texts) {
   return ks;
 }
 
+// The files of `ks`' sweep in `folder`, for check_distinct_files.
+std::vector<FileArgument> sweep_files(const std::string& folder, const std::vector<index_t>& ks) {
+  std::vector<FileArgument> files;
+  for (const char* name : {"sweep.csv", "report.json", "sweep.svg"}) {
+    files.push_back({"--out", folder + "/" + name});
+  }
+  for (const index_t k : std::set<index_t>(ks.begin(), ks.end())) {
+    files.push_back({"--out", folder + "/" + sweep_coreset_file(k)});
+  }
+  return files;
+}
+
+// Another sweep's coresets in the folder (coreset_k<K>.csv for a K not in this run) would sit
+// beside this run's results as if they were among them, so the run stops before any work. They
+// are not removed: they may be the only copy of an earlier run.
+void check_no_other_sweep(const std::string& folder, const std::vector<index_t>& ks) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  if (!fs::is_directory(folder, error)) {
+    return;
+  }
+  std::vector<std::string> others;
+  for (const auto& entry : fs::directory_iterator(folder, error)) {
+    const std::string name = entry.path().filename().string();
+    const std::string prefix = "coreset_k";
+    const std::string suffix = ".csv";
+    if (name.size() <= prefix.size() + suffix.size() || name.compare(0, prefix.size(), prefix) ||
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix)) {
+      continue;
+    }
+    const std::string digits =
+        name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+    if (digits.find_first_not_of("0123456789") != std::string::npos) {
+      continue;
+    }
+    if (std::none_of(ks.begin(), ks.end(),
+                     [&](index_t k) { return sweep_coreset_file(k) == name; })) {
+      others.push_back(name);
+    }
+  }
+  if (!others.empty()) {
+    std::sort(others.begin(), others.end());
+    throw InvalidArgument(
+        "--out " + folder + " holds " + others.front() +
+        (others.size() > 1 ? " and " + std::to_string(others.size() - 1) + " more coreset(s)"
+                           : std::string()) +
+        " of another sweep, which would sit beside this one's results: " +
+        (others.size() > 1 ? "remove them" : "remove it") + ", or choose another folder");
+  }
+}
+
 int run_sweep(const SweepArguments& args) {
   const std::vector<index_t> ks = parse_budgets(args.ks);
   const DeviceChoice choice = choose_device(args.device);  // before any file is touched
   check_output_folder(args.out_dir, "--out");
+  check_no_other_sweep(args.out_dir, ks);
+  check_distinct_files(sweep_files(args.out_dir, ks), input_files(args.model));
   BuildInputs inputs;
   BuildOptions options = to_build_options(args.model);
   options.precision = choice.precision;

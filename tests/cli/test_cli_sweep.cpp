@@ -76,6 +76,53 @@ TEST_F(Cli, SweepBadInputHasExactExitCodesAndWritesNothing) {
   EXPECT_FALSE(fs::exists(path("sw")));
 }
 
+// A rerun with other budgets into the same folder would leave the first run's coresets beside
+// its results: refused before any work, and nothing of the first run removed.
+TEST_F(Cli, SweepRefusesAFolderHoldingAnotherSweepsCoresets) {
+  const std::string data = write_small_logistic(path("small.csv"), 100);
+  const std::string base =
+      "sweep --data " + data + " --model logistic --samples 50 --device cpu --out " + path("sw");
+  ASSERT_EQ(run(base + " -k 5,10").exit_code, 0);
+  const std::string first = slurp(path("sw/sweep.csv"));
+  const CommandResult fewer = run(base + " -k 5");
+  EXPECT_EQ(fewer.exit_code, 2) << fewer.err;
+  EXPECT_NE(fewer.err.find("holds coreset_k10.csv of another sweep"), std::string::npos)
+      << fewer.err;
+  EXPECT_EQ(slurp(path("sw/sweep.csv")), first);
+  EXPECT_TRUE(fs::exists(path("sw/coreset_k10.csv")));
+  EXPECT_EQ(run(base + " -k 10,5").exit_code, 0);  // the same budgets: rewritten in place
+  // An output over the input: the dataset named sweep.csv inside the folder.
+  fs::copy_file(data, path("sw/sweep.csv"), fs::copy_options::overwrite_existing);
+  const CommandResult over =
+      run("sweep --data " + path("sw/sweep.csv") +
+          " --model logistic --samples 50 --device cpu -k 5,10 --out " + path("sw"));
+  EXPECT_EQ(over.exit_code, 2) << over.err;
+  EXPECT_NE(over.err.find("would overwrite the input --data"), std::string::npos) << over.err;
+}
+
+// --seed is unsigned: "-1" used to wrap to 2^64 - 1 and run.
+TEST_F(Cli, ANegativeSeedIsAUsageError) {
+  const CommandResult r = run("build --model logistic -k 5 --samples 50 --seed -1");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("expected a seed from 0 to 2^64 - 1, got -1"), std::string::npos) << r.err;
+}
+
+// --pihat samples FILE as two words or as one quoted argument: the same coreset.
+TEST_F(Cli, PihatSamplesTakesItsFileAsOneArgumentOrTwo) {
+  std::ofstream(path("draws.csv")) << "0.1,0.2,0.3\n0.2,0.1,0.0\n0.0,0.3,-0.1\n0.3,0.0,0.1\n";
+  const std::string base = "build --model logistic -k 5 --samples 4 --device cpu ";
+  const CommandResult two =
+      run(base + "--pihat samples " + path("draws.csv") + " --out " + path("two.csv"));
+  const CommandResult one =
+      run(base + "--pihat 'samples " + path("draws.csv") + "' --out " + path("one.csv"));
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_EQ(slurp(path("one.csv")), slurp(path("two.csv")));
+  const CommandResult none = run(base + "--pihat samples");
+  EXPECT_EQ(none.exit_code, 2) << none.err;
+  EXPECT_NE(none.err.find("--pihat samples needs a file"), std::string::npos) << none.err;
+}
+
 TEST_F(Cli, BuildKAutoFindsTheSmallestKAndReportsTheBudgetsTried) {
   const std::string data = write_small_logistic(path("small.csv"), 400);
   const CommandResult r =
