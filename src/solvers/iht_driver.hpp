@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -269,6 +270,35 @@ class IhtDriver {
     result.objective = objective;
     result.relative_error = relative_error(objective, result.target_norm);
     result.coreset = be_.to_coreset(w);
+    if (result.coreset.indices.empty() && result.target_norm > 0.0) {
+      check_empty_is_optimal();
+    }
+  }
+
+  // w = 0 is the answer only when no column correlates positively with y (Phi^T y <= 0): from
+  // w = z = 0 any positive entry is selected and taken with a positive step. A solve that stops
+  // at 0 while one exists had steps that overflowed or underflowed to 0: the line search's
+  // ratio ||g_S||^2 / ||Phi g_S||^2 spans |Phi|^-2 and its parts |Phi|^4 and |Phi|^6, so a Phi
+  // scaled far from 1 (beyond about 1e+-50 in double, 1e+-11 in float) stops at once, reported
+  // as converged. Said instead of returned. One more pass over Phi, only after an empty result.
+  void check_empty_is_optimal() {
+    be_.phi_t_times(y_, gradient_);
+    if (!duplicates_.empty()) {
+      be_.zero_entries(duplicates_, gradient_);
+    }
+    SparseDatapointVector none;
+    SparseDatapointVector positive;
+    be_.select_top_k(gradient_, 1, SelectionRule::largest_positive, none, positive);
+    const Coreset column = be_.to_coreset(positive);
+    if (!column.indices.empty()) {
+      throw NumericalError(
+          "the solve stopped at an empty coreset, though column " +
+          std::to_string(column.indices.front()) +
+          " of Phi correlates positively with y: its steps overflowed or underflowed to 0, as "
+          "they do when Phi's entries are far from 1 (the line search works with their 4th and "
+          "6th powers). Scale Phi and y by one power of 2 (the coreset is the same, bit for "
+          "bit, wherever the arithmetic stays in range), or solve in double");
+    }
   }
 
   // w_{t+1} becomes w_t (and Phi w with it): the iterates swap roles after every iteration.

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <string>
+#include <vector>
 
 #include "coreset/solver.hpp"
 #include "helpers/random_problem.hpp"
@@ -240,6 +242,72 @@ TEST(Solvers, EveryAlgorithmImprovesOnTheEmptyCoreset) {
     (algorithm == Algorithm::iht ? iht_objective : aiht2_objective) = result.objective;
   }
   EXPECT_LE(aiht2_objective, iht_objective * (1 + 1e-9));
+}
+
+// Phi and y scaled by a power of 2 give the same coreset bit for bit while the arithmetic stays
+// in range; far out of it the line search's steps overflow or underflow to 0, and a solve that
+// once returned an empty coreset "converged" now says so (NumericalError). An empty coreset that
+// is the answer (no column correlates positively with y) is still returned.
+TEST(Solvers, AnEmptyCoresetFromStepsOutOfRangeIsANumericalError) {
+  const test::PlantedProblem problem = test::planted_problem(20, 50, 5, 7);
+  const auto scaled = [&](double factor) {
+    Matrix<double> phi = problem.phi;
+    for (index_t e = 0; e < phi.rows() * phi.cols(); ++e) {
+      phi.data()[e] *= factor;
+    }
+    return phi;
+  };
+  const auto scaled_y = [&](double factor) {
+    std::vector<double> y = problem.y;
+    for (double& value : y) {
+      value *= factor;
+    }
+    return y;
+  };
+  for (const Algorithm algorithm : {Algorithm::iht, Algorithm::aiht, Algorithm::aiht2}) {
+    SCOPED_TRACE(to_string(algorithm));
+    const SolverOptions options = options_for(algorithm, 5);
+    const SolveResult plain = solve(problem.phi.view(), problem.y.data(), options);
+    ASSERT_FALSE(plain.coreset.indices.empty());
+    const double in_range = std::ldexp(1.0, 40);
+    const Matrix<double> phi_in_range = scaled(in_range);
+    const std::vector<double> y_in_range = scaled_y(in_range);
+    const SolveResult same = solve(phi_in_range.view(), y_in_range.data(), options);
+    EXPECT_EQ(same.coreset.indices, plain.coreset.indices);
+    EXPECT_EQ(same.coreset.weights, plain.coreset.weights);
+    for (const double factor : {std::ldexp(1.0, -270), std::ldexp(1.0, 270)}) {
+      const Matrix<double> phi = scaled(factor);
+      const std::vector<double> y = scaled_y(factor);
+      if (algorithm == Algorithm::iht) {
+        // iht sizes its step by a power iteration and halves it on overshoot: it may get
+        // through, and must then be a coreset; or it says why not.
+        try {
+          EXPECT_FALSE(solve(phi.view(), y.data(), options).coreset.indices.empty());
+        } catch (const Error& error) {
+          EXPECT_TRUE(dynamic_cast<const NumericalError*>(&error) != nullptr ||
+                      dynamic_cast<const InvalidArgument*>(&error) != nullptr)
+              << error.what();
+        }
+        continue;
+      }
+      try {
+        solve(phi.view(), y.data(), options);
+        ADD_FAILURE() << "factor " << factor << ": no error";
+      } catch (const NumericalError& error) {
+        EXPECT_NE(std::string(error.what()).find("correlates positively with y"), std::string::npos)
+            << error.what();
+      }
+    }
+  }
+  // Every column against y (positive Phi, negative y): w = 0 is the answer.
+  Matrix<double> positive(10, 30);
+  for (index_t e = 0; e < positive.rows() * positive.cols(); ++e) {
+    positive.data()[e] = 1.0 + 0.01 * static_cast<double>(e % 7);
+  }
+  const std::vector<double> negative(10, -1.0);
+  const SolveResult empty =
+      solve(positive.view(), negative.data(), options_for(Algorithm::aiht2, 3));
+  EXPECT_TRUE(empty.coreset.indices.empty());
 }
 
 }  // namespace
