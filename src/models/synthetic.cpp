@@ -31,7 +31,10 @@ std::uint64_t data_seed(std::uint64_t stream) {
 
 Dataset synthetic_gaussian_dataset(index_t rows, index_t dims, std::uint64_t trial) {
   check_rows(rows, "synthetic Gaussian");
-  check_rows(dims, "synthetic Gaussian (dims)");
+  if (dims < 1) {
+    throw InvalidArgument("the synthetic Gaussian dataset needs at least one dimension (got " +
+                          std::to_string(dims) + ")");
+  }
   Dataset data;
   data.covariates = Matrix<double>(rows, dims);
   support::NormalGenerator random(data_seed(trial));

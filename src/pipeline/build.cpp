@@ -107,6 +107,11 @@ Prepared prepare(const Dataset& data, const BuildOptions& options,
     const pipeline::SetupPartTimer timer(pipeline::SetupPart::model);
     prepared.model = models::make_model(data, options.model, options.seed, whole, storage);
   }
+  if (options.solver.communicator == nullptr && prepared.model.is_share()) {
+    // One process with a "share" of every row (check_share allows no other): the whole data,
+    // summed here, not through ranks it does not have.
+    prepared.model.total_rows = 0;
+  }
   const models::Model& model = prepared.model;
   prepared.pihat = resolve_pihat(options.pihat, model.kind);
 

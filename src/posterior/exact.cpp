@@ -160,6 +160,13 @@ Gaussian exact_posterior(const models::Model& model, const Coreset* weights,
   const Eigen::MatrixXd transpose = precision.transpose();
   precision = 0.5 * (precision + transpose);
 
+  // Finite covariates and responses can still overflow these sums (a covariate of 1e300 squares
+  // to infinity): said here, where it happens, not later as non-finite parameter samples.
+  if (!precision.allFinite() || !linear_term.allFinite()) {
+    throw NumericalError(
+        "exact_posterior: the posterior's sums overflowed (covariates or responses too large "
+        "for double: rescale them)");
+  }
   const Eigen::LLT<Eigen::MatrixXd> llt(precision);
   if (llt.info() != Eigen::Success) {
     throw NumericalError("exact_posterior: the posterior precision is not positive definite");
@@ -168,6 +175,11 @@ Gaussian exact_posterior(const models::Model& model, const Coreset* weights,
   result.mean = llt.solve(linear_term);
   const Eigen::MatrixXd covariance = llt.solve(Eigen::MatrixXd::Identity(d, d));
   result.covariance = 0.5 * (covariance + covariance.transpose());
+  if (!result.mean.allFinite() || !result.covariance.allFinite()) {
+    throw NumericalError(
+        "exact_posterior: the posterior's mean or covariance is not finite (covariates or "
+        "responses too large or too small for double: rescale them)");
+  }
   return result;
 }
 

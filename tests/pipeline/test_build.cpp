@@ -365,5 +365,53 @@ TEST(Build, SetupPartsAreTimedWithinTheSetupStage) {
   EXPECT_LE(sum, result.seconds.setup + 1e-6);
 }
 
+// One process given a "share" of every row (first_row 0, total_rows n: Dataset::is_share's
+// documented edge) is the whole dataset: it used to pass the share check, then fail deep in the
+// log joint saying it held "only rows 0 ... n-1 of n".
+TEST(Build, OneProcessWithAShareOfEveryRowBuildsAsTheWholeData) {
+  for (const ModelKind kind : {ModelKind::logistic, ModelKind::gaussian}) {
+    SCOPED_TRACE(to_string(kind));
+    const Dataset whole = kind == ModelKind::logistic ? synthetic_logistic_dataset(300, 1)
+                                                      : synthetic_gaussian_dataset(300, 2, 1);
+    Dataset share = whole;
+    share.first_row = 0;
+    share.total_rows = whole.rows();
+    ASSERT_TRUE(share.is_share());
+    const BuildOptions options = small_options(kind, 10);
+    const BuildResult a = build_coreset(whole, options);
+    const BuildResult b = build_coreset(share, options);
+    EXPECT_EQ(a.solve.coreset.indices, b.solve.coreset.indices);
+    EXPECT_EQ(a.solve.coreset.weights, b.solve.coreset.weights);
+    EXPECT_EQ(a.quality.symmetric_kl, b.quality.symmetric_kl);
+  }
+}
+
+// Finite covariates whose squares overflow: the exact posterior says so (NumericalError), not
+// "the parameter samples contain a non-finite value" (InvalidArgument, about samples the user
+// never gave).
+TEST(Build, AnExactPosteriorThatOverflowsIsANumericalError) {
+  // The linear model: its posterior precision sums x x^T, and (1e300)^2 overflows.
+  Dataset data = synthetic_gaussian_dataset(50, 2, 0);
+  data.response.assign(50, 1.0);
+  data.covariates(7, 1) = 1e300;
+  BuildOptions options = small_options(ModelKind::linear, 5);
+  try {
+    build_coreset(data, options);
+    ADD_FAILURE() << "no error";
+  } catch (const NumericalError& error) {
+    EXPECT_NE(std::string(error.what()).find("exact_posterior"), std::string::npos) << error.what();
+  }
+}
+
+TEST(Build, ASyntheticGaussianWithoutDimensionsSaysSo) {
+  try {
+    synthetic_gaussian_dataset(10, 0, 0);
+    ADD_FAILURE() << "no error";
+  } catch (const InvalidArgument& error) {
+    EXPECT_NE(std::string(error.what()).find("at least one dimension (got 0)"), std::string::npos)
+        << error.what();
+  }
+}
+
 }  // namespace
 }  // namespace coreset
