@@ -89,6 +89,12 @@ StridedArray<T> strided(const py::array& array, const char* name) {
 template <class T>
 MatrixView<T> column_major_view(const py::array& array, const char* name) {
   const StridedArray<T> view = strided<T>(array, name);
+  // An empty array's strides are whatever NumPy chose (often 0): its emptiness is the problem.
+  if (view.rows < 1 || view.cols < 1) {
+    throw InvalidArgument(std::string(name) +
+                          ": expected at least one row and one column (S x n), got " +
+                          std::to_string(view.rows) + " x " + std::to_string(view.cols));
+  }
   // A single column's stride is meaningless (NumPy may report anything); any ld >= rows works.
   const index_t ld = view.cols == 1 ? view.rows : view.col_stride;
   if (view.row_stride != 1 && view.rows > 1) {

@@ -14,17 +14,23 @@ namespace py = pybind11;
 namespace coreset::python {
 namespace {
 
-// keywords[key] as T, or `fallback` when absent or None; TypeError naming the keyword otherwise.
+// keywords[key] as T, or `fallback` when absent or None. A number that T cannot hold (k=2**63,
+// seed=-1) is an InvalidArgument naming the keyword (InvalidArgumentError, a ValueError); a value
+// of another type, a TypeError naming it.
 template <class T>
 T get(const py::dict& keywords, const char* key, T fallback) {
   if (!keywords.contains(key) || keywords[key].is_none()) {
     return fallback;
   }
+  const py::object value = keywords[key];
   try {
-    return keywords[key].cast<T>();
+    return value.cast<T>();
   } catch (const py::cast_error&) {
-    throw py::type_error(std::string(key) + ": cannot use " + std::string(py::repr(keywords[key])) +
-                         " here");
+    const std::string shown = py::repr(value);
+    if (py::isinstance<py::int_>(value) || py::isinstance<py::float_>(value)) {
+      throw InvalidArgument(std::string(key) + ": " + shown + " is out of range");
+    }
+    throw py::type_error(std::string(key) + ": cannot use " + shown + " here");
   }
 }
 

@@ -99,3 +99,19 @@ def test_the_projection_from_log_likelihoods_reports_and_stops():
 
     with pytest.raises(Stop):
         coreset.solve(loglik=loglik, k=5, device="cpu", progress=stop)
+
+
+@pytest.mark.parametrize("shape", [(10, 0), (1, 0), (0, 5)])
+def test_an_empty_phi_is_refused_as_empty(shape):
+    with pytest.raises(coreset.InvalidArgumentError, match="at least one row and one column"):
+        coreset.solve(np.zeros(shape, order="F"), k=1, device="cpu")
+
+
+@pytest.mark.parametrize("keywords", [{"k": 2**63}, {"max_iter": 2**40}, {"seed": -1},
+                                      {"seed": 2**64}])
+def test_numbers_out_of_an_options_range_are_invalid_arguments(planted_phi, keywords):
+    name = next(iter(keywords))
+    options = dict(k=5, device="cpu")
+    options.update(keywords)
+    with pytest.raises(coreset.InvalidArgumentError, match="%s: .* is out of range" % name):
+        coreset.solve(planted_phi, **options)

@@ -288,6 +288,15 @@ Matrix<T> projection_from_loglik(const T* loglik, index_t n, index_t s, index_t 
     for (index_t i = first; i < first + count; ++i) {
       center_and_scale(phi.column(i), s);
     }
+    // Finite values can still overflow their mean (two of 1e308): said here, not later by
+    // solve() as a non-finite entry of a Phi the caller never gave.
+    const index_t overflowed =
+        find_non_finite(MatrixView<T>{phi.column(first), s, count, s}, threads);
+    if (overflowed >= 0) {
+      throw NumericalError("the log-likelihoods of datapoint " +
+                           std::to_string(first + overflowed / s) +
+                           " (0-based) overflow when centred over the draws: rescale them");
+    }
     support::advanced(progress, first + count);
   }
   return phi;

@@ -360,6 +360,21 @@ TEST(ProjectionFromLoglik, RejectsNonFiniteAndEmptyMatrices) {
                InvalidArgument);
 }
 
+// Finite log-likelihoods whose mean overflows: a NumericalError naming the datapoint, not a
+// non-finite Phi found later.
+TEST(ProjectionFromLoglik, ValuesWhoseMeanOverflowsAreANumericalError) {
+  Matrix<double> loglik(4, 3);
+  loglik(2, 0) = 1e308;
+  loglik(2, 1) = 1e308;
+  try {
+    projection_from_loglik(loglik);
+    ADD_FAILURE() << "no error";
+  } catch (const NumericalError& error) {
+    EXPECT_NE(std::string(error.what()).find("datapoint 2 (0-based) overflow"), std::string::npos)
+        << error.what();
+  }
+}
+
 // The strided entry point reads every layout a NumPy caller hands over (n x S or S x n, C or
 // Fortran order, a slice with gaps) and gives the Phi of the column-major n x S matrix.
 TEST(ProjectionFromLoglik, EveryStridedLayoutGivesTheSamePhi) {
