@@ -62,8 +62,9 @@ std::optional<KTarget> k_target(const BuildArguments& args) {
   }
   const char* option = args.target_kl ? "--target-kl" : "--target-error";
   if (!(*value > 0.0) || !std::isfinite(*value)) {
-    throw InvalidArgument(std::string(option) + " must be a finite number > 0 (got " +
-                          std::to_string(*value) + ")");
+    char shown[32];  // %g: std::to_string's six decimals showed -1e-9 as -0.000000
+    std::snprintf(shown, sizeof shown, "%g", *value);
+    throw InvalidArgument(std::string(option) + " must be a finite number > 0 (got " + shown + ")");
   }
   return KTarget{args.target_kl ? TargetMetric::symmetric_kl : TargetMetric::relative_error,
                  *value};
