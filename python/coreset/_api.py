@@ -293,8 +293,13 @@ def _loglik_as_n_by_s(array, samples_axis):
         if samples_axis not in (None, 0):
             raise InvalidArgumentError(
                 "samples_axis: a 3-D loglik is (chain, draw, n); leave samples_axis at its default")
-        array = array.reshape(array.shape[0] * array.shape[1], array.shape[2])
-        return array.T, "(chain, draw, n) flattened to S = %d draws" % array.shape[0]
+        flat = array.reshape(array.shape[0] * array.shape[1], array.shape[2])
+        note = "(chain, draw, n) flattened to S = %d draws" % flat.shape[0]
+        # NumPy copies when the draws cannot be merged in place (a Fortran-ordered or sliced
+        # array): the report says so, as for every copy.
+        if isinstance(array, np.ndarray) and not np.may_share_memory(flat, array):
+            note += " (copied: its layout cannot be flattened in place)"
+        return flat.T, note
     if array.ndim != 2:
         raise InvalidArgumentError(
             "loglik: expected n x S, S x n (samples_axis=0) or (chain, draw, n), got shape %s"

@@ -115,3 +115,12 @@ def test_numbers_out_of_an_options_range_are_invalid_arguments(planted_phi, keyw
     options.update(keywords)
     with pytest.raises(coreset.InvalidArgumentError, match="%s: .* is out of range" % name):
         coreset.solve(planted_phi, **options)
+
+
+def test_a_3d_loglik_that_numpy_must_copy_says_so():
+    draws = np.random.default_rng(9).normal(size=(4, 10, 100))
+    in_place = coreset.solve(loglik=draws, k=5, device="cpu")
+    fortran = coreset.solve(loglik=np.asfortranarray(draws), k=5, device="cpu")
+    np.testing.assert_array_equal(in_place.indices, fortran.indices)
+    assert "copied" not in str(in_place.report["python"])
+    assert "cannot be flattened in place" in str(fortran.report["python"])
