@@ -33,6 +33,7 @@
 #include "solvers/budget_snapshots.hpp"
 #include "solvers/relative_error.hpp"
 #include "support/collectives.hpp"
+#include "support/enum_check.hpp"
 #include "support/memory.hpp"
 #include "support/progress.hpp"
 #include "support/threads.hpp"
@@ -62,6 +63,13 @@ Pihat resolve_pihat(Pihat requested, ModelKind kind) {
 }
 
 void validate(const BuildOptions& options) {
+  support::check_enum_value(options.model.kind, "model");
+  support::check_enum_value(options.pihat, "pihat");
+  support::check_enum_value(options.precision, "precision");
+  support::check_enum_value(options.solver.algorithm, "algorithm");
+  support::check_enum_value(options.solver.step_rule, "step_rule");
+  support::check_enum_value(options.solver.device, "device");
+  support::check_enum_value(options.solver.sparsevi.optimizer, "sparsevi.optimizer");
   if (options.pihat != Pihat::samples && options.samples < 2) {
     throw InvalidArgument("--samples must be at least 2 (got " + std::to_string(options.samples) +
                           "): Phi is centred over the samples");

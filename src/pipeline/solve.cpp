@@ -15,6 +15,7 @@
 #include "pipeline/execution_context.hpp"
 #include "pipeline/solve_in.hpp"
 #include "support/coreset_checks.hpp"
+#include "support/enum_check.hpp"
 #include "support/progress.hpp"
 #include "support/threads.hpp"
 #include "support/wall_clock.hpp"
@@ -22,6 +23,9 @@
 namespace coreset {
 
 void pipeline::validate_solver_options(const SolverOptions& options) {
+  support::check_enum_value(options.algorithm, "algorithm");
+  support::check_enum_value(options.step_rule, "step_rule");
+  support::check_enum_value(options.device, "device");
   if (options.k < 1) {
     throw InvalidArgument("k must be at least 1 (got " + std::to_string(options.k) + ")");
   }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "coreset/error.hpp"
+#include "support/enum_check.hpp"
 #include "support/wall_clock.hpp"
 
 namespace coreset {
@@ -83,7 +84,13 @@ SweepResult sweep(const PreparedProblem& problem, const BuildSolverOptions& solv
 }
 
 std::string to_string(TargetMetric metric) {
-  return metric == TargetMetric::symmetric_kl ? "symmetric_kl" : "relative_error";
+  switch (metric) {
+    case TargetMetric::symmetric_kl:
+      return "symmetric_kl";
+    case TargetMetric::relative_error:
+      return "relative_error";
+  }
+  return "unknown";
 }
 
 double metric_value(const Quality& quality, TargetMetric metric) {
@@ -93,6 +100,7 @@ double metric_value(const Quality& quality, TargetMetric metric) {
 
 ChooseKResult choose_k(const PreparedProblem& problem, const BuildSolverOptions& solver,
                        const KTarget& target) {
+  support::check_enum_value(target.metric, "the target's metric");
   if (!(target.value > 0.0) || !std::isfinite(target.value)) {
     throw InvalidArgument("the target " + to_string(target.metric) +
                           " must be a finite number > 0 (got " + std::to_string(target.value) +

@@ -216,5 +216,57 @@ TEST(PublicApi, MoreThreadsThanTheMachineCanRunIsInvalidArgument) {
   EXPECT_NO_THROW(solve(phi.view(), nullptr, options));
 }
 
+// An enum option holding no value of its enum (Algorithm(99) from a cast) ran as some other
+// value, or as none: InvalidArgument naming the option.
+TEST(PublicApi, EnumOptionsOutsideTheirValuesAreInvalidArguments) {
+  Matrix<double> phi(4, 20);
+  for (index_t e = 0; e < 4 * 20; ++e) {
+    phi.data()[e] = static_cast<double>((e * 7) % 11) - 5.0;
+  }
+  SolverOptions options;
+  options.k = 3;
+  options.device = Device::cpu;
+  EXPECT_NO_THROW(solve(phi.view(), nullptr, options));
+  const auto refused = [&](SolverOptions bad, const char* name) {
+    try {
+      solve(phi.view(), nullptr, bad);
+      ADD_FAILURE() << name << ": no error";
+    } catch (const InvalidArgument& error) {
+      EXPECT_EQ(std::string(error.what()).rfind(std::string(name) + ": 99 is not", 0), 0u)
+          << error.what();
+    }
+  };
+  SolverOptions bad = options;
+  bad.algorithm = static_cast<Algorithm>(99);
+  refused(bad, "algorithm");
+  bad = options;
+  bad.step_rule = static_cast<StepRule>(99);
+  refused(bad, "step_rule");
+  bad = options;
+  bad.device = static_cast<Device>(99);
+  refused(bad, "device");
+
+  const Dataset data = synthetic_logistic_dataset(200, 0);
+  BuildOptions build;
+  build.samples = 20;
+  build.solver.k = 5;
+  build.model.kind = static_cast<ModelKind>(99);
+  EXPECT_THROW(build_coreset(data, build), InvalidArgument);
+  build.model.kind = ModelKind::logistic;
+  build.pihat = static_cast<Pihat>(9);
+  EXPECT_THROW(build_coreset(data, build), InvalidArgument);
+  build.pihat = Pihat::automatic;
+  build.precision = static_cast<Precision>(9);
+  EXPECT_THROW(build_coreset(data, build), InvalidArgument);
+  build.precision = Precision::float64;
+  build.solver.sparsevi.optimizer = static_cast<SparseViOptimizer>(7);
+  EXPECT_THROW(build_coreset(data, build), InvalidArgument);
+  build.solver.sparsevi.optimizer = SparseViOptimizer::adam;
+  EXPECT_NO_THROW(build_coreset(data, build));
+  const PreparedProblem problem(data, build);
+  EXPECT_THROW(choose_k(problem, build.solver, KTarget{static_cast<TargetMetric>(7), 0.1}),
+               InvalidArgument);
+}
+
 }  // namespace
 }  // namespace coreset
