@@ -32,6 +32,26 @@ int main(int argc, char** argv) {
   app.add_flag("-q,--quiet", quiet,
                "no progress line and no summary (errors still print; without --out the coreset "
                "is still listed on stdout)");
+  // The first word that is no option names the command: an unknown one is said as such (CLI11
+  // would say "A subcommand is required").
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word.empty() || word[0] == '-') {
+      continue;
+    }
+    std::string known;
+    bool found = false;
+    for (const CLI::App* command : app.get_subcommands({})) {
+      known += (known.empty() ? "" : ", ") + command->get_name();
+      found = found || command->get_name() == word;
+    }
+    if (!found) {
+      std::fprintf(stderr, "coreset: error: unknown command '%s' (expected one of: %s)\n",
+                   word.c_str(), known.c_str());
+      return kUsageError;
+    }
+    break;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

@@ -21,6 +21,16 @@ using test::CommandResult;
 using test::slurp;
 namespace fs = std::filesystem;
 
+// A mistyped command is named as such, not "A subcommand is required".
+TEST_F(Cli, AnUnknownCommandIsNamedWithTheCommandsThereAre) {
+  const CommandResult r = run("biuld --model logistic -k 5");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("unknown command 'biuld' (expected one of: build, evaluate, solve"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(run("-q build --model logistic -k 3 --samples 20").exit_code, 0);
+}
+
 TEST_F(Cli, SolveWritesTheCoresetAndAReport) {
   const auto problem = write_planted();
   const CommandResult r =
