@@ -116,6 +116,14 @@ RowLayout read_header(LineReader& lines, const std::string& response, bool has_r
   if (!lines.next(line)) {
     throw InputError(path, kEmptyFile);
   }
+  // A line reader ends lines at LF (and drops a CR before it): lines ending in CR alone (classic
+  // Mac text) arrive as one header line, which would end as "no data rows after the header".
+  if (const std::size_t cr = line.find('\r'); cr != std::string_view::npos) {
+    throw InputError(path,
+                     "a carriage return inside the header line: lines that end in CR alone "
+                     "(classic Mac text) are not read; convert them to LF or CRLF",
+                     1, static_cast<index_t>(cr) + 1);
+  }
   RowLayout layout;
   layout.delimiter = detect_delimiter(path, line, 1, delimiter);
   std::vector<std::string> names = parse_header(path, line, layout.delimiter);
