@@ -196,8 +196,10 @@ __global__ void __launch_bounds__(kCompactThreads)
   using Scan = cub::BlockScan<int, kCompactThreads>;
   __shared__ index_t indices[kOneLaunchSlots];  // a's, then b's
   __shared__ typename Scan::TempStorage scan;
-  const index_t na = *a.count;
-  const index_t nb = *b.count;
+  // The counts fit their bounds by the backend's contract; clamped all the same, so that a broken
+  // bound gives a wrong union rather than writes past `indices` into the scan's storage.
+  const index_t na = min(*a.count, slots);
+  const index_t nb = min(*b.count, slots - na);
   for (index_t p = threadIdx.x; p < na; p += kCompactThreads) {
     indices[p] = a.index[p];
   }

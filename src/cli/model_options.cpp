@@ -4,7 +4,7 @@
 #include <utility>
 #include <vector>
 
-#include "cli/path_option.hpp"
+#include "cli/option_checks.hpp"
 #include "coreset/error.hpp"
 #include "coreset/io.hpp"
 
@@ -129,7 +129,8 @@ void add_model_options(CLI::App* command, ModelArguments& args) {
           },
           ""));
   command->add_option("--threads", args.threads, "CPU threads, 0 = every core (within a CPU quota)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(non_negative());
 }
 
 Dataset load_dataset(const ModelArguments& args, BuildInputs& inputs,

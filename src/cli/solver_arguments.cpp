@@ -1,5 +1,7 @@
 #include "cli/solver_arguments.hpp"
 
+#include "cli/option_checks.hpp"
+
 #include <cerrno>
 #include <cstdlib>
 
@@ -45,20 +47,24 @@ void add_solver_arguments(CLI::App* command, SolverArguments& args) {
   command->add_option("--step-rule", args.step_rule, "exact, reference (authors' code) or paper")
       ->capture_default_str();
   command->add_option("--max-iter", args.max_iterations, "iteration cap (iht, a-iht, a-iht-2)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1'000'000'000));
   command->add_option("--tol", args.tolerance, "relative-change tolerance (iht, a-iht, a-iht-2)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(non_negative());
   command
       ->add_option("--batch-fraction", args.batch_fraction,
                    "batch A-IHT (a-iht, a-iht-2): gradients on this random fraction of the rows, "
                    "redrawn per iteration (the papers: 0.2); 0 = the full gradient")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
   command
       ->add_option("--sync-every", args.sync_every,
                    "a-iht, a-iht-2: iterations per host look at the solve; on a GPU they run as a "
                    "replayed CUDA graph with the stopping rule on the device; same result for "
                    "any value; 1 = every iteration, 0 = 16 on a GPU, 1 on the CPU")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1'000'000));
   command->add_flag("--refit", args.refit,
                     "after any algorithm: refit the weights by non-negative least squares on the "
                     "chosen support (f can only fall; f before and after are reported)");

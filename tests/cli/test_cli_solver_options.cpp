@@ -7,6 +7,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "coreset/io.hpp"
@@ -18,6 +19,24 @@ namespace {
 using test::Cli;
 using test::CommandResult;
 using test::slurp;
+
+// Out-of-range solver options are refused by the command, naming its options (the library's
+// own messages name its fields: max_iterations, tolerance).
+TEST_F(Cli, OutOfRangeSolverOptionsNameTheOption) {
+  const std::string base = "build --model logistic -k 3 --samples 20 --device cpu ";
+  const std::pair<const char*, const char*> cases[] = {
+      {"--max-iter 0", "--max-iter: Value 0 not in range 1 to 1000000000"},
+      {"--tol -1", "--tol: expected a number >= 0, got -1"},
+      {"--batch-fraction 1.5", "--batch-fraction: Value 1.5 not in range"},
+      {"--threads -2", "--threads: expected a number >= 0, got -2"},
+      {"--sync-every -1", "--sync-every: Value -1 not in range 0 to 1000000"},
+  };
+  for (const auto& [option, message] : cases) {
+    const CommandResult r = run(base + option);
+    EXPECT_EQ(r.exit_code, 2) << option << "\n" << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << option << "\n" << r.err;
+  }
+}
 
 TEST_F(Cli, SolveWithBatchesAndRefitRecoversThePlantedCoresetAndReportsBothObjectives) {
   const auto problem = write_planted();
