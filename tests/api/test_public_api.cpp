@@ -115,6 +115,15 @@ TEST(PublicApi, AFloatBuildHoldsPhiInFloat) {
   EXPECT_NEAR(rounded, exact, 1e-5 * (1.0 + exact));
 }
 
+// A small Phi (4 x 20) for solves whose answer does not matter, only that they run or throw.
+Matrix<double> small_phi() {
+  Matrix<double> phi = Matrix<double>::uninitialized(4, 20);
+  for (index_t e = 0; e < 4 * 20; ++e) {
+    phi.data()[e] = static_cast<double>((e * 7) % 11) - 5.0;
+  }
+  return phi;
+}
+
 // coreset::GpuWarmUp starts its thread where CUDA is compiled in unless CORESET_GPU_WARM_UP=0 says
 // no, and never throws: without a usable GPU (this test's machine in CI) it leaves gpu_usable()'s
 // answer, its reason and a solve as they were; with one, the solve after it runs on the GPU.
@@ -139,10 +148,7 @@ TEST(PublicApi, AGpuWarmUpStartsWhereCudaIsBuiltAndLeavesTheJobAsItWas) {
   SolverOptions options;
   options.k = 3;
   options.device = Device::automatic;
-  Matrix<double> phi = Matrix<double>::uninitialized(4, 20);
-  for (index_t e = 0; e < 4 * 20; ++e) {
-    phi.data()[e] = static_cast<double>((e * 7) % 11) - 5.0;
-  }
+  const Matrix<double> phi = small_phi();
   EXPECT_EQ(solve(phi.view(), nullptr, options).device, usable ? Device::gpu : Device::cpu);
 
   ASSERT_EQ(setenv("CORESET_GPU_WARM_UP", "0", 1), 0);
@@ -203,10 +209,7 @@ TEST(PublicApi, AMatrixTooLargeToAddressIsBadAlloc) {
 
 // OpenMP cannot make a hundred thousand threads (it crashed or aborted): InvalidArgument first.
 TEST(PublicApi, MoreThreadsThanTheMachineCanRunIsInvalidArgument) {
-  Matrix<double> phi(4, 20);
-  for (index_t e = 0; e < 4 * 20; ++e) {
-    phi.data()[e] = static_cast<double>((e * 7) % 11) - 5.0;
-  }
+  const Matrix<double> phi = small_phi();
   SolverOptions options;
   options.k = 3;
   options.device = Device::cpu;
@@ -219,10 +222,7 @@ TEST(PublicApi, MoreThreadsThanTheMachineCanRunIsInvalidArgument) {
 // An enum option holding no value of its enum (Algorithm(99) from a cast) ran as some other
 // value, or as none: InvalidArgument naming the option.
 TEST(PublicApi, EnumOptionsOutsideTheirValuesAreInvalidArguments) {
-  Matrix<double> phi(4, 20);
-  for (index_t e = 0; e < 4 * 20; ++e) {
-    phi.data()[e] = static_cast<double>((e * 7) % 11) - 5.0;
-  }
+  const Matrix<double> phi = small_phi();
   SolverOptions options;
   options.k = 3;
   options.device = Device::cpu;
