@@ -118,11 +118,12 @@ RowLayout read_header(LineReader& lines, const std::string& response, bool has_r
   }
   // A line reader ends lines at LF (and drops a CR before it): lines ending in CR alone (classic
   // Mac text) arrive as one header line, which would end as "no data rows after the header".
-  if (const std::size_t cr = line.find('\r'); cr != std::string_view::npos) {
+  // (Line 1 only: a column here counts fields, and the delimiter is not known yet.)
+  if (line.find('\r') != std::string_view::npos) {
     throw InputError(path,
                      "a carriage return inside the header line: lines that end in CR alone "
                      "(classic Mac text) are not read; convert them to LF or CRLF",
-                     1, static_cast<index_t>(cr) + 1);
+                     1);
   }
   RowLayout layout;
   layout.delimiter = detect_delimiter(path, line, 1, delimiter);

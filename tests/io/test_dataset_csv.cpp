@@ -63,10 +63,10 @@ TEST_F(DatasetCsvTest, RowsAreDatapointsAndTheLastColumnIsTheResponse) {
   EXPECT_EQ(data.response_column, 3);
 }
 
-// Lines ending in CR alone arrive as one header line: said, at the first CR, instead of "no data
-// rows after the header". CRLF files read as before.
+// Lines ending in CR alone arrive as one header line: said, at line 1, instead of "no data rows
+// after the header". CRLF files read as before.
 TEST_F(DatasetCsvTest, LinesEndingInCarriageReturnAloneAreNamed) {
-  const std::string message = error_at("x1,x2,y\r1,2,1\r2,1,-1\r", 1, 8);
+  const std::string message = error_at("x1,x2,y\r1,2,1\r2,1,-1\r", 1, 0);
   EXPECT_TRUE(contains(message, "CR alone")) << message;
   const Dataset crlf = read("x1,x2,y\r\n1,2,1\r\n2,1,-1\r\n");
   EXPECT_EQ(crlf.rows(), 2);
