@@ -20,6 +20,7 @@
 #include "models/link.hpp"
 #include "models/simd/log_sigmoid.hpp"
 #include "support/memory.hpp"
+#include "support/non_finite.hpp"
 #include "support/progress.hpp"
 #include "support/threads.hpp"
 #include "support/transpose.hpp"
@@ -251,53 +252,54 @@ Matrix<T> projection_from_loglik(const T* loglik, index_t n, index_t s, index_t 
                            "pass fewer draws, or solve the matrix from GPU memory");
   Matrix<T> phi = Matrix<T>::uninitialized(s, n);
   support::stage_started(progress, Stage::projection, n);
-  // Datapoints between looks at `progress` (Ctrl-C): a block's copy, check and centring take
-  // milliseconds; a transposed chunk is what one thread copies at a time.
+  // One pass: each chunk of datapoints is copied into Phi, centred and checked by one thread
+  // while it is in that thread's cache, so the input is read once and Phi written once. Between
+  // blocks of datapoints the caller's progress is told and its stop request heard (Ctrl-C).
   constexpr index_t kBlock = index_t{1} << 14;
-  constexpr index_t kChunk = 256;
-  const int threads = support::resolve_threads(0);
+  constexpr index_t kChunk = 64;  // the transposition's tile: 64 x S values, within L2
   for (index_t first = 0; first < n; first += kBlock) {
     support::throw_if_stopped(progress);
-    const index_t count = std::min(kBlock, n - first);
-    if (datapoint_stride == 1) {
-      // Draw-major (a C-order S x n array, ArviZ's layout): S rows of n values, ld draw_stride.
-#pragma omp parallel for schedule(static)
-      for (index_t chunk = first; chunk < first + count; chunk += kChunk) {
-        support::transpose_into(loglik + chunk, draw_stride, s,
-                                std::min(kChunk, first + count - chunk), phi.column(chunk), s);
+    const index_t end = std::min(n, first + kBlock);
+    index_t first_bad = n;  // the block's first datapoint whose centred values are not all finite
+#pragma omp parallel for schedule(static) reduction(min : first_bad)
+    for (index_t chunk = first; chunk < end; chunk += kChunk) {
+      const index_t width = std::min(kChunk, end - chunk);
+      if (datapoint_stride == 1) {
+        // Draw-major (a C-order S x n array, ArviZ's layout): S rows of n values, ld draw_stride.
+        support::transpose_into(loglik + chunk, draw_stride, s, width, phi.column(chunk), s);
+      } else {
+        for (index_t i = chunk; i < chunk + width; ++i) {
+          const T* in = loglik + i * datapoint_stride;
+          T* out = phi.column(i);
+          for (index_t j = 0; j < s; ++j) {
+            out[j] = in[j * draw_stride];
+          }
+        }
       }
-    } else {
-#pragma omp parallel for schedule(static)
-      for (index_t i = first; i < first + count; ++i) {
-        const T* in = loglik + i * datapoint_stride;
-        T* out = phi.column(i);
-        for (index_t j = 0; j < s; ++j) {
-          out[j] = in[j * draw_stride];
+      for (index_t i = chunk; i < chunk + width; ++i) {
+        center_and_scale(phi.column(i), s);
+        // A non-finite input makes its whole centred column non-finite, so this finds both
+        // kinds of bad datapoint; which one it was is told below from the input.
+        if (i < first_bad && support::first_non_finite(phi.column(i), s) >= 0) {
+          first_bad = i;
         }
       }
     }
-    // The block's columns in Phi's layout (S x n): solve()'s parallel scan. Blocks go in order,
-    // so the first offender found is the first of the matrix.
-    const index_t bad = find_non_finite(MatrixView<T>{phi.column(first), s, count, s}, threads);
-    if (bad >= 0) {
-      throw InvalidArgument("the log-likelihood matrix has a non-finite entry at datapoint " +
-                            std::to_string(first + bad / s) + ", draw " + std::to_string(bad % s) +
-                            " (0-based)");
-    }
-#pragma omp parallel for schedule(static)
-    for (index_t i = first; i < first + count; ++i) {
-      center_and_scale(phi.column(i), s);
-    }
-    // Finite values can still overflow their mean (two of 1e308): said here, not later by
-    // solve() as a non-finite entry of a Phi the caller never gave.
-    const index_t overflowed =
-        find_non_finite(MatrixView<T>{phi.column(first), s, count, s}, threads);
-    if (overflowed >= 0) {
-      throw NumericalError("the log-likelihoods of datapoint " +
-                           std::to_string(first + overflowed / s) +
+    if (first_bad < n) {
+      const T* in = loglik + first_bad * datapoint_stride;
+      for (index_t j = 0; j < s; ++j) {
+        if (!std::isfinite(in[j * draw_stride])) {
+          throw InvalidArgument("the log-likelihood matrix has a non-finite entry at datapoint " +
+                                std::to_string(first_bad) + ", draw " + std::to_string(j) +
+                                " (0-based)");
+        }
+      }
+      // Finite values can still overflow their mean (two of 1e308): said here, not later by
+      // solve() as a non-finite entry of a Phi the caller never gave.
+      throw NumericalError("the log-likelihoods of datapoint " + std::to_string(first_bad) +
                            " (0-based) overflow when centred over the draws: rescale them");
     }
-    support::advanced(progress, first + count);
+    support::advanced(progress, end);
   }
   return phi;
 }
