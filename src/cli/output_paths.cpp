@@ -66,25 +66,28 @@ void check_writable_destination(const std::string& path, const char* option) {
 
 void check_distinct_files(const std::vector<FileArgument>& outputs,
                           const std::vector<FileArgument>& inputs) {
-  // Outputs are compared where they land (a link's file, even before it exists).
-  const auto landing = [](const FileArgument& output) {
-    return output_destination(output.path).path;
-  };
+  // Outputs are compared where they land (a link's file, even before it exists); those written
+  // into (devices, FIFOs: empty here) may repeat.
+  std::vector<std::string> landing;
+  for (const FileArgument& output : outputs) {
+    const OutputDestination where =
+        output.path.empty() ? OutputDestination{} : output_destination(output.path);
+    landing.push_back(where.write_into ? std::string() : where.path);
+  }
   for (std::size_t i = 0; i < outputs.size(); ++i) {
-    const FileArgument& output = outputs[i];
-    if (output.path.empty() || output_destination(output.path).write_into) {
+    if (landing[i].empty()) {
       continue;
     }
     for (std::size_t j = i + 1; j < outputs.size(); ++j) {
-      if (!outputs[j].path.empty() && same_file(landing(output), landing(outputs[j]))) {
-        throw InvalidArgument(std::string(output.option) + " " + output.path + " and " +
+      if (!landing[j].empty() && same_file(landing[i], landing[j])) {
+        throw InvalidArgument(std::string(outputs[i].option) + " " + outputs[i].path + " and " +
                               outputs[j].option + " " + outputs[j].path +
                               " name the same file: give each output its own");
       }
     }
     for (const FileArgument& input : inputs) {
-      if (!input.path.empty() && same_file(landing(output), input.path)) {
-        throw InvalidArgument(std::string(output.option) + " " + output.path +
+      if (!input.path.empty() && same_file(landing[i], input.path)) {
+        throw InvalidArgument(std::string(outputs[i].option) + " " + outputs[i].path +
                               " would overwrite the input " + input.option + " " + input.path);
       }
     }
