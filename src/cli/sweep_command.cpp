@@ -3,6 +3,7 @@
 // the one below where the algorithm allows (coreset::sweep), and the folder gets sweep.csv, one
 // coreset per k, report.json and sweep.svg, all or none.
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <set>
@@ -59,6 +60,16 @@ std::vector<FileArgument> sweep_files(const std::string& folder, const std::vect
   return files;
 }
 
+// K when `name` is sweep_coreset_file(K) (the one definition of the name), else -1.
+index_t coreset_file_budget(const std::string& name) {
+  const std::size_t digits = name.find_first_of("0123456789");
+  if (digits == std::string::npos) {
+    return -1;
+  }
+  const index_t k = std::strtoll(name.c_str() + digits, nullptr, 10);
+  return sweep_coreset_file(k) == name ? k : -1;
+}
+
 // Another sweep's coresets in the folder (coreset_k<K>.csv for a K not in this run) would sit
 // beside this run's results as if they were among them, so the run stops before any work. They
 // are not removed: they may be the only copy of an earlier run.
@@ -68,22 +79,12 @@ void check_no_other_sweep(const std::string& folder, const std::vector<index_t>&
   if (!fs::is_directory(folder, error)) {
     return;
   }
+  const std::set<index_t> ours(ks.begin(), ks.end());
   std::vector<std::string> others;
   for (const auto& entry : fs::directory_iterator(folder, error)) {
     const std::string name = entry.path().filename().string();
-    const std::string prefix = "coreset_k";
-    const std::string suffix = ".csv";
-    if (name.size() <= prefix.size() + suffix.size() || name.compare(0, prefix.size(), prefix) ||
-        name.compare(name.size() - suffix.size(), suffix.size(), suffix)) {
-      continue;
-    }
-    const std::string digits =
-        name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
-    if (digits.find_first_not_of("0123456789") != std::string::npos) {
-      continue;
-    }
-    if (std::none_of(ks.begin(), ks.end(),
-                     [&](index_t k) { return sweep_coreset_file(k) == name; })) {
+    const index_t k = coreset_file_budget(name);
+    if (k >= 0 && ours.count(k) == 0) {
       others.push_back(name);
     }
   }
