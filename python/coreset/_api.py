@@ -268,21 +268,29 @@ def evaluate(X, y=None, *, model, indices, weights, samples=500, device="auto", 
     `coreset evaluate` reports it: the same pi-hat, samples and Phi that build uses for these
     options. Returns a Coreset (sorted by index) whose report["quality"] holds the relative
     projection error, the forward, reverse and symmetric KL and the MAP distance."""
+    # The keywords first, before any other local exists.
+    options = {name: value for name, value in locals().items()
+               if name not in ("X", "y", "indices", "weights")}
+    rows, values = _rows_to_score(indices, weights)
+    keywords, progress, notes = _prepare_build(X, y, options)
+    x_array, y_array = keywords.pop("_x"), keywords.pop("_y")
+    out_indices, out_weights, report = _core.evaluate(
+        x_array, y_array, keywords, rows.tolist(), values.tolist(), progress)
+    return Coreset(out_indices, out_weights, _report(report, notes))
+
+
+def _rows_to_score(indices, weights):
+    """evaluate()'s coreset sorted by row: whole row numbers (1.7 is refused, not truncated),
+    each once, as a coreset CSV must have them."""
     given = Coreset(_arrays.row_indices(indices, "indices"), _arrays.as_array(weights, "weights"))
     order = np.argsort(given.indices, kind="stable")
-    repeated = given.indices[order][1:][np.diff(given.indices[order]) == 0]
+    rows, values = given.indices[order], given.weights[order]
+    repeated = rows[1:][np.diff(rows) == 0]
     if repeated.size:
         raise InvalidArgumentError(
             "indices: each row may appear once (a coreset CSV's indices are strictly ascending), "
             "got %d more than once" % repeated[0])
-    options = {name: value for name, value in locals().items()
-               if name not in ("X", "y", "indices", "weights", "given", "order", "repeated")}
-    keywords, progress, notes = _prepare_build(X, y, options)
-    x_array, y_array = keywords.pop("_x"), keywords.pop("_y")
-    out_indices, out_weights, report = _core.evaluate(
-        x_array, y_array, keywords, given.indices[order].tolist(), given.weights[order].tolist(),
-        progress)
-    return Coreset(out_indices, out_weights, _report(report, notes))
+    return rows, values
 
 
 def _loglik_as_n_by_s(array, samples_axis):

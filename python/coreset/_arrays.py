@@ -290,9 +290,10 @@ def row_indices(value, name):
         return array.astype(np.int64)
     if array.dtype.kind in "fb" or array.size == 0:
         values = array.astype(np.float64)
-        if values.size and not (np.all(np.isfinite(values)) and np.all(values == np.floor(values))):
-            bad = values[~(np.isfinite(values) & (values == np.floor(values)))][0]
-            raise InvalidArgumentError("%s: expected whole row numbers, got %r" % (name, bad))
+        whole = np.isfinite(values) & (values == np.floor(values))
+        if not np.all(whole):
+            raise InvalidArgumentError(
+                "%s: expected whole row numbers, got %r" % (name, values[~whole][0]))
         return values.astype(np.int64)
     raise InvalidArgumentError(
         "%s: expected integer row numbers, got an array of dtype %s" % (name, array.dtype))

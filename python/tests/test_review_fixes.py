@@ -19,16 +19,6 @@ def test_a_float32_x_keeps_y_in_float64():
     np.testing.assert_array_equal(got, want)
 
 
-def test_a_build_with_float32_x_is_the_build_with_its_float64_copy(logistic_data):
-    X, y = logistic_data
-    x32 = X.astype(np.float32)
-    a = coreset.build(x32, y, model="logistic", k=20, samples=100, device="cpu")
-    b = coreset.build(x32.astype(np.float64), y, model="logistic", k=20, samples=100,
-                      device="cpu")
-    np.testing.assert_array_equal(a.indices, b.indices)
-    np.testing.assert_array_equal(a.weights, b.weights)
-
-
 @pytest.mark.parametrize("indices, message", [
     ([3, 3], "more than once"),
     ([1.7, 3.0], "whole row numbers"),
