@@ -103,6 +103,53 @@ std::vector<int> team_sizes(int threads) {
   return sizes;
 }
 
+/// The larger of two other-CPU shares; NaN ("n/a") only where both are (too short to tell).
+double larger_share(double a, double b) {
+  return std::isnan(a) ? b : std::isnan(b) ? a : std::max(a, b);
+}
+
+/// The read, the benchmark's floor: the linear predictors of every block of the n x d design
+/// (one call per round), split over `teams` threads in runs of blocks; ns per block and thread.
+Timing time_read(const Config& config, Isa isa, const std::vector<double>& design,
+                 const std::vector<double>& theta, int teams) {
+  const index_t rows = coreset::models::kRowSumBlock;
+  const index_t n = config.rows;
+  const index_t blocks = (n + rows - 1) / rows;
+  Timing read = time_calls(config.repeats, 1, [&] {
+    double sum = 0.0;
+#pragma omp parallel num_threads(teams) reduction(+ : sum)
+    {
+      std::vector<double> a(static_cast<std::size_t>(rows));
+#pragma omp for schedule(static)
+      for (index_t b = 0; b < blocks; ++b) {
+        const index_t start = b * rows;
+        const RowBlock part{design.data() + start, n, std::min(rows, n - start), config.cols};
+        coreset::models::simd::linear_predictors(isa, part, theta.data(), a.data());
+        sum += a[0];
+      }
+    }
+    g_sink = sum;
+  });
+  read.ns_per_block *= static_cast<double>(teams) / static_cast<double>(blocks);
+  return read;
+}
+
+/// The fit's own full pass over the design (models::exact_link_sums, the active instruction
+/// set) on `teams` threads; ns per block and thread.
+Timing time_full_pass(const Config& config, const coreset::models::Model& model,
+                      const Eigen::VectorXd& theta, int teams) {
+  const index_t blocks =
+      (config.rows + coreset::models::kRowSumBlock - 1) / coreset::models::kRowSumBlock;
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(teams);
+  Timing pass = time_calls(config.repeats, 1, [&] {
+    g_sink = coreset::models::exact_link_sums(model, 0, config.rows, theta, true, true)[0].value();
+  });
+  omp_set_num_threads(threads);
+  pass.ns_per_block *= static_cast<double>(teams) / static_cast<double>(blocks);
+  return pass;
+}
+
 /// `teams` threads each call f(thread) `calls` times, all at once (they start together after a
 /// barrier); the median over `repeats` rounds of the wall time per call, in ns: one thread's time
 /// per call while the others run beside it.
@@ -159,7 +206,6 @@ nlohmann::json thread_scaling(const Config& config, const coreset::models::Model
   const index_t rows = coreset::models::kRowSumBlock;
   const index_t d = config.cols;
   const index_t n = config.rows;
-  const index_t blocks = (n + rows - 1) / rows;
   const std::vector<double> block_values = normal_values(rows * d, 1.0, 6);
   std::vector<Isa> isas;
   for (const Isa isa : {Isa::avx2, Isa::avx512}) {
@@ -192,11 +238,6 @@ nlohmann::json thread_scaling(const Config& config, const coreset::models::Model
     nlohmann::json row = {{"threads", teams}};
     std::printf("%8d", teams);
     double other = std::nan("");
-    const auto note_other = [&](double share) {
-      if (!std::isnan(share) && !(other >= share)) {
-        other = share;
-      }
-    };
     for (const Isa isa : isas) {
       const Timing evaluation = time_side_by_side(teams, config.repeats, config.calls, [&](int t) {
         Workspace& w = *spaces[static_cast<std::size_t>(t)];
@@ -210,36 +251,14 @@ nlohmann::json thread_scaling(const Config& config, const coreset::models::Model
           w.exact[i].add(w.upper[i % w.upper.size()]);
         }
       });
-      note_other(evaluation.other_cpu_share);
+      other = larger_share(other, evaluation.other_cpu_share);
       std::printf(" %18.0f", evaluation.ns_per_block);
       row[std::string("evaluation_ns_") + coreset::support::isa_name(isa)] =
           evaluation.ns_per_block;
     }
-    // The read, split over the team in runs of blocks (schedule(static)), per block and thread.
-    Timing read = time_calls(config.repeats, 1, [&] {
-      double sum = 0.0;
-#pragma omp parallel num_threads(teams) reduction(+ : sum)
-      {
-        std::vector<double>& a = spaces[static_cast<std::size_t>(omp_get_thread_num())]->a;
-#pragma omp for schedule(static)
-        for (index_t b = 0; b < blocks; ++b) {
-          const index_t start = b * rows;
-          const RowBlock part{design.data() + start, n, std::min(rows, n - start), d};
-          simd::linear_predictors(coreset::support::active_isa(), part, theta.data(), a.data());
-          sum += a[0];
-        }
-      }
-      g_sink = sum;
-    });
-    read.ns_per_block *= static_cast<double>(teams) / static_cast<double>(blocks);
-    note_other(read.other_cpu_share);
-    omp_set_num_threads(teams);
-    Timing pass = time_calls(config.repeats, 1, [&] {
-      g_sink = coreset::models::exact_link_sums(model, 0, n, theta_vector, true, true)[0].value();
-    });
-    omp_set_num_threads(threads);
-    pass.ns_per_block *= static_cast<double>(teams) / static_cast<double>(blocks);
-    note_other(pass.other_cpu_share);
+    const Timing read = time_read(config, coreset::support::active_isa(), design, theta, teams);
+    const Timing pass = time_full_pass(config, model, theta_vector, teams);
+    other = larger_share(other, larger_share(read.other_cpu_share, pass.other_cpu_share));
     std::printf(" %11.0f %11.0f %9s\n", read.ns_per_block, pass.ns_per_block,
                 coreset::bench::format_share(other).c_str());
     row["read_ns"] = read.ns_per_block;
@@ -284,7 +303,6 @@ int main(int argc, char** argv) {
   // The design read from memory: column-major n x d, larger than the caches.
   const index_t n = config.rows;
   const std::vector<double> design = normal_values(n * d, 1.0, 5);
-  const index_t blocks = (n + rows - 1) / rows;
 
   std::printf("bench_row_blocks: %s, one thread, d = %lld, blocks of %lld rows; ns per block\n",
               coreset::bench::read_first_field("/proc/cpuinfo", "model name").c_str(),
@@ -328,26 +346,13 @@ int main(int argc, char** argv) {
         accumulators[i].add(upper[i % upper.size()]);
       }
     });
-    // The read: every block of the design once per call (one call per round).
-    Timing read = time_calls(config.repeats, 1, [&] {
-      double sum = 0.0;
-      for (index_t b = 0; b < blocks; ++b) {
-        const index_t start = b * rows;
-        const RowBlock part{design.data() + start, n, std::min(rows, n - start), d};
-        simd::linear_predictors(isa, part, theta.data(), a.data());
-        sum += a[0];
-      }
-      g_sink = sum;
-    });
-    read.ns_per_block /= static_cast<double>(blocks);
-    // The largest share measured (NaN, "n/a", where every measurement was too short to tell).
+    const Timing read = time_read(config, isa, design, theta, 1);
+    // The largest share measured.
     double other = std::nan("");
     for (const double share : {predictors.other_cpu_share, link.other_cpu_share,
                                gradient.other_cpu_share, hessian.other_cpu_share,
                                both.other_cpu_share, exact.other_cpu_share, read.other_cpu_share}) {
-      if (!std::isnan(share) && !(other >= share)) {
-        other = share;
-      }
+      other = larger_share(other, share);
     }
     std::printf("%-9s %11.0f %11.0f %11.0f %11.0f %11.0f %11.0f %14.0f %9s\n",
                 coreset::support::isa_name(isa), predictors.ns_per_block, link.ns_per_block,
@@ -376,25 +381,12 @@ int main(int argc, char** argv) {
   model.offset = coreset::models::RowOffsets::shared(n, 0.0);
   model.prior_precision = Eigen::MatrixXd::Identity(d, d);
   const Eigen::VectorXd theta_vector = Eigen::Map<const Eigen::VectorXd>(theta.data(), d);
-  const int threads = omp_get_max_threads();
-  omp_set_num_threads(1);
-  const auto full_pass = [&](bool prefetch) {
-    coreset::models::row_sums_prefetch() = prefetch;
-    Timing pass = time_calls(config.repeats, 1, [&] {
-      g_sink = coreset::models::exact_link_sums(model, 0, n, theta_vector, true, true)[0].value();
-    });
-    pass.ns_per_block /= static_cast<double>(blocks);
-    return pass;
-  };
-  const Timing pass = full_pass(false);
-  const Timing prefetching = full_pass(true);  // left on, the library's default
-  omp_set_num_threads(threads);
+  coreset::models::row_sums_prefetch() = false;
+  const Timing pass = time_full_pass(config, model, theta_vector, 1);
+  coreset::models::row_sums_prefetch() = true;  // left on, the library's default
+  const Timing prefetching = time_full_pass(config, model, theta_vector, 1);
   const char* active = coreset::support::isa_name(coreset::support::active_isa());
-  // The larger share of the two (NaN where neither was long enough to tell).
-  const double pass_other = std::isnan(pass.other_cpu_share) ? prefetching.other_cpu_share
-                            : std::isnan(prefetching.other_cpu_share)
-                                ? pass.other_cpu_share
-                                : std::max(pass.other_cpu_share, prefetching.other_cpu_share);
+  const double pass_other = larger_share(pass.other_cpu_share, prefetching.other_cpu_share);
   std::printf(
       "\nfull pass (%s, the fit's own sums over the n rows): %.0f ns per block, %.0f "
       "prefetching the next block (other CPU %s)\n",
