@@ -22,6 +22,7 @@
 #include "cli/experiment_report.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/option_checks.hpp"
+#include "cli/option_lists.hpp"
 #include "cli/output_paths.hpp"
 #include "cli/outputs.hpp"
 #include "cli/terminal.hpp"
@@ -171,8 +172,8 @@ const Experiment& find_experiment(const std::string& name) {
 struct ExperimentArguments {
   std::string name;
   std::optional<int> trials;
-  std::vector<index_t> ks;
-  std::vector<std::string> algorithms;
+  std::vector<std::string> ks;          // unsplit: see option_lists.hpp
+  std::vector<std::string> algorithms;  // unsplit
   std::string out_dir;
   std::string data_dir = "../shared/data";
   index_t samples = 500;
@@ -232,13 +233,13 @@ ModelOptions model_for(const DatasetSpec& spec, const Dataset& data) {
   return model;
 }
 
-std::vector<BuildAlgorithm> chosen_algorithms(const std::vector<std::string>& names,
+std::vector<BuildAlgorithm> chosen_algorithms(const std::vector<std::string>& arguments,
                                               const Experiment& experiment) {
-  if (names.empty()) {
+  if (arguments.empty()) {
     return experiment.algorithms.empty() ? all_build_algorithms() : experiment.algorithms;
   }
   std::vector<BuildAlgorithm> algorithms;
-  for (const std::string& name : names) {
+  for (const std::string& name : list_items(arguments, "--algorithms")) {
     const BuildAlgorithm algorithm = parse_build_algorithm(name);
     if (std::find(algorithms.begin(), algorithms.end(), algorithm) == algorithms.end()) {
       algorithms.push_back(algorithm);
@@ -247,15 +248,12 @@ std::vector<BuildAlgorithm> chosen_algorithms(const std::vector<std::string>& na
   return algorithms;
 }
 
-std::vector<index_t> chosen_budgets(std::vector<index_t> ks, const Experiment& experiment) {
-  if (ks.empty()) {
+std::vector<index_t> chosen_budgets(const std::vector<std::string>& arguments,
+                                    const Experiment& experiment) {
+  if (arguments.empty()) {
     return experiment.ks;
   }
-  for (const index_t k : ks) {
-    if (k < 1) {
-      throw InvalidArgument("--k: every budget must be >= 1 (got " + std::to_string(k) + ")");
-    }
-  }
+  std::vector<index_t> ks = budget_list(arguments, "--k");
   std::sort(ks.begin(), ks.end());
   ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
   return ks;
@@ -486,17 +484,13 @@ std::function<int()> add_experiment_command(CLI::App& app) {
   command->add_option("--trials", args->trials,
                       "trials (trial t seeds everything with t); default 10 for gaussian, rbf "
                       "and large, 20 for logistic and poisson");
-  command
-      ->add_option("--k", args->ks,
-                   "comma-separated budgets; default gaussian and rbf 1,2,5,10,20,30,40,50,75,"
-                   "100,125,150,200,250,300, logistic/poisson 1,2,5,10,20,...,100, large 10,20,"
-                   "50,100,200,300,500,1000")
-      ->delimiter(',');
-  command
-      ->add_option("--algorithms", args->algorithms,
-                   "comma-separated algorithm names; default: every algorithm (large: a-iht, "
-                   "a-iht-2, giga, uniform, as spec 5.1)")
-      ->delimiter(',');
+  add_list_option(command, "--k", args->ks, "INT",
+                  "comma-separated budgets; default gaussian and rbf 1,2,5,10,20,30,40,50,75,"
+                  "100,125,150,200,250,300, logistic/poisson 1,2,5,10,20,...,100, large 10,20,"
+                  "50,100,200,300,500,1000");
+  add_list_option(command, "--algorithms", args->algorithms, "NAME",
+                  "comma-separated algorithm names; default: every algorithm (large: a-iht, "
+                  "a-iht-2, giga, uniform, as spec 5.1)");
   command->add_option("--out", args->out_dir, "output folder; default ./experiment-NAME")
       ->check(non_empty_path());
   command

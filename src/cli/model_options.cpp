@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cli/option_checks.hpp"
+#include "cli/option_lists.hpp"
 #include "coreset/error.hpp"
 #include "coreset/io.hpp"
 
@@ -100,8 +101,8 @@ void add_model_options(CLI::App* command, ModelArguments& args) {
   command->add_flag("--rbf", args.rbf, "linear: radial-basis features (spec 3.5)");
   command->add_option("--rbf-centers", args.rbf_centers, "linear --rbf: centres per scale")
       ->capture_default_str();
-  command->add_option("--rbf-scales", args.rbf_scales, "linear --rbf: basis scales")
-      ->delimiter(',')
+  add_list_option(command, "--rbf-scales", args.rbf_scales, "FLOAT",
+                  "linear --rbf: comma-separated basis scales")
       ->capture_default_str();
   command
       ->add_option("--rbf-constant-scale", args.rbf_constant_scale,
@@ -182,7 +183,7 @@ BuildOptions to_build_options(const ModelArguments& args) {
   }
   model.rbf.enabled = args.rbf;
   model.rbf.centers_per_scale = args.rbf_centers;
-  model.rbf.scales = args.rbf_scales;
+  model.rbf.scales = number_list(args.rbf_scales, "--rbf-scales");
   model.rbf.near_constant_scale = args.rbf_constant_scale;
 
   const auto [method, file] = pihat_method_and_file(args.pihat);

@@ -27,7 +27,7 @@ struct ModelArguments {
   std::string noise_covariance_path;
   bool rbf = false;
   index_t rbf_centers = 50;
-  std::vector<double> rbf_scales = {0.2, 0.4, 0.8, 1.2, 1.6, 2.0};
+  std::vector<std::string> rbf_scales = {"0.2,0.4,0.8,1.2,1.6,2.0"};  // unsplit: option_lists.hpp
   double rbf_constant_scale = 100.0;
   std::vector<std::string> pihat = {"auto"};  // method, and the file for "samples"
   index_t samples = 500;

@@ -16,6 +16,7 @@
 #include "cli/interrupt.hpp"
 #include "cli/model_options.hpp"
 #include "cli/option_checks.hpp"
+#include "cli/option_lists.hpp"
 #include "cli/output_paths.hpp"
 #include "cli/outputs.hpp"
 #include "cli/solver_arguments.hpp"
@@ -37,15 +38,11 @@ struct SweepArguments {
   DeviceArguments device;
 };
 
-std::vector<index_t> parse_budgets(const std::vector<std::string>& texts) {
-  if (texts.empty()) {
+std::vector<index_t> parse_budgets(const std::vector<std::string>& arguments) {
+  if (arguments.empty()) {
     throw InvalidArgument("-k: give the budgets, e.g. -k 10,20,50,100");
   }
-  std::vector<index_t> ks;
-  for (const std::string& text : texts) {
-    ks.push_back(parse_budget(text, "-k"));
-  }
-  return ks;
+  return budget_list(arguments, "-k");
 }
 
 // The files of `ks`' sweep in `folder`, for check_distinct_files.
@@ -163,11 +160,9 @@ std::function<int()> add_sweep_command(CLI::App& app) {
       "and the picture sweep.svg");
   add_model_options(command, args->model);
   add_device_options(command, args->device);
-  command
-      ->add_option("-k,--k", args->ks,
-                   "comma-separated budgets, each >= 1 and <= the data's rows, e.g. "
-                   "10,20,50,100")
-      ->delimiter(',')
+  add_list_option(command, "-k,--k", args->ks, "INT",
+                  "comma-separated budgets, each >= 1 and <= the data's rows, e.g. "
+                  "10,20,50,100")
       ->required();
   add_solver_arguments(command, args->solver);
   command->add_option("--out", args->out_dir, "output folder (created if missing)")

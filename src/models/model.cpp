@@ -585,7 +585,7 @@ std::vector<index_t> rbf_centre_rows(const RbfOptions& rbf, index_t dims, index_
   validate_rbf(rbf, dims);
   std::vector<index_t> centres;
   std::mt19937_64 engine(seed);
-  const index_t per_scale = std::min(n, rbf.centers_per_scale);
+  const index_t per_scale = rbf_centres_per_scale(rbf, n);
   for (std::size_t scale = 0; scale < rbf.scales.size(); ++scale) {
     if (per_scale == n) {  // every row, in order
       for (index_t j = 0; j < n; ++j) {

@@ -3,6 +3,7 @@
 // its gradient and Hessian, and the weighted log joint of spec 4.1.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -71,6 +72,11 @@ struct RbfBasis {
   Eigen::MatrixXd centres;
   std::vector<double> scales;
 };
+
+/// The centres each scale has on a dataset of n rows: min(n, centers_per_scale).
+inline index_t rbf_centres_per_scale(const RbfOptions& rbf, index_t n) {
+  return std::min(n, rbf.centers_per_scale);
+}
 
 /// The rows of a dataset of n rows (all of them, not a share's) whose covariates centre the RBF
 /// features, scale after scale: min(n, centers_per_scale) rows per scale drawn without

@@ -6,6 +6,7 @@
 
 #include "coreset/distributed.hpp"
 #include "coreset/version.hpp"
+#include "models/model.hpp"
 #include "support/json_text.hpp"
 
 namespace coreset {
@@ -131,7 +132,9 @@ Json build_input_json(const BuildReportInputs& inputs) {
   input["prior_covariance"] = path_or_null(inputs.prior_covariance_path);
   input["noise_covariance"] = path_or_null(inputs.noise_covariance_path);
   if (model.rbf.enabled) {
-    input["rbf_centers_per_scale"] = model.rbf.centers_per_scale;
+    // The centres the basis has (fewer than asked for on a dataset of fewer rows), and the ask.
+    input["rbf_centers_per_scale"] = models::rbf_centres_per_scale(model.rbf, inputs.rows);
+    input["rbf_centers_per_scale_requested"] = model.rbf.centers_per_scale;
     input["rbf_scales"] = model.rbf.scales;
     input["rbf_near_constant_basis"] = model.rbf.near_constant_basis;
     input["rbf_near_constant_scale"] = model.rbf.near_constant_scale;

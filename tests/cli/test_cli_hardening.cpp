@@ -578,6 +578,68 @@ TEST_F(Hardening, AnEmptyPathIsAUsageErrorNamingTheOption) {
   EXPECT_TRUE(listing(dir_).empty()) << join(listing(dir_));
 }
 
+// CLI11's own list splitting dropped empty items: `-k 5,,10` ran as `-k 5,10` and a mistyped
+// list passed unseen. Every list option refuses them, naming itself, before any work.
+TEST_F(Hardening, AListWithAnEmptyItemIsAUsageErrorNamingTheOption) {
+  struct ListCase {
+    std::string arguments;
+    std::string option;
+  };
+  const std::string linear =
+      "build --model linear --rbf -k 5 --device cpu --out " + path("c.csv") + " ";
+  for (const ListCase& c : std::vector<ListCase>{
+           {"sweep --model logistic --device cpu --out " + path("sw") + " -k 5,,10", "-k"},
+           {"sweep --model logistic --device cpu --out " + path("sw") + " -k 5,", "-k"},
+           {"sweep --model logistic --device cpu --out " + path("sw") + " -k ,5", "-k"},
+           {"experiment gaussian --out " + path("ex") + " --k 2,,5", "--k"},
+           {"experiment gaussian --out " + path("ex") + " --k 2 --algorithms a-iht-2,,giga",
+            "--algorithms"},
+           {linear + "--rbf-scales 0.5,,1", "--rbf-scales"},
+           {linear + "--rbf-scales 0.5,1,", "--rbf-scales"}}) {
+    const CommandResult r = run(c.arguments);
+    EXPECT_EQ(r.exit_code, 2) << c.arguments << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.option + ": '"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("has an empty item"), std::string::npos) << r.err;
+  }
+  const CommandResult not_a_number = run(linear + "--rbf-scales 0.5,1x");
+  EXPECT_EQ(not_a_number.exit_code, 2) << not_a_number.err;
+  EXPECT_NE(not_a_number.err.find("--rbf-scales: '1x' is not a finite number"), std::string::npos)
+      << not_a_number.err;
+  EXPECT_TRUE(listing(dir_).empty()) << join(listing(dir_));
+}
+
+// A list given in several occurrences is their items in order: the same sweep as one list.
+TEST_F(Hardening, AListOptionMayBeRepeated) {
+  const std::string base = "sweep --model logistic --samples 50 --device cpu --out ";
+  const CommandResult once = run(base + path("once") + " -k 5,10");
+  const CommandResult twice = run(base + path("twice") + " -k 5 -k 10");
+  ASSERT_EQ(once.exit_code, 0) << once.err;
+  ASSERT_EQ(twice.exit_code, 0) << twice.err;
+  for (const char* file : {"coreset_k5.csv", "coreset_k10.csv"}) {
+    EXPECT_EQ(slurp(path(std::string("once/") + file)), slurp(path(std::string("twice/") + file)))
+        << file;
+  }
+}
+
+// The report gives the RBF centres the basis has: on 40 rows, 40 a scale, not the 1000 asked.
+TEST_F(Hardening, TheReportGivesTheRbfCentresTheBasisHas) {
+  std::ofstream data(path("lin.csv"));
+  data << "x1,x2,y\n";
+  for (int i = 0; i < 40; ++i) {
+    data << i * 0.05 << "," << (i % 7) * 0.3 << "," << 1.0 + 0.5 * i * 0.05 << "\n";
+  }
+  data.close();
+  const CommandResult r =
+      run("build --data " + path("lin.csv") + " --model linear --rbf --rbf-centers 1000 " +
+          "--rbf-scales 0.5 --rbf-scales 1,2 -k 5 --samples 50 --device cpu --out " +
+          path("c.csv") + " --report " + path("r.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json input = nlohmann::json::parse(slurp(path("r.json")))["input"];
+  EXPECT_EQ(input["rbf_centers_per_scale"], 40);
+  EXPECT_EQ(input["rbf_centers_per_scale_requested"], 1000);
+  EXPECT_EQ(input["rbf_scales"], nlohmann::json({0.5, 1.0, 2.0}));
+}
+
 // OpenMP fails to make a hundred thousand threads (a crash or an abort): a usage error instead.
 TEST_F(Hardening, MoreThreadsThanTheMachineCanRunIsAUsageError) {
   const CommandResult r =
