@@ -18,6 +18,7 @@
 #include "cli/solver_arguments.hpp"
 #include "cli/sweep_report.hpp"
 #include "cli/terminal.hpp"
+#include "cli/unused_options.hpp"
 #include "coreset/build.hpp"
 #include "coreset/distributed.hpp"
 #include "coreset/error.hpp"
@@ -88,7 +89,7 @@ BuildResult build_auto(const Dataset& data, const BuildOptions& options, const K
   return to_build_result(problem, search.result().run);
 }
 
-int run_build(const BuildArguments& args) {
+int run_build(const BuildArguments& args, const CLI::App& command) {
   const std::optional<KTarget> target = k_target(args);
   const index_t k = target ? 0 : parse_budget(args.k, "-k");
   const DeviceChoice choice = choose_run_device(args.device);  // before any file is touched
@@ -110,6 +111,10 @@ int run_build(const BuildArguments& args) {
   options.precision = choice.precision;  // --precision auto resolved
   options.solver.device = choice.device;
   apply_solver_arguments(args.solver, options.solver);
+  if (writer) {
+    print_unused_options(unused_model_options(command, model));
+    print_unused_options(unused_solver_options(command, args.solver.algorithm));
+  }
   options.solver.k = target ? 1 : k;  // -k auto: each budget of the search sets its own
   options.solver.communicator = comm;
   const std::optional<GpuWarmUp> warm_up = gpu_warm_up(choice, comm.get());  // while data is read
@@ -169,13 +174,14 @@ struct EvaluateArguments {
   std::string report_path;
 };
 
-int run_evaluate(const EvaluateArguments& args) {
+int run_evaluate(const EvaluateArguments& args, const CLI::App& command) {
   check_writable_destination(args.report_path, "--report");
   std::vector<FileArgument> inputs_read = input_files(args.model);
   inputs_read.push_back({"--coreset", args.coreset_path});
   check_distinct_files({{"--report", args.report_path}}, inputs_read);
   BuildInputs inputs;
   BuildOptions options = to_build_options(args.model);
+  print_unused_options(unused_model_options(command, args.model));
   TerminalProgress progress;
   progress.task(reading_label(args.model), 0);
   const Dataset data = load_dataset(args.model, inputs);
@@ -226,7 +232,7 @@ std::function<int()> add_build_command(CLI::App& app) {
       ->check(non_empty_path());
   command->add_option("--report", args->report_path, "write a JSON report here")
       ->check(non_empty_path());
-  return [args] { return run_build(*args); };
+  return [args, command] { return run_build(*args, *command); };
 }
 
 std::function<int()> add_evaluate_command(CLI::App& app) {
@@ -242,7 +248,7 @@ std::function<int()> add_evaluate_command(CLI::App& app) {
       ->check(non_empty_path());
   command->add_option("--report", args->report_path, "write a JSON report here")
       ->check(non_empty_path());
-  return [args] { return run_evaluate(*args); };
+  return [args, command] { return run_evaluate(*args, *command); };
 }
 
 }  // namespace coreset::cli

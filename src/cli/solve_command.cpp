@@ -14,6 +14,7 @@
 #include "cli/outputs.hpp"
 #include "cli/report.hpp"
 #include "cli/terminal.hpp"
+#include "cli/unused_options.hpp"
 #include "coreset/build.hpp"
 #include "coreset/distributed.hpp"
 #include "coreset/error.hpp"
@@ -36,7 +37,7 @@ struct SolveArguments {
 };
 
 template <class T>
-int run_solve(const SolveArguments& args, const DeviceChoice& choice) {
+int run_solve(const SolveArguments& args, const DeviceChoice& choice, const CLI::App& command) {
   SolveInputs inputs;
   inputs.phi_path = args.phi_path;
   inputs.loglik_path = args.loglik_path;
@@ -66,6 +67,9 @@ int run_solve(const SolveArguments& args, const DeviceChoice& choice) {
   // alone shows progress and writes the outputs.
   const std::shared_ptr<const Communicator> comm = distributed_run();
   const bool writer = comm == nullptr || comm->rank() == 0;
+  if (writer) {
+    print_unused_options(unused_solver_options(command, args.algorithm));
+  }
   const std::optional<GpuWarmUp> warm_up = gpu_warm_up(choice, comm.get());  // while Phi is read
   TerminalProgress progress(writer);
   progress.task("reading " + phi_source, 0);
@@ -189,10 +193,10 @@ std::function<int()> add_solve_command(CLI::App& app) {
       ->check(non_empty_path());
   command->add_option("--report", args->report_path, "write a JSON report here")
       ->check(non_empty_path());
-  return [args] {
+  return [args, command] {
     const DeviceChoice choice = choose_run_device(args->device);  // before any file is touched
-    return choice.precision == Precision::float32 ? run_solve<float>(*args, choice)
-                                                  : run_solve<double>(*args, choice);
+    return choice.precision == Precision::float32 ? run_solve<float>(*args, choice, *command)
+                                                  : run_solve<double>(*args, choice, *command);
   };
 }
 

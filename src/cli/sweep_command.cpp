@@ -22,6 +22,7 @@
 #include "cli/solver_arguments.hpp"
 #include "cli/sweep_report.hpp"
 #include "cli/terminal.hpp"
+#include "cli/unused_options.hpp"
 #include "coreset/build.hpp"
 #include "coreset/error.hpp"
 #include "coreset/io.hpp"
@@ -96,7 +97,7 @@ void check_no_other_sweep(const std::string& folder, const std::vector<index_t>&
   }
 }
 
-int run_sweep(const SweepArguments& args) {
+int run_sweep(const SweepArguments& args, const CLI::App& command) {
   const std::vector<index_t> ks = parse_budgets(args.ks);
   const DeviceChoice choice = choose_device(args.device);  // before any file is touched
   check_output_folder(args.out_dir, "--out");
@@ -107,6 +108,8 @@ int run_sweep(const SweepArguments& args) {
   options.precision = choice.precision;
   options.solver.device = choice.device;
   apply_solver_arguments(args.solver, options.solver);
+  print_unused_options(unused_model_options(command, args.model));
+  print_unused_options(unused_solver_options(command, args.solver.algorithm));
   TerminalProgress progress;
   progress.task(args.model.data_path.empty() ? std::string("generating the built-in data")
                                              : "reading " + args.model.data_path,
@@ -168,7 +171,7 @@ std::function<int()> add_sweep_command(CLI::App& app) {
   command->add_option("--out", args->out_dir, "output folder (created if missing)")
       ->required()
       ->check(non_empty_path());
-  return [args] { return run_sweep(*args); };
+  return [args, command] { return run_sweep(*args, *command); };
 }
 
 }  // namespace coreset::cli

@@ -640,6 +640,54 @@ TEST_F(Hardening, TheReportGivesTheRbfCentresTheBasisHas) {
   EXPECT_EQ(input["rbf_scales"], nlohmann::json({0.5, 1.0, 2.0}));
 }
 
+// Options the run does not use are each named in a notice, and the run is the one without them.
+TEST_F(Hardening, AnOptionTheRunDoesNotUseGetsANoticeAndChangesNothing) {
+  const std::string base =
+      "build --model logistic -k 5 --samples 50 --device cpu --algorithm giga ";
+  const CommandResult plain = run(base + "--out " + path("plain.csv"));
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(plain.err.find("notice"), std::string::npos) << plain.err;
+  const CommandResult extra =
+      run(base + "--noise-sd 3 --rbf-scales 1,2 --format csv --max-iter 7 --tol 0.5 " +
+          "--sparsevi-steps 3 --sync-every 2 --step-rule paper --out " + path("extra.csv"));
+  ASSERT_EQ(extra.exit_code, 0) << extra.err;
+  EXPECT_EQ(slurp(path("extra.csv")), slurp(path("plain.csv")));
+  for (const char* line :
+       {"notice: --format has no effect: no --data",
+        "notice: --noise-sd has no effect: the "
+        "logistic model has no observation noise",
+        "notice: --rbf-scales has no effect: no --rbf",
+        "notice: --sparsevi-steps has no effect: --algorithm giga does not use it",
+        "notice: --step-rule has no effect", "notice: --max-iter has no effect",
+        "notice: --tol has no effect", "notice: --sync-every has no effect"}) {
+    EXPECT_NE(extra.err.find(line), std::string::npos) << line << "\n" << extra.err;
+  }
+  // --quiet: errors only.
+  const CommandResult quiet = run(base + "--noise-sd 3 --quiet --out " + path("quiet.csv"));
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_TRUE(quiet.err.empty()) << quiet.err;
+}
+
+// Options the run uses get no notice: the IHT family's options with a-iht-2, noise with linear.
+TEST_F(Hardening, AnOptionTheRunUsesGetsNoNotice) {
+  const CommandResult aiht =
+      run("build --model logistic -k 5 --samples 50 --device cpu --algorithm a-iht-2 --max-iter 7 "
+          "--tol 0.5 --sync-every 2 --step-rule paper --batch-fraction 0.5 --out " +
+          path("a.csv"));
+  ASSERT_EQ(aiht.exit_code, 0) << aiht.err;
+  EXPECT_EQ(aiht.err.find("notice"), std::string::npos) << aiht.err;
+  std::ofstream(path("lin.csv")) << "x1,y\n0.1,1\n0.4,2\n0.9,2.5\n1.3,3.1\n";
+  const CommandResult linear =
+      run("build --model linear --data " + path("lin.csv") +
+          " --noise-sd 0.5 -k 2 --samples 50 --device cpu --out " + path("l.csv"));
+  ASSERT_EQ(linear.exit_code, 0) << linear.err;
+  EXPECT_EQ(linear.err.find("notice"), std::string::npos) << linear.err;
+  const CommandResult solve_giga =
+      run("solve --phi " + path("missing.npy") + " -k 2 --algorithm giga --max-iter 3");
+  EXPECT_NE(solve_giga.err.find("notice: --max-iter has no effect"), std::string::npos)
+      << solve_giga.err;  // solve's own options too, before its input is read
+}
+
 // OpenMP fails to make a hundred thousand threads (a crash or an abort): a usage error instead.
 TEST_F(Hardening, MoreThreadsThanTheMachineCanRunIsAUsageError) {
   const CommandResult r =
