@@ -195,6 +195,9 @@ CORESET_API void write_coreset_csv(const std::string& path, const Coreset& cores
 /// for anything else. Whether
 /// the indices fit a dataset is checked by whoever uses the coreset.
 CORESET_API Coreset read_coreset_csv(const std::string& path);
+/// As above, for a dataset of `dataset_rows` rows: an index >= dataset_rows is an InputError at
+/// its line and column. InvalidArgument for dataset_rows < 0.
+CORESET_API Coreset read_coreset_csv(const std::string& path, index_t dataset_rows);
 
 /// Where the writers here put a file named `path`, and how: `path` itself or, when `path` is a
 /// symbolic link, the file it names (even one not yet made; the link stays a link, as with an

@@ -187,15 +187,7 @@ int run_evaluate(const EvaluateArguments& args, const CLI::App& command) {
   const Dataset data = load_dataset(args.model, inputs);
   inputs.options = options;
   progress.task("reading " + args.coreset_path, 0);
-  const Coreset coreset = io::read_coreset_csv(args.coreset_path);
-  for (std::size_t p = 0; p < coreset.indices.size(); ++p) {
-    if (coreset.indices[p] >= data.rows()) {
-      throw InputError(args.coreset_path,
-                       "index " + std::to_string(coreset.indices[p]) + " (entry " +
-                           std::to_string(p + 1) + ") is outside the dataset's " +
-                           std::to_string(data.rows()) + " rows (0-based indices)");
-    }
-  }
+  const Coreset coreset = io::read_coreset_csv(args.coreset_path, data.rows());
   options.solver.progress = &progress;
   const Quality quality = evaluate_coreset(data, options, coreset);
   progress.finish();

@@ -73,7 +73,7 @@ void write_coreset_csv(const std::string& path, const Coreset& coreset) {
 
 namespace detail {
 
-Coreset read_coreset_csv(LineReader& lines) {
+Coreset read_coreset_csv(LineReader& lines, index_t dataset_rows) {
   const std::string& path = lines.name();
   std::string_view line;
   if (!lines.next(line)) {
@@ -103,6 +103,12 @@ Coreset read_coreset_csv(LineReader& lines) {
     if (!parse_index(fields[0], index, error)) {
       throw InputError(path, error, line_number, 1);
     }
+    if (dataset_rows >= 0 && index >= dataset_rows) {
+      throw InputError(path,
+                       "index " + std::to_string(index) + " is outside the dataset's " +
+                           std::to_string(dataset_rows) + " rows (0-based indices)",
+                       line_number, 1);
+    }
     if (!coreset.indices.empty() && index <= coreset.indices.back()) {
       throw InputError(path,
                        "index " + std::to_string(index) + " does not follow the previous index " +
@@ -129,6 +135,15 @@ Coreset read_coreset_csv(LineReader& lines) {
 Coreset read_coreset_csv(const std::string& path) {
   detail::LineReader lines(path);
   return detail::read_coreset_csv(lines);
+}
+
+Coreset read_coreset_csv(const std::string& path, index_t dataset_rows) {
+  if (dataset_rows < 0) {
+    throw InvalidArgument("read_coreset_csv: dataset_rows must be >= 0 (got " +
+                          std::to_string(dataset_rows) + ")");
+  }
+  detail::LineReader lines(path);
+  return detail::read_coreset_csv(lines, dataset_rows);
 }
 
 }  // namespace coreset::io

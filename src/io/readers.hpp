@@ -66,7 +66,8 @@ Dataset read_dataset_libsvm(LineReader& lines, bool has_response, index_t featur
 Dataset read_dataset_libsvm_by_byte_range(const std::string& path, bool has_response,
                                           index_t features, const Communicator& comm,
                                           std::size_t chunk_bytes = 0);
-Coreset read_coreset_csv(LineReader& lines);
+/// read_coreset_csv(path[, dataset_rows]) on `lines`; dataset_rows < 0: indices unbounded.
+Coreset read_coreset_csv(LineReader& lines, index_t dataset_rows = -1);
 /// Rank comm.rank()'s block of rows of the table read_csv_matrix reads from `path` (the rows
 /// datapoint_range gives), found by byte range (FileLines) and read in chunks of `chunk_bytes`
 /// (0: the default): no rank reads all of the file. Errors in the block name the whole file's

@@ -387,7 +387,7 @@ std::vector<MalformedCase> malformed_cases() {
       {"coreset_index_beyond_data",
        keep(evaluate("{M}/coreset_index_beyond_data.csv")),
        "coreset_index_beyond_data.csv",
-       ": ",
+       ":3:1: index 999 is outside the dataset's",
        3,
        {}},
       {"coreset_empty", keep(evaluate("{M}/empty.csv")), "empty.csv", ": ", 3, {}},

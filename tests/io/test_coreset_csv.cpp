@@ -103,6 +103,18 @@ TEST_F(CoresetCsvTest, FieldsAreValidated) {
   error_at("index,weight\n1,2\n\n3,4\n", 3, 0);
 }
 
+// For a dataset of n rows, an index >= n is an error at its line and column, like any other bad
+// cell; n itself is the first index refused.
+TEST_F(CoresetCsvTest, AnIndexBeyondTheDatasetIsAnErrorAtItsLine) {
+  write("index,weight\n0,1\n2,1\n3,0.5\n");
+  EXPECT_EQ(read_coreset_csv(path_, 4).indices, (std::vector<index_t>{0, 2, 3}));
+  const std::string message =
+      test::expect_input_error_at(path_, 4, 1, [&] { read_coreset_csv(path_, 3); });
+  EXPECT_TRUE(contains(message, "index 3 is outside the dataset's 3 rows")) << message;
+  test::expect_input_error_at(path_, 2, 1, [&] { read_coreset_csv(path_, 0); });
+  EXPECT_THROW(read_coreset_csv(path_, -1), InvalidArgument);
+}
+
 TEST_F(CoresetCsvTest, WriterRejectsWhatTheReaderWouldRejectAndWritesNothing) {
   Coreset mismatched;
   mismatched.indices = {1, 2};
