@@ -367,8 +367,8 @@ int main(int argc, char** argv) {
       mean.parsing += 1e-9 * static_cast<double>(run.parsing_ns);
       mean.blocks += static_cast<double>(run.blocks);
     }
-    for (const double seconds : releases_by_threads[threads]) {
-      mean.release += seconds;
+    for (const double release_seconds : releases_by_threads[threads]) {
+      mean.release += release_seconds;
     }
     double total = 0.0;
     for (const Timing& t : parse_by_threads[threads]) {

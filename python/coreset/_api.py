@@ -393,7 +393,7 @@ def solve(phi=None, *, loglik=None, y=None, k, algorithm="a-iht-2", device="auto
                     seed=seed, step_rule=step_rule, threads=threads,
                     batch_fraction=batch_fraction, sync_every=sync_every, refit=refit)
     source, name = (phi, "phi") if phi is not None else (loglik, "loglik")
-    memory = _arrays.device_array_kind(source)
+    memory = _arrays.device_array_kind(source, name)
     if memory is not None:
         # Settled before the array is taken over: a CUDA DLPack export is not undone.
         _check_device(device)

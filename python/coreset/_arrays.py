@@ -161,9 +161,6 @@ def device_array(value, name):
         device = _dlpack_device(value)
         if device in _DLPACK_CUDA:
             return _from_dlpack(value, name)
-        if device in _DLPACK_OTHER_DEVICES:
-            raise InvalidArgumentError("%s: %s memory is not supported; pass a host or CUDA array"
-                                       % (name, _DLPACK_OTHER_DEVICES[device]))
     return None
 
 
@@ -181,7 +178,7 @@ def host_copy(value, name):
 def as_host_array(value, name):
     """as_array, or for a GPU array its host copy: for arguments the engine keeps on the host (a
     dataset's X and y). (array, note or None)."""
-    if device_array_kind(value) is not None:
+    if device_array_kind(value, name) is not None:
         return host_copy(value, name)
     return as_array(value, name), None
 
@@ -192,11 +189,11 @@ def as_array(value, name):
     arguments that take them go through device_array() or as_host_array() first."""
     if isinstance(value, np.ndarray):
         return value
-    if device_array_kind(value) is not None:
+    memory = device_array_kind(value, name)
+    if memory is not None:
         raise InvalidArgumentError(
             "%s: a GPU array (%s memory) is not taken here; pass a host array (e.g. "
-            "cupy.asnumpy(a), tensor.cpu().numpy(), numpy.asarray(jax_array))"
-            % (name, device_array_kind(value)))
+            "cupy.asnumpy(a), tensor.cpu().numpy(), numpy.asarray(jax_array))" % (name, memory))
     if hasattr(value, "__dlpack__") and not hasattr(value, "__array__"):
         try:
             return np.from_dlpack(value)
@@ -211,14 +208,20 @@ def as_array(value, name):
         raise InvalidArgumentError("%s: expected an array, got %s (%s)" % (name, type(value).__name__, error)) from None
 
 
-def device_array_kind(value):
-    """The kind of GPU memory `value` lives in ("CUDA (__cuda_array_interface__)", "CUDA",
-    "ROCm", ...), or None for host memory."""
+def device_array_kind(value, name):
+    """The kind of CUDA memory `value` lives in ("CUDA (__cuda_array_interface__)", "CUDA",
+    "CUDA managed"), or None for host memory. Memory of a GPU the engine cannot read (ROCm) is an
+    InvalidArgumentError naming `name`: neither device='gpu' nor the host path can take it, so the
+    only advice that helps is a host copy."""
     if hasattr(value, "__cuda_array_interface__"):
         return "CUDA (__cuda_array_interface__)"
     if hasattr(value, "__dlpack_device__"):
         device = _dlpack_device(value)
-        return _DLPACK_CUDA.get(device) or _DLPACK_OTHER_DEVICES.get(device)
+        if device in _DLPACK_OTHER_DEVICES:
+            raise InvalidArgumentError(
+                "%s: %s memory is not supported (the engine runs on CUDA GPUs and the CPU); pass a "
+                "host copy, e.g. tensor.cpu().numpy()" % (name, _DLPACK_OTHER_DEVICES[device]))
+        return _DLPACK_CUDA.get(device)
     return None
 
 

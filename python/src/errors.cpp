@@ -2,8 +2,11 @@
 
 #include <pybind11/pybind11.h>
 
+#include <cstring>
 #include <exception>
 #include <new>
+#include <string>
+#include <utility>
 
 #include "coreset/error.hpp"
 
@@ -24,6 +27,19 @@ void raise_as(const char* name, const char* message) {
   }
 }
 
+// The library's messages name SolverOptions' fields; two of the keywords that set them are
+// shorter (max_iter=0 should not be told about "max_iterations").
+std::string with_keyword_names(const std::string& message) {
+  static const std::pair<const char*, const char*> kRenamed[] = {{"max_iterations ", "max_iter "},
+                                                                 {"tolerance ", "tol "}};
+  for (const auto& [field, keyword] : kRenamed) {
+    if (message.rfind(field, 0) == 0) {
+      return keyword + message.substr(std::strlen(field));
+    }
+  }
+  return message;
+}
+
 }  // namespace
 
 void raise_error(const char* name, const std::string& message) {
@@ -38,7 +54,7 @@ void register_error_translation() {
         std::rethrow_exception(error);
       }
     } catch (const InvalidArgument& e) {
-      raise_as("InvalidArgumentError", e.what());
+      raise_as("InvalidArgumentError", with_keyword_names(e.what()).c_str());
     } catch (const InputError& e) {
       raise_as("InputError", e.what());
     } catch (const NumericalError& e) {

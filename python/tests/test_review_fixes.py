@@ -114,3 +114,41 @@ def test_a_3d_loglik_that_numpy_must_copy_says_so():
     np.testing.assert_array_equal(in_place.indices, fortran.indices)
     assert "copied" not in str(in_place.report["python"])
     assert "cannot be flattened in place" in str(fortran.report["python"])
+
+
+@pytest.mark.parametrize("keywords, message", [
+    ({"max_iter": 0}, r"^max_iter must be between 1 and 1e9 \(got 0\)"),
+    ({"tol": -1.0}, r"^tol must be a finite number >= 0"),
+    ({"tol": float("nan")}, r"^tol must be a finite number >= 0"),
+])
+def test_a_solver_keyword_out_of_range_is_named_as_the_caller_wrote_it(planted_phi, keywords,
+                                                                       message):
+    with pytest.raises(coreset.InvalidArgumentError, match=message):
+        coreset.solve(planted_phi, k=5, device="cpu", **keywords)
+
+
+class _RocmArray:
+    """An array that says (through DLPack) it lives in ROCm memory, as a ROCm PyTorch tensor does."""
+
+    shape = (4, 10)
+
+    def __dlpack_device__(self):
+        return (10, 0)
+
+    def __dlpack__(self, stream=None):
+        raise AssertionError("ROCm memory must be refused before it is taken over")
+
+
+@pytest.mark.parametrize("device", ["cpu", "gpu", "auto"])
+def test_rocm_memory_is_refused_with_advice_that_works(device):
+    # Before, device="cpu" was told to pass device="gpu", which then refused it too.
+    with pytest.raises(coreset.InvalidArgumentError) as raised:
+        coreset.solve(_RocmArray(), k=2, device=device)
+    message = str(raised.value)
+    assert message.startswith("phi: ROCm memory is not supported"), message
+    assert "host copy" in message and "device='gpu'" not in message
+
+
+def test_rocm_memory_is_refused_as_a_dataset_too():
+    with pytest.raises(coreset.InvalidArgumentError, match="X: ROCm memory is not supported"):
+        coreset.build(_RocmArray(), np.zeros(4), model="logistic", k=2, device="cpu")
