@@ -35,6 +35,7 @@
 #include "solvers/relative_error.hpp"
 #include "solvers/selection_rule.hpp"
 #include "solvers/stopping_rule.hpp"
+#include "solvers/target_norm.hpp"
 #include "support/overflow.hpp"
 #include "support/progress.hpp"
 #include "support/random.hpp"
@@ -85,8 +86,7 @@ class IhtDriver {
     result.algorithm = to_build_algorithm(options_.algorithm);
     result.step_rule = options_.step_rule;
     result.k = k_;
-    double objective = be_.read(be_.dot(y_, y_));  // f(0) = ||y||^2
-    support::throw_if_overflowed(objective);
+    double objective = target_squared_norm(be_, y_);  // f(0) = ||y||^2
     result.target_norm = std::sqrt(objective);
     if (!options_.initial_weights.indices.empty()) {
       // A warm start (SolverSettings::initial_weights, validated by the caller): w_0 = z_0 is
@@ -106,6 +106,9 @@ class IhtDriver {
       // along Phi^T r is 2 mu = 1 / lambda_max.
       const double lambda = estimate_lambda_max(be_, options_.seed);
       iht_step_ = lambda > 0.0 ? 1.0 / lambda : 0.0;
+      if (!std::isfinite(iht_step_)) {  // lambda subnormal: Phi's squares lost their digits
+        support::throw_underflowed("lambda_max(Phi^T Phi)");
+      }
     }
 
     duplicates_ = be_.duplicate_columns();

@@ -310,5 +310,56 @@ TEST(Solvers, AnEmptyCoresetFromStepsOutOfRangeIsANumericalError) {
   EXPECT_TRUE(empty.coreset.indices.empty());
 }
 
+// Entries so small that ||y||^2 underflows (2^-520: below DBL_MIN, or to exactly 0) once ended
+// every solve at an empty coreset reported as exact, relative error 0; and a Phi whose
+// lambda_max underflowed (y in range) gave iht an infinite step, blamed on entries "too large".
+// Both are now an InvalidArgument saying "too small", from every algorithm. y = 0 itself is no
+// error: the empty coreset is its answer.
+TEST(Solvers, EntriesWhoseSquaresUnderflowAreRefusedAsTooSmall) {
+  const test::PlantedProblem problem = test::planted_problem(20, 50, 5, 7);
+  const auto scaled = [](std::vector<double> values, double factor) {
+    for (double& value : values) {
+      value *= factor;
+    }
+    return values;
+  };
+  const auto phi_scaled = [&](double factor) {
+    Matrix<double> phi = problem.phi;
+    std::vector<double> values(phi.data(), phi.data() + phi.rows() * phi.cols());
+    values = scaled(values, factor);
+    std::copy(values.begin(), values.end(), phi.data());
+    return phi;
+  };
+  const auto expect_too_small = [](const auto& call, const char* what) {
+    try {
+      call();
+      ADD_FAILURE() << what << ": no error";
+    } catch (const InvalidArgument& error) {
+      EXPECT_NE(std::string(error.what()).find(what), std::string::npos) << error.what();
+      EXPECT_NE(std::string(error.what()).find("too small"), std::string::npos) << error.what();
+    }
+  };
+  for (const Algorithm algorithm : all_algorithms()) {
+    SCOPED_TRACE(to_string(algorithm));
+    const SolverOptions options = options_for(algorithm, 5);
+    for (const int exponent : {-520, -540, -600}) {  // ||y||^2 subnormal, then exactly 0
+      const double factor = std::ldexp(1.0, exponent);
+      const Matrix<double> phi = phi_scaled(factor);
+      const std::vector<double> y = scaled(problem.y, factor);
+      expect_too_small([&] { solve(phi.view(), y.data(), options); }, "||y||^2 underflowed");
+    }
+    const Matrix<double> tiny_phi = phi_scaled(std::ldexp(1.0, -540));
+    const std::vector<double> zero(problem.y.size(), 0.0);
+    const SolveResult for_zero = solve(tiny_phi.view(), zero.data(), options);
+    if (algorithm != Algorithm::uniform) {  // uniform draws its points without looking at y
+      EXPECT_TRUE(for_zero.coreset.indices.empty());
+    }
+  }
+  const Matrix<double> tiny_phi = phi_scaled(std::ldexp(1.0, -530));
+  expect_too_small(
+      [&] { solve(tiny_phi.view(), problem.y.data(), options_for(Algorithm::iht, 5)); },
+      "lambda_max(Phi^T Phi) underflowed");
+}
+
 }  // namespace
 }  // namespace coreset

@@ -14,6 +14,7 @@
 #include "coreset/error.hpp"
 #include "coreset/solver.hpp"
 #include "solvers/relative_error.hpp"
+#include "solvers/target_norm.hpp"
 #include "support/overflow.hpp"
 #include "support/progress.hpp"
 
@@ -71,14 +72,6 @@ inline SolveResult start_baseline_result(const SolverOptions& options) {
   result.converged = true;  // every baseline ends by construction, never at an iteration cap
   result.stop_reason = StopReason::stationary;
   return result;
-}
-
-/// ||y||, refusing a y whose squared norm overflowed.
-template <class Backend>
-double target_norm(Backend& be, const typename Backend::SampleVector& y) {
-  const double squared = be.read(be.dot(y, y));
-  support::throw_if_overflowed(squared);
-  return std::sqrt(squared);
 }
 
 /// sigma_n = ||Phi_n|| into `sigma`; returns their sum sigma (throws when it overflowed).
