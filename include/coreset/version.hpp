@@ -23,8 +23,8 @@ struct CORESET_API BuildInfo {
   bool openmp = false;     ///< whether the CPU passes are parallel (OpenMP compiled in)
   /// CPU threads the library uses when SolverOptions::threads is 0: OpenMP's maximum
   /// (omp_get_max_threads(), so OMP_NUM_THREADS sets it) at the time of the call, capped at
-  /// cpu_limit rounded to the nearest whole CPU (at least 1) unless OMP_NUM_THREADS is set; 1
-  /// without OpenMP.
+  /// this process's share of cpu_limit (over local_ranks) rounded to the nearest whole CPU (at
+  /// least 1) unless OMP_NUM_THREADS is set; 1 without OpenMP.
   int threads = 1;
   /// The CPUs' worth of time that the process's control group allows it (`docker run --cpus`,
   /// Kubernetes' CPU limits, systemd's CPUQuota=), read once per process; 0 when none is set or
@@ -34,6 +34,10 @@ struct CORESET_API BuildInfo {
   /// systemd's MemoryMax=), read once per process; 0 when none is set or it cannot be read. The
   /// checks before Phi and the samples are allocated use it where it is below the machine's.
   std::int64_t memory_limit_bytes = 0;
+  /// The ranks of this process's MPI job on its node, which share cpu_limit, memory_limit_bytes
+  /// and the machine's memory equally, as the launcher says (Open MPI's
+  /// OMPI_COMM_WORLD_LOCAL_SIZE, MPICH's MPI_LOCALNRANKS); 1 without one.
+  int local_ranks = 1;
   /// The instruction set of the CPU projection's link and centring kernels on this machine:
   /// "avx512", "avx2" or "baseline" (chosen at start-up; the environment variable CORESET_ISA
   /// can lower it). The CPU backend's results depend on it (README, "Reproducibility").

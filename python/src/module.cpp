@@ -230,6 +230,7 @@ py::dict info() {
       build.memory_limit_bytes > 0 ? py::object(py::int_(build.memory_limit_bytes)) : py::none();
   result["cpu_limit"] =
       build.cpu_limit > 0.0 ? py::object(py::float_(build.cpu_limit)) : py::none();
+  result["local_ranks"] = build.local_ranks;
   result["cpu_kernels"] = build.cpu_kernels;
   result["cuda"] = build.cuda;
   result["cuda_runtime_version"] = build.cuda_runtime_version;

@@ -122,8 +122,10 @@ def test_info_describes_the_build():
     assert facts["threads"] >= 1
     assert facts["cpu_limit"] is None or facts["cpu_limit"] > 0
     assert facts["memory_limit_bytes"] is None or facts["memory_limit_bytes"] > 0
+    assert facts["local_ranks"] >= 1  # the MPI ranks on this node, which share the limits
     if facts["cpu_limit"] is not None and not os.environ.get("OMP_NUM_THREADS"):
-        assert facts["threads"] <= max(1, math.floor(facts["cpu_limit"] + 0.5))
+        share = facts["cpu_limit"] / facts["local_ranks"]
+        assert facts["threads"] <= max(1, math.floor(share + 0.5))
     assert isinstance(facts["cuda"], bool) and isinstance(facts["gpus"], list)
     if not facts["gpus"]:
         assert facts["gpu_unavailable_reason"]

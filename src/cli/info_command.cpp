@@ -28,6 +28,10 @@ std::function<int()> add_info_command(CLI::App& app) {
       std::printf("  memory limit:  %lld MiB (the control group's; the samples and Phi must fit)\n",
                   static_cast<long long>(build.memory_limit_bytes >> 20));
     }
+    if (build.local_ranks > 1) {
+      std::printf("  MPI ranks:     %d on this node, sharing its CPU limit and memory equally\n",
+                  build.local_ranks);
+    }
     std::printf("  CUDA support:  %s\n",
                 build.cuda ? ("compiled in (runtime " + build.cuda_runtime_version + ")").c_str()
                            : "not compiled in");

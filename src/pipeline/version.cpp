@@ -28,6 +28,7 @@ BuildInfo build_info() {
 #endif
   info.cpu_limit = support::process_cpu_limit().value_or(0.0);
   info.memory_limit_bytes = support::process_memory_limit().value_or(0);
+  info.local_ranks = support::process_local_ranks();
 #if defined(CORESET_WITH_CUDA)
   info.cuda = true;
   info.cuda_runtime_version = CORESET_CUDA_VERSION;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -277,6 +278,35 @@ std::optional<std::int64_t> process_memory_limit() noexcept {
   static const std::optional<std::int64_t> limit =
       read_once_quietly<std::int64_t>([] { return cgroup_memory_limit("/"); });
   return limit;
+}
+
+int local_ranks_from(const char* open_mpi_local_size, const char* mpich_local_ranks) noexcept {
+  const char* text = open_mpi_local_size != nullptr ? open_mpi_local_size : mpich_local_ranks;
+  if (text == nullptr || *text == '\0') {
+    return 1;
+  }
+  long long ranks = 0;
+  for (const char* c = text; *c != '\0'; ++c) {
+    if (*c < '0' || *c > '9' || ranks > 1'000'000) {
+      return 1;
+    }
+    ranks = 10 * ranks + (*c - '0');
+  }
+  return ranks >= 1 && ranks <= 1'000'000 ? static_cast<int>(ranks) : 1;
+}
+
+int process_local_ranks() noexcept {
+  static const int ranks =
+      local_ranks_from(std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE"), std::getenv("MPI_LOCALNRANKS"));
+  return ranks;
+}
+
+std::optional<double> process_cpu_share() noexcept {
+  const std::optional<double> limit = process_cpu_limit();
+  if (!limit) {
+    return std::nullopt;
+  }
+  return *limit / process_local_ranks();
 }
 
 int threads_within_limit(int openmp_threads, std::optional<double> cpu_limit,

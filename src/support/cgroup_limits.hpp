@@ -14,6 +14,12 @@
 // (support/memory.hpp) would pass the check and then be killed by the kernel's OOM killer, with
 // no message, part-way through. So the checks use the smaller of the two.
 //
+// Shared limits. The ranks of one MPI job on one node (one container, or one machine) share its
+// limits: each of 4 ranks in a container given 8 CPUs and 32 GiB may use 2 CPUs and 8 GiB, or
+// they oversubscribe the quota 4 times and each passes a memory check that all four together
+// fail. The launcher says how many ranks it started on the node (Open MPI's mpirun sets
+// OMPI_COMM_WORLD_LOCAL_SIZE, MPICH's Hydra MPI_LOCALNRANKS), and the defaults divide by it.
+//
 // Both cgroup versions are read, as the kernel documents them:
 //  - /proc/self/cgroup names the process's group in each hierarchy ("ID:controllers:path"; the
 //    v2 hierarchy has ID 0 and no controllers);
@@ -49,6 +55,18 @@ std::optional<std::int64_t> cgroup_memory_limit(const std::filesystem::path& roo
 /// changed later is not seen).
 std::optional<double> process_cpu_limit() noexcept;
 std::optional<std::int64_t> process_memory_limit() noexcept;
+
+/// The ranks of this process's MPI job on its node, from the launcher's variables as getenv
+/// gives them (Open MPI's OMPI_COMM_WORLD_LOCAL_SIZE, else MPICH's MPI_LOCALNRANKS; null when
+/// unset): a positive decimal integer, else 1 (no launcher, or a value not in that form).
+int local_ranks_from(const char* open_mpi_local_size, const char* mpich_local_ranks) noexcept;
+
+/// local_ranks_from(getenv(...), getenv(...)), read at the first call.
+int process_local_ranks() noexcept;
+
+/// This process's share of its group's CPU limit: process_cpu_limit() over
+/// process_local_ranks() (the ranks on the node share it). Nothing when no limit is set.
+std::optional<double> process_cpu_share() noexcept;
 
 /// The default team: `openmp_threads` (what OpenMP offers) capped at `cpu_limit` rounded to the
 /// nearest whole CPU (halves up), at least 1. Whether a thread for the fraction pays depends on

@@ -16,10 +16,12 @@
 namespace coreset::support {
 
 /// The memory this process may hold: the machine's physical memory, or less where a control
-/// group limits it (a container's --memory; support/cgroup_limits.hpp).
+/// group limits it (a container's --memory; support/cgroup_limits.hpp), divided among the MPI
+/// ranks on the node, which share it.
 struct HostMemoryLimit {
   std::int64_t bytes = std::numeric_limits<std::int64_t>::max();  ///< the largest when unknown
   bool set_by_control_group = false;
+  int sharing_ranks = 1;  ///< the ranks whose equal shares of the memory `bytes` is one of
 };
 
 /// Bytes of physical memory, or the largest int64 when the system does not say.
@@ -32,14 +34,17 @@ inline std::int64_t physical_memory() {
   return static_cast<std::int64_t>(pages) * page_size;
 }
 
-/// The smaller of physical_memory() and this process's control group limit.
+/// The smaller of physical_memory() and this process's control group limit, over
+/// process_local_ranks().
 inline HostMemoryLimit host_memory_limit() {
   const std::int64_t machine = physical_memory();
   const std::optional<std::int64_t> group = process_memory_limit();
-  if (group && *group < machine) {
-    return {*group, true};
-  }
-  return {machine, false};
+  HostMemoryLimit limit;
+  limit.set_by_control_group = group && *group < machine;
+  limit.bytes = limit.set_by_control_group ? *group : machine;
+  limit.sharing_ranks = process_local_ranks();
+  limit.bytes /= limit.sharing_ranks;
+  return limit;
 }
 
 inline std::string mebibytes(double bytes) {
@@ -58,8 +63,12 @@ inline void check_host_fits(double count, double element_bytes, const HostMemory
                                    ? "this process's control group (a container's memory limit) "
                                      "allows "
                                    : "this machine has ";
+    const std::string share = limit.sharing_ranks > 1
+                                  ? " for each of the " + std::to_string(limit.sharing_ranks) +
+                                        " MPI ranks on this node, which share it"
+                                  : std::string();
     throw InvalidArgument(what + " needs " + mebibytes(bytes) + " of memory but " + holder +
-                          mebibytes(static_cast<double>(limit.bytes)) + "; " + advice);
+                          mebibytes(static_cast<double>(limit.bytes)) + share + "; " + advice);
   }
 }
 

@@ -38,11 +38,11 @@ inline bool omp_num_threads_in_environment() noexcept {
 }
 
 /// What 0 threads means: every core OpenMP offers (omp_get_max_threads(): the CPUs the process
-/// may run on, or OMP_NUM_THREADS), capped at its control group's CPU limit rounded to the
-/// nearest whole CPU (`docker run --cpus`; support/cgroup_limits.hpp says why) unless
-/// OMP_NUM_THREADS sized the team; at least 1.
+/// may run on, or OMP_NUM_THREADS), capped at its share of its control group's CPU limit (the
+/// limit over the MPI ranks on the node) rounded to the nearest whole CPU (`docker run --cpus`;
+/// support/cgroup_limits.hpp says why) unless OMP_NUM_THREADS sized the team; at least 1.
 inline int default_threads() {
-  return threads_within_limit(omp_get_max_threads(), process_cpu_limit(),
+  return threads_within_limit(omp_get_max_threads(), process_cpu_share(),
                               omp_num_threads_in_environment());
 }
 

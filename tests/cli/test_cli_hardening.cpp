@@ -14,6 +14,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -686,6 +687,23 @@ TEST_F(Hardening, AnOptionTheRunUsesGetsNoNotice) {
       run("solve --phi " + path("missing.npy") + " -k 2 --algorithm giga --max-iter 3");
   EXPECT_NE(solve_giga.err.find("notice: --max-iter has no effect"), std::string::npos)
       << solve_giga.err;  // solve's own options too, before its input is read
+}
+
+// The ranks of an MPI job on one node share its memory (Open MPI's mpirun says how many there
+// are): a job that fits the node is refused when each of a million ranks gets its share.
+TEST_F(Hardening, TheMemoryCheckCountsTheMpiRanksOnTheNode) {
+  ::setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "1000000", 1);
+  const CommandResult shared =
+      run("build --model logistic -k 5 --device cpu --out " + path("c.csv"));
+  ::unsetenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  EXPECT_EQ(shared.exit_code, 2) << shared.err;
+  EXPECT_NE(shared.err.find("for each of the 1000000 MPI ranks on this node, which share it"),
+            std::string::npos)
+      << shared.err;
+  EXPECT_TRUE(listing(dir_).empty()) << join(listing(dir_));
+  const CommandResult alone =
+      run("build --model logistic -k 5 --device cpu --out " + path("c.csv"));
+  EXPECT_EQ(alone.exit_code, 0) << alone.err;
 }
 
 // OpenMP fails to make a hundred thousand threads (a crash or an abort): a usage error instead.

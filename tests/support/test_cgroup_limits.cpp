@@ -235,10 +235,49 @@ TEST(HostMemoryLimit, AControlGroupsLimitIsNamedInTheRefusal) {
   }
   // This process's: never above the machine's, and below it exactly when a group set it.
   const HostMemoryLimit own = host_memory_limit();
-  EXPECT_LE(own.bytes, physical_memory());
-  EXPECT_EQ(own.set_by_control_group, own.bytes < physical_memory());
-  if (own.set_by_control_group) {
-    EXPECT_EQ(process_memory_limit(), std::optional<std::int64_t>(own.bytes));
+  const std::optional<std::int64_t> limit = process_memory_limit();
+  EXPECT_EQ(own.set_by_control_group, limit && *limit < physical_memory());
+  EXPECT_EQ(own.sharing_ranks, process_local_ranks());
+  EXPECT_EQ(own.bytes, (own.set_by_control_group ? *limit : physical_memory()) / own.sharing_ranks);
+}
+
+// The ranks of one MPI job on a node share its memory: the refusal says it met a share.
+TEST(HostMemoryLimit, ASharedLimitIsNamedAsEachRanksShare) {
+  const HostMemoryLimit share{std::int64_t{64} << 20, true, 4};
+  try {
+    check_host_fits(500.0 * 1e6, 8.0, share, "Phi (S x n)", "use fewer samples");
+    FAIL() << "a 3.7 GiB Phi passed a 64 MiB share";
+  } catch (const InvalidArgument& error) {
+    const std::string message = error.what();
+    EXPECT_NE(
+        message.find("allows 64 MiB for each of the 4 MPI ranks on this node, which share it"),
+        std::string::npos)
+        << message;
+  }
+}
+
+// The launchers' counts of ranks on the node: Open MPI's first, then MPICH's; anything but a
+// positive decimal count is no count (1).
+TEST(LocalRanks, AreTheLaunchersCountOrOne) {
+  EXPECT_EQ(local_ranks_from(nullptr, nullptr), 1);
+  EXPECT_EQ(local_ranks_from("4", nullptr), 4);
+  EXPECT_EQ(local_ranks_from(nullptr, "3"), 3);
+  EXPECT_EQ(local_ranks_from("4", "3"), 4);
+  EXPECT_EQ(local_ranks_from("1", "3"), 1);
+  for (const char* bad : {"", "0", "-2", "4x", " 4", "2.5", "99999999999999999999"}) {
+    EXPECT_EQ(local_ranks_from(bad, nullptr), 1) << bad;
+  }
+}
+
+// Each rank's default team is its share of the quota: 4 ranks in a container given 8 CPUs get 2
+// threads each, not 8 (nor 16, the cores a rank may run on).
+TEST(LocalRanks, DivideTheCpuLimitTheDefaultTeamIsCappedAt) {
+  EXPECT_EQ(threads_within_limit(16, 8.0 / local_ranks_from("4", nullptr), false), 2);
+  const std::optional<double> limit = process_cpu_limit();
+  const std::optional<double> share = process_cpu_share();
+  ASSERT_EQ(limit.has_value(), share.has_value());
+  if (limit) {
+    EXPECT_EQ(*share, *limit / process_local_ranks());
   }
 }
 
