@@ -2,6 +2,7 @@
 
 #include "cli/report_parts.hpp"
 
+#include <algorithm>
 #include <cstdarg>
 #include <cstdio>
 #include <numeric>
@@ -81,13 +82,32 @@ std::string refit_line(const SolverSettings& options, const SolveResult& result)
                 result.objective_before_refit, result.objective);
 }
 
+// The iteration (1-based) whose f was lowest, when it was clearly below the last iterate's; 0
+// otherwise. The accelerated variants are not monotone, and the papers return the last iterate.
+int better_earlier_iteration(const SolveResult& result) {
+  const std::vector<double>& history = result.objective_history;
+  const auto best = std::min_element(history.begin(), history.end());
+  if (best == history.end() || !(*best < result.objective_before_refit * (1.0 - 1e-9))) {
+    return 0;
+  }
+  return static_cast<int>(best - history.begin()) + 1;
+}
+
 // When the coreset has fewer points than the budget, why (README, "Fewer than k points").
 std::string fewer_points_line(const SolverSettings& options, const SolveResult& result) {
   if (result.coreset.size() >= result.k) {
     return "";
   }
   const char* why = "a point chosen again is reweighted, not added";
-  if (is_iht_family(result.algorithm)) {
+  std::string earlier;
+  if (const int t = is_iht_family(result.algorithm) ? better_earlier_iteration(result) : 0) {
+    earlier = format(
+        "iteration %d had f = %.6g, below the last iterate's (the accelerated steps are not "
+        "monotone and, as in the papers, the last iterate is returned; --max-iter %d returns "
+        "iteration %d's coreset)",
+        t, result.objective_history[static_cast<std::size_t>(t - 1)], t, t);
+    why = earlier.c_str();
+  } else if (is_iht_family(result.algorithm)) {
     why =
         "no other point lowers f (copies of a chosen datapoint and datapoints whose "
         "log-likelihood does not vary are never chosen)";

@@ -88,6 +88,7 @@ class IhtDriver {
     result.k = k_;
     double objective = target_squared_norm(be_, y_);  // f(0) = ||y||^2
     result.target_norm = std::sqrt(objective);
+    empty_objective_ = objective;
     if (!options_.initial_weights.indices.empty()) {
       // A warm start (SolverSettings::initial_weights, validated by the caller): w_0 = z_0 is
       // the given coreset, and f(w_0) is the objective the first step is measured against.
@@ -273,14 +274,24 @@ class IhtDriver {
     result.objective = objective;
     result.relative_error = relative_error(objective, result.target_norm);
     result.coreset = be_.to_coreset(w);
-    if (result.coreset.indices.empty() && result.target_norm > 0.0) {
+    if (result.coreset.indices.empty() && result.target_norm > 0.0 && !improved_on_empty(result)) {
       check_empty_is_optimal();
     }
   }
 
+  // Whether some iterate had f below the empty coreset's ||y||^2. A solve whose steps left the
+  // range never moves from 0, and every f it records is ||y||^2 to the bit; one that did move and
+  // came back to 0 (A-IHT II's projection can pick a column whose de-bias step then clips to 0,
+  // and the papers return the last iterate) ended there by the algorithm's own rule, which the
+  // report says (its objective history shows the better iterate).
+  bool improved_on_empty(const SolveResult& result) const {
+    return std::any_of(result.objective_history.begin(), result.objective_history.end(),
+                       [&](double f) { return f < empty_objective_; });
+  }
+
   // w = 0 is the answer only when no column correlates positively with y (Phi^T y <= 0): from
-  // w = z = 0 any positive entry is selected and taken with a positive step. A solve that stops
-  // at 0 while one exists had steps that overflowed or underflowed to 0: the line search's
+  // w = z = 0 any positive entry is selected and taken with a positive step. A solve that never
+  // left 0 while one exists had steps that overflowed or underflowed to 0: the line search's
   // ratio ||g_S||^2 / ||Phi g_S||^2 spans |Phi|^-2 and its parts |Phi|^4 and |Phi|^6, so a Phi
   // scaled far from 1 (a 20 x 50 problem at 1e55 or 1e-60 in double, 1e12 or 1e-17 in float)
   // stops at once, reported as converged. Said instead of returned. One more pass over Phi, only
@@ -396,6 +407,7 @@ class IhtDriver {
   SolverOptions options_;
   index_t k_;
   double iht_step_ = 0.0;
+  double empty_objective_ = 0.0;  // f(0) = ||y||^2, as the solve computed it
 
   SparseDatapointVector w_, w_next_, z_, x_, move_;
   SparseDatapointVector expansion_, candidates_, gradient_on_s_, gradient_on_z_, gradient_on_x_;
