@@ -429,6 +429,10 @@ int run_experiment(const ExperimentArguments& args) {
     }
   }
   progress.finish();
+  if (rows.empty()) {
+    throw InvalidArgument("experiment: all " + std::to_string(failed) +
+                          " runs were skipped (the reasons are above): nothing to write");
+  }
 
   ExperimentSummary summary;
   summary.experiment = args.name;

@@ -83,9 +83,10 @@ Axis make_axis(const std::vector<double>& values) {
     }
   }
   Axis axis;
-  if (!(low <= high)) {  // nothing drawable
+  if (!(low <= high)) {  // nothing drawable: a linear 0 to 1 (a log axis from 0 never ends)
     low = 0.0;
     high = 1.0;
+    positive = false;
   }
   axis.log = positive && high >= 10.0 * low;
   if (axis.log) {

@@ -9,8 +9,10 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "coreset/dataset.hpp"
 #include "helpers/cli_fixture.hpp"
 
 namespace coreset {
@@ -262,4 +264,49 @@ TEST_F(Cli, ExperimentWithMissingDataIsAnInputErrorAndWritesNoResults) {
 }
 
 }  // namespace
+// A run the library refuses is skipped; when every run of the experiment is, there is nothing
+// to write: an error, no folder. (It once drew an empty picture on a log axis from 0, which
+// never ended: "out of memory".)
+TEST_F(Cli, AnExperimentWhoseRunsAreAllSkippedIsAnErrorAndWritesNothing) {
+  const CommandResult r =
+      run("experiment gaussian --trials 1 --k 700 --algorithms a-iht-2 "
+          "--samples 20 --out " +
+          path("exp"));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("skipped synthetic_gaussian a-iht-2 k=700"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("all 1 runs were skipped"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("exp")));
+}
+
+// A dataset whose runs are all skipped (8 rows, k = 10) still gets its picture, empty, beside
+// the others' results.
+TEST_F(Cli, ADatasetWhoseRunsAreAllSkippedGetsAnEmptyPicture) {
+  const Dataset data = synthetic_logistic_dataset(100, 0);
+  fs::create_directories(path("data"));
+  for (const auto& [name, rows] :
+       {std::pair<const char*, index_t>{"synth_lr", 100}, {"phishing", 100}, {"ds1", 8}}) {
+    std::ofstream out(path(std::string("data/") + name + ".csv"));
+    out << "x1,x2,y\n";
+    for (index_t i = 0; i < rows; ++i) {
+      out << data.covariates(i, 0) << "," << data.covariates(i, 1) << ","
+          << data.response[static_cast<std::size_t>(i)] << "\n";
+    }
+  }
+  const CommandResult r =
+      run("experiment logistic --trials 1 --k 10 --algorithms a-iht-2 "
+          "--samples 50 --data-dir " +
+          path("data") + " --out " + path("exp"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("skipped ds1 a-iht-2 k=10"), std::string::npos) << r.err;
+  std::set<std::string> datasets;
+  for (const Row& row : read_results(path("exp/results.csv"))) {
+    datasets.insert(row.dataset);
+  }
+  EXPECT_EQ(datasets, (std::set<std::string>{"phishing", "synth_lr"}));
+  const std::string empty = slurp(path("exp/ds1.svg"));
+  EXPECT_NE(empty.find("</svg>"), std::string::npos);
+  EXPECT_EQ(empty.find("<path d="), std::string::npos);  // no line drawn
+  EXPECT_NE(slurp(path("exp/synth_lr.svg")).find("<path d="), std::string::npos);
+}
+
 }  // namespace coreset
