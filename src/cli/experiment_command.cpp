@@ -386,7 +386,11 @@ int run_experiment(const ExperimentArguments& args) {
   const fs::path out_dir =
       args.out_dir.empty() ? fs::path("experiment-" + args.name) : fs::path(args.out_dir);
   const fs::path results_path = out_dir / "results.csv";
-  check_output_folder(out_dir.string(), "--out");
+  std::vector<std::string> files = {"results.csv"};
+  for (const DatasetSpec& spec : experiment.datasets) {
+    files.push_back(std::string(spec.name) + ".svg");
+  }
+  check_output_folder(out_dir.string(), "--out", files);
   TerminalProgress progress;
   progress.task("reading the datasets", 0);
   const std::vector<DatasetSource> datasets = load_datasets(experiment, args.data_dir);

@@ -27,11 +27,13 @@ bool same_file(const std::string& a, const std::string& b) {
   if (a_exists) {
     return fs::equivalent(a, b, error) && !error;
   }
-  const fs::path a_path = fs::weakly_canonical(a, error);
+  // Absolute first: weakly_canonical leaves a relative path whose first part does not exist
+  // as it is, so "dup.csv" and "./dup.csv" would differ.
+  const fs::path a_path = fs::weakly_canonical(fs::absolute(a, error), error);
   if (error) {
     return false;
   }
-  const fs::path b_path = fs::weakly_canonical(b, error);
+  const fs::path b_path = fs::weakly_canonical(fs::absolute(b, error), error);
   return !error && a_path == b_path;
 }
 
@@ -94,8 +96,16 @@ void check_distinct_files(const std::vector<FileArgument>& outputs,
   }
 }
 
-void check_output_folder(const std::string& folder, const char* option) {
+void check_output_folder(const std::string& folder, const char* option,
+                         const std::vector<std::string>& files) {
   std::error_code error;
+  for (const std::string& file : files) {
+    const fs::path target = fs::path(folder) / file;
+    if (fs::is_directory(target, error)) {
+      throw OutputError(std::string(option) + " " + folder + ": '" + target.string() +
+                        "' is a folder, where the run writes a file");
+    }
+  }
   fs::path existing = folder;
   while (!existing.empty() && !fs::exists(existing, error)) {
     existing = existing.parent_path();

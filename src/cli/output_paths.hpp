@@ -26,8 +26,10 @@ void check_distinct_files(const std::vector<FileArgument>& outputs,
 
 /// For an output folder (experiment, sweep): throws OutputError, naming `option`, when the
 /// folder could never be created or written (its nearest existing ancestor is not a writable
-/// folder). Called before any expensive work.
-void check_output_folder(const std::string& folder, const char* option);
+/// folder), or when one of the `files` the run will write there (names inside it) is already a
+/// folder. Called before any expensive work.
+void check_output_folder(const std::string& folder, const char* option,
+                         const std::vector<std::string>& files = {});
 
 /// Creates the folder and its parents (OutputError naming `option` on failure).
 void create_output_folder(const std::string& folder, const char* option);

@@ -100,9 +100,14 @@ void check_no_other_sweep(const std::string& folder, const std::vector<index_t>&
 int run_sweep(const SweepArguments& args, const CLI::App& command) {
   const std::vector<index_t> ks = parse_budgets(args.ks);
   const DeviceChoice choice = choose_device(args.device);  // before any file is touched
-  check_output_folder(args.out_dir, "--out");
+  const std::vector<FileArgument> files = sweep_files(args.out_dir, ks);
+  std::vector<std::string> names;
+  for (const FileArgument& file : files) {
+    names.push_back(std::filesystem::path(file.path).filename().string());
+  }
+  check_output_folder(args.out_dir, "--out", names);
   check_no_other_sweep(args.out_dir, ks);
-  check_distinct_files(sweep_files(args.out_dir, ks), input_files(args.model));
+  check_distinct_files(files, input_files(args.model));
   BuildInputs inputs;
   BuildOptions options = to_build_options(args.model);
   options.precision = choice.precision;
