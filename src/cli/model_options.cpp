@@ -120,15 +120,7 @@ void add_model_options(CLI::App* command, ModelArguments& args) {
       ->add_option("--seed", args.seed,
                    "seed of the sampling, the RBF centres and the draws of --algorithm is/uniform")
       ->capture_default_str()
-      ->check(CLI::Validator(
-          [](std::string& value) {
-            // strtoull, under CLI11's parse, would take "-1" as 2^64 - 1.
-            const std::size_t first = value.find_first_not_of(" \t");
-            return first != std::string::npos && value[first] == '-'
-                       ? "expected a seed from 0 to 2^64 - 1, got " + value
-                       : std::string();
-          },
-          ""));
+      ->check(seed_value());
   command->add_option("--threads", args.threads, "CPU threads, 0 = every core (within a CPU quota)")
       ->capture_default_str()
       ->check(non_negative());

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdlib>
 #include <string>
 
@@ -27,6 +28,34 @@ inline CLI::Validator non_negative() {
                                                      : "expected a number >= 0, got " + value;
       },
       "NONNEGATIVE");
+}
+
+/// A seed: a decimal integer from 0 to 2^64 - 1. Under CLI11's own conversion (strtoull) "-1"
+/// would be 2^64 - 1, and a number above the range would become 2^64 - 1: both are refused.
+inline CLI::Validator seed_value() {
+  return CLI::Validator(
+      [](std::string& value) {
+        const std::size_t first = value.find_first_not_of(" \t");
+        const bool digits = first != std::string::npos && value[first] >= '0' &&
+                            value[first] <= '9' &&
+                            value.find_first_not_of("0123456789", first) == std::string::npos;
+        errno = 0;
+        if (digits) {
+          std::strtoull(value.c_str() + first, nullptr, 10);
+        }
+        return digits && errno != ERANGE ? std::string()
+                                         : "expected a seed from 0 to 2^64 - 1, got " + value;
+      },
+      "");
+}
+
+/// The ranges of SolverSettings' max_iterations and sync_every, as the library checks them, for
+/// the options that set them: a value outside is refused by the option's name.
+inline CLI::Range max_iterations_range() {
+  return CLI::Range(1, 1'000'000'000);
+}
+inline CLI::Range sync_every_range() {
+  return CLI::Range(0, 1'000'000);
 }
 
 }  // namespace coreset::cli

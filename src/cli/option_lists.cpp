@@ -27,7 +27,15 @@ std::vector<std::string> list_items(const std::vector<std::string>& arguments,
     std::size_t begin = 0;
     while (true) {
       const std::size_t comma = argument.find(',', begin);
-      const std::size_t end = comma == std::string::npos ? argument.size() : comma;
+      std::size_t end = comma == std::string::npos ? argument.size() : comma;
+      const std::size_t next = end + 1;
+      // Spaces around an item are not part of it ("giga, fw" is two names).
+      while (begin < end && (argument[begin] == ' ' || argument[begin] == '\t')) {
+        ++begin;
+      }
+      while (end > begin && (argument[end - 1] == ' ' || argument[end - 1] == '\t')) {
+        --end;
+      }
       if (end == begin) {
         throw InvalidArgument(option + ": '" + argument +
                               "' has an empty item (a doubled, leading or trailing comma?): "
@@ -37,7 +45,7 @@ std::vector<std::string> list_items(const std::vector<std::string>& arguments,
       if (comma == std::string::npos) {
         break;
       }
-      begin = comma + 1;
+      begin = next;
     }
   }
   return items;

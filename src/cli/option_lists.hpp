@@ -20,8 +20,9 @@ CLI::Option* add_list_option(CLI::App* command, const std::string& name,
                              std::vector<std::string>& arguments, const std::string& item_type,
                              const std::string& description);
 
-/// The items of a list option's arguments, each argument split at its commas, in order. An empty
-/// item (`5,,10`, `5,`, `,5`, "") is an InvalidArgument naming `option` and the argument.
+/// The items of a list option's arguments, each argument split at its commas and each item
+/// without the spaces around it, in order. An empty item (`5,,10`, `5,`, `,5`, "", " ") is an
+/// InvalidArgument naming `option` and the argument.
 std::vector<std::string> list_items(const std::vector<std::string>& arguments,
                                     const std::string& option);
 

@@ -89,6 +89,11 @@ int run_solve(const SolveArguments& args, const DeviceChoice& choice, const CLI:
       phi = std::move(mine.values);
     } else {
       const io::MatrixShare<T> loglik = read_share(args.loglik_path, io::DatapointAxis::rows);
+      if (loglik.cols < 2) {  // centred over one draw, every value is 0
+        throw InputError(args.loglik_path, "has " + std::to_string(loglik.cols) +
+                                               " column (draw); the log-likelihoods need at "
+                                               "least 2 draws, one column each");
+      }
       inputs.rows = loglik.cols;
       inputs.cols = loglik.rows;
       phi = loglik.values.rows() == 0 ? Matrix<T>(loglik.cols, 0)
@@ -156,17 +161,20 @@ std::function<int()> add_solve_command(CLI::App& app) {
   command
       ->add_option("--max-iter", args->options.max_iterations,
                    "iteration cap (iht, a-iht, a-iht-2)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(max_iterations_range());
   command
       ->add_option("--tol", args->options.tolerance,
                    "stop when ||w_t - w_{t-1}|| <= tol ||w_t|| (iht, a-iht, a-iht-2)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(non_negative());
   command
       ->add_option("--sync-every", args->options.sync_every,
                    "a-iht, a-iht-2: iterations per host look at the solve; on a GPU they run as a "
                    "replayed CUDA graph with the stopping rule on the device; same result for "
                    "any value; 1 = every iteration, 0 = 16 on a GPU, 1 on the CPU")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(sync_every_range());
   command
       ->add_option("--step-rule", args->step_rule,
                    "exact (line-search minimisers), reference (authors' code: half gradient "
@@ -175,17 +183,20 @@ std::function<int()> add_solve_command(CLI::App& app) {
   command
       ->add_option("--seed", args->options.seed,
                    "seed of the power iteration (iht) and of the draws (is, uniform)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(seed_value());
   add_device_options(command, args->device);
   command
       ->add_option("--threads", args->options.threads,
                    "CPU threads, 0 = every core (within a CPU quota)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(non_negative());
   command
       ->add_option("--batch-fraction", args->options.batch_fraction,
                    "batch A-IHT (a-iht, a-iht-2): each gradient on this random fraction of the "
                    "columns, redrawn per iteration (the papers: 0.2); 0 = the full gradient")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
   command->add_flag("--refit", args->options.refit,
                     "after any algorithm: refit the weights by non-negative least squares on the "
                     "chosen support (f can only fall; f before and after are reported)");

@@ -48,7 +48,7 @@ void add_solver_arguments(CLI::App* command, SolverArguments& args) {
       ->capture_default_str();
   command->add_option("--max-iter", args.max_iterations, "iteration cap (iht, a-iht, a-iht-2)")
       ->capture_default_str()
-      ->check(CLI::Range(1, 1'000'000'000));  // SolverSettings::max_iterations' range
+      ->check(max_iterations_range());
   command->add_option("--tol", args.tolerance, "relative-change tolerance (iht, a-iht, a-iht-2)")
       ->capture_default_str()
       ->check(non_negative());
@@ -64,7 +64,7 @@ void add_solver_arguments(CLI::App* command, SolverArguments& args) {
                    "replayed CUDA graph with the stopping rule on the device; same result for "
                    "any value; 1 = every iteration, 0 = 16 on a GPU, 1 on the CPU")
       ->capture_default_str()
-      ->check(CLI::Range(0, 1'000'000));  // SolverSettings::sync_every's range
+      ->check(sync_every_range());
   command->add_flag("--refit", args.refit,
                     "after any algorithm: refit the weights by non-negative least squares on the "
                     "chosen support (f can only fall; f before and after are reported)");

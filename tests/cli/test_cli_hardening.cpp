@@ -23,6 +23,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "coreset/io.hpp"
@@ -550,6 +551,19 @@ TEST_F(Hardening, TwoOutputsNamingOneFileAreAUsageError) {
   }
   EXPECT_EQ(listing(dir_), (std::set<std::string>{"phi.npy", "sub", "y.npy"}))
       << join(listing(dir_));
+  // Relative spellings of a file not yet there, from the folder itself: "x.csv" once kept only
+  // the report, as "./x.csv" and "x.csv" compared unequal.
+  const fs::path before = fs::current_path();
+  fs::current_path(dir_);
+  const CommandResult relative = run("solve --phi phi.npy -k 5 --out ./x.csv --report x.csv");
+  const CommandResult through_sub =
+      run("solve --phi phi.npy -k 5 --out x.csv --report sub/../x.csv");
+  fs::current_path(before);
+  for (const CommandResult& r : {relative, through_sub}) {
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("name the same file"), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(path("x.csv")));
 }
 
 TEST_F(Hardening, AnOutputOverAnInputIsAUsageError) {
@@ -704,6 +718,65 @@ TEST_F(Hardening, TheMemoryCheckCountsTheMpiRanksOnTheNode) {
   const CommandResult alone =
       run("build --model logistic -k 5 --device cpu --out " + path("c.csv"));
   EXPECT_EQ(alone.exit_code, 0) << alone.err;
+}
+
+// A folder where a sweep or an experiment will write one of its files is found before any work.
+TEST_F(Hardening, AFolderInPlaceOfAnOutputFileIsFoundBeforeAnyWork) {
+  fs::create_directories(path("sw/report.json"));
+  const CommandResult sweep =
+      run("sweep --model logistic --device cpu -k 5,10 --out " + path("sw"));
+  EXPECT_EQ(sweep.exit_code, 4) << sweep.err;
+  EXPECT_NE(sweep.err.find("report.json' is a folder, where the run writes a file"),
+            std::string::npos)
+      << sweep.err;
+  fs::create_directories(path("ex/synthetic_gaussian.svg"));
+  const CommandResult experiment = run("experiment gaussian --trials 1 --k 2 --out " + path("ex"));
+  EXPECT_EQ(experiment.exit_code, 4) << experiment.err;
+  EXPECT_NE(experiment.err.find("synthetic_gaussian.svg' is a folder"), std::string::npos)
+      << experiment.err;
+  EXPECT_EQ(experiment.err.find("skipped"), std::string::npos);  // no run was made
+  EXPECT_FALSE(fs::exists(path("ex/results.csv")));
+}
+
+// CLI11 turned a seed above 2^64 - 1 into 2^64 - 1 without a word; solve's options named the
+// library's fields (max_iterations, tolerance) when out of range; a one-draw --loglik was
+// solved as y = 0. Each is now a usage or input error naming what the user gave.
+TEST_F(Hardening, OutOfRangeNumbersAndOneDrawAreRefusedByName) {
+  write_planted();
+  const std::string solve = "solve --phi " + path("phi.npy") + " -k 5 --device cpu ";
+  for (const auto& [arguments, message] : std::vector<std::pair<std::string, std::string>>{
+           {solve + "--seed 18446744073709551616", "--seed: expected a seed from 0 to 2^64 - 1"},
+           {"build --model logistic -k 5 --seed 99999999999999999999999",
+            "--seed: expected a seed from 0 to 2^64 - 1"},
+           {solve + "--max-iter 0", "--max-iter"},
+           {solve + "--tol -1", "--tol"},
+           {solve + "--sync-every -1", "--sync-every"},
+           {solve + "--batch-fraction 2", "--batch-fraction"},
+           {solve + "--threads -2", "--threads"}}) {
+    const CommandResult r = run(arguments);
+    EXPECT_EQ(r.exit_code, 2) << arguments << "\n" << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("max_iterations"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("tolerance"), std::string::npos) << r.err;
+  }
+  std::ofstream(path("one_draw.csv")) << "1.5\n-2\n0.25\n";
+  const CommandResult one = run("solve --loglik " + path("one_draw.csv") + " -k 2 --device cpu");
+  EXPECT_EQ(one.exit_code, 3) << one.err;
+  EXPECT_NE(one.err.find("one_draw.csv: has 1 column (draw); the log-likelihoods need at least 2"),
+            std::string::npos)
+      << one.err;
+}
+
+// Spaces around a list's items are not part of them.
+TEST_F(Hardening, SpacesAroundListItemsAreIgnored) {
+  const CommandResult r =
+      run("experiment gaussian --trials 1 --k ' 2, 3 ' --algorithms 'uniform, giga' --samples 20 "
+          "--out " +
+          path("ex"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string results = slurp(path("ex/results.csv"));
+  EXPECT_NE(results.find(",giga,3,"), std::string::npos) << results;
+  EXPECT_NE(results.find(",uniform,2,"), std::string::npos) << results;
 }
 
 // OpenMP fails to make a hundred thousand threads (a crash or an abort): a usage error instead.
