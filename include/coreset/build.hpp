@@ -247,7 +247,8 @@ CORESET_API Matrix<float> projection_from_loglik(const Matrix<float>& loglik,
 /// The same for log-likelihoods in any strided layout, read in place in one pass: the value of
 /// datapoint i at draw s is loglik[i * datapoint_stride + s * draw_stride] (strides in elements,
 /// >= 0). An n x S array in C order has strides (S, 1); an S x n one, ArviZ's draws flattened
-/// from (chain, draw, n), has (1, n). Throws InvalidArgument for datapoints or draws < 1, a null
+/// from (chain, draw, n), has (1, n). Throws InvalidArgument for datapoints < 1 or draws < 2 (one
+/// draw, centred, is all zeros), a null
 /// pointer, a negative stride or a non-finite value (named by its 0-based datapoint and draw).
 CORESET_API Matrix<double> projection_from_loglik(const double* loglik, index_t datapoints,
                                                   index_t draws, index_t datapoint_stride,

@@ -235,9 +235,10 @@ void projection_into(const Model& model, const Eigen::MatrixXd& samples, int thr
 template <class T>
 Matrix<T> projection_from_loglik(const T* loglik, index_t n, index_t s, index_t datapoint_stride,
                                  index_t draw_stride, ProgressObserver* progress) {
-  if (n < 1 || s < 1) {
+  if (n < 1 || s < 2) {
+    // One draw, centred over itself, is all zeros: a Phi of zeros, whose "coreset" is empty.
     throw InvalidArgument(
-        "the log-likelihood matrix must have at least one datapoint and one draw (got " +
+        "the log-likelihood matrix must have at least one datapoint and two draws (got " +
         std::to_string(n) + " datapoints, " + std::to_string(s) + " draws)");
   }
   if (loglik == nullptr || datapoint_stride < 0 || draw_stride < 0) {

@@ -354,10 +354,19 @@ TEST(ProjectionFromLoglik, RejectsNonFiniteAndEmptyMatrices) {
         << error.what();
   }
   EXPECT_THROW(projection_from_loglik(Matrix<double>(0, 3)), InvalidArgument);
-  const double value = 1.0;
-  EXPECT_THROW(projection_from_loglik(&value, 1, 1, -1, 1), InvalidArgument);
-  EXPECT_THROW(projection_from_loglik(static_cast<const double*>(nullptr), 1, 1, 1, 1),
+  const double values[2] = {1.0, 2.0};
+  EXPECT_THROW(projection_from_loglik(values, 1, 2, -1, 1), InvalidArgument);
+  EXPECT_THROW(projection_from_loglik(static_cast<const double*>(nullptr), 1, 2, 1, 1),
                InvalidArgument);
+  // One draw centred over itself is all zeros: refused, not solved as y = 0.
+  try {
+    projection_from_loglik(Matrix<double>(5, 1));
+    ADD_FAILURE() << "one draw was accepted";
+  } catch (const InvalidArgument& error) {
+    EXPECT_NE(std::string(error.what()).find("two draws (got 5 datapoints, 1 draws)"),
+              std::string::npos)
+        << error.what();
+  }
 }
 
 // Finite log-likelihoods whose mean overflows: a NumericalError naming the datapoint, not a

@@ -366,7 +366,8 @@ TEST(Solvers, EntriesWhoseSquaresUnderflowAreRefusedAsTooSmall) {
   for (const Algorithm algorithm : all_algorithms()) {
     SCOPED_TRACE(to_string(algorithm));
     const SolverOptions options = options_for(algorithm, 5);
-    for (const int exponent : {-520, -540, -600}) {  // ||y||^2 subnormal, then exactly 0
+    // ||y||^2 subnormal, then exactly 0; at 2^-1063, y itself subnormal
+    for (const int exponent : {-520, -540, -600, -1063}) {
       const double factor = std::ldexp(1.0, exponent);
       const Matrix<double> phi = phi_scaled(factor);
       const std::vector<double> y = scaled(problem.y, factor);
