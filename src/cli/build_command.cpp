@@ -113,7 +113,8 @@ int run_build(const BuildArguments& args, const CLI::App& command) {
   apply_solver_arguments(args.solver, options.solver);
   if (writer) {
     print_unused_options(unused_model_options(command, model));
-    print_unused_options(unused_solver_options(command, args.solver.algorithm));
+    print_unused_options(
+        unused_solver_options(command, args.solver.algorithm, args.solver.batch_fraction, false));
   }
   options.solver.k = target ? 1 : k;  // -k auto: each budget of the search sets its own
   options.solver.communicator = comm;

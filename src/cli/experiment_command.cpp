@@ -26,6 +26,7 @@
 #include "cli/output_paths.hpp"
 #include "cli/outputs.hpp"
 #include "cli/terminal.hpp"
+#include "cli/unused_options.hpp"
 #include "coreset/build.hpp"
 #include "coreset/error.hpp"
 #include "coreset/io.hpp"
@@ -186,13 +187,15 @@ struct DatasetSource {
   Dataset data;
 };
 
+bool reads_files(const Experiment& experiment) {
+  return std::any_of(experiment.datasets.begin(), experiment.datasets.end(),
+                     [](const DatasetSpec& spec) { return spec.origin == Origin::file; });
+}
+
 std::vector<DatasetSource> load_datasets(const Experiment& experiment,
                                          const std::string& data_dir) {
-  const bool needs_files =
-      std::any_of(experiment.datasets.begin(), experiment.datasets.end(),
-                  [](const DatasetSpec& spec) { return spec.origin == Origin::file; });
   std::error_code error;
-  if (needs_files && !fs::is_directory(data_dir, error)) {
+  if (reads_files(experiment) && !fs::is_directory(data_dir, error)) {
     throw InputError(data_dir,
                      "no such folder (--data-dir must name the folder holding the "
                      "papers' datasets, e.g. ../shared/data)");
@@ -371,7 +374,7 @@ std::vector<TrialRun> run_trial(const PreparedProblem& problem,
   return runs;
 }
 
-int run_experiment(const ExperimentArguments& args) {
+int run_experiment(const ExperimentArguments& args, const CLI::App& command) {
   const auto start = Clock::now();
   const Experiment& experiment = find_experiment(args.name);
   const std::vector<BuildAlgorithm> algorithms = chosen_algorithms(args.algorithms, experiment);
@@ -382,6 +385,10 @@ int run_experiment(const ExperimentArguments& args) {
   }
   if (args.threads < 0) {
     throw InvalidArgument("--threads must be >= 0 (got " + std::to_string(args.threads) + ")");
+  }
+  if (!reads_files(experiment)) {
+    print_unused_options(
+        unused_if_given(command, "--data-dir", "the " + args.name + " experiment reads no files"));
   }
   const fs::path out_dir =
       args.out_dir.empty() ? fs::path("experiment-" + args.name) : fs::path(args.out_dir);
@@ -512,7 +519,7 @@ std::function<int()> add_experiment_command(CLI::App& app) {
       ->add_option("--threads", args->threads,
                    "runs solved at once, each on one thread; 0 = every core")
       ->capture_default_str();
-  return [args] { return run_experiment(*args); };
+  return [args, command] { return run_experiment(*args, *command); };
 }
 
 }  // namespace coreset::cli

@@ -68,7 +68,8 @@ int run_solve(const SolveArguments& args, const DeviceChoice& choice, const CLI:
   const std::shared_ptr<const Communicator> comm = distributed_run();
   const bool writer = comm == nullptr || comm->rank() == 0;
   if (writer) {
-    print_unused_options(unused_solver_options(command, args.algorithm));
+    print_unused_options(
+        unused_solver_options(command, args.algorithm, args.options.batch_fraction, true));
   }
   const std::optional<GpuWarmUp> warm_up = gpu_warm_up(choice, comm.get());  // while Phi is read
   TerminalProgress progress(writer);

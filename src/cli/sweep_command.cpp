@@ -114,7 +114,8 @@ int run_sweep(const SweepArguments& args, const CLI::App& command) {
   options.solver.device = choice.device;
   apply_solver_arguments(args.solver, options.solver);
   print_unused_options(unused_model_options(command, args.model));
-  print_unused_options(unused_solver_options(command, args.solver.algorithm));
+  print_unused_options(
+      unused_solver_options(command, args.solver.algorithm, args.solver.batch_fraction, false));
   TerminalProgress progress;
   progress.task(args.model.data_path.empty() ? std::string("generating the built-in data")
                                              : "reading " + args.model.data_path,

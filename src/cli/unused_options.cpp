@@ -68,7 +68,8 @@ std::vector<UnusedOption> unused_model_options(const CLI::App& command,
 }
 
 std::vector<UnusedOption> unused_solver_options(const CLI::App& command,
-                                                const std::string& algorithm) {
+                                                const std::string& algorithm, double batch_fraction,
+                                                bool seed_is_the_solvers) {
   std::vector<UnusedOption> unused;
   const BuildAlgorithm chosen = parse_build_algorithm(algorithm);
   const std::string by = "--algorithm " + to_string(chosen) + " does not use it";
@@ -87,9 +88,26 @@ std::vector<UnusedOption> unused_solver_options(const CLI::App& command,
       note_if_given(unused, command, option, by);  // iht refuses a batch fraction itself
     }
   }
+  const bool batches = accelerated && batch_fraction > 0.0 && batch_fraction < 1.0;
   if (!accelerated) {
     note_if_given(unused, command, "--sync-every", by);
+  } else if (batches) {
+    note_if_given(unused, command, "--sync-every", "batch solves look at every iteration");
   }
+  // The solver's draws: iht's power iteration, is's and uniform's samples, the batches.
+  const bool draws = chosen == BuildAlgorithm::iht ||
+                     chosen == BuildAlgorithm::importance_sampling ||
+                     chosen == BuildAlgorithm::uniform || batches;
+  if (seed_is_the_solvers && !draws) {
+    note_if_given(unused, command, "--seed", by + " (it draws nothing)");
+  }
+  return unused;
+}
+
+std::vector<UnusedOption> unused_if_given(const CLI::App& command, const char* option,
+                                          const std::string& reason) {
+  std::vector<UnusedOption> unused;
+  note_if_given(unused, command, option, reason);
   return unused;
 }
 

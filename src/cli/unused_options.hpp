@@ -26,9 +26,16 @@ struct UnusedOption {
 std::vector<UnusedOption> unused_model_options(const CLI::App& command, const ModelArguments& args);
 
 /// The solver options given on `command` that `algorithm` (a name parse_build_algorithm takes)
-/// does not use, in the help's order. Options `command` does not have are skipped.
+/// does not use with `batch_fraction`, in the help's order. Options `command` does not have are
+/// skipped. `seed_is_the_solvers`: --seed seeds the solver alone (solve; build's seeds the
+/// sampling too).
 std::vector<UnusedOption> unused_solver_options(const CLI::App& command,
-                                                const std::string& algorithm);
+                                                const std::string& algorithm, double batch_fraction,
+                                                bool seed_is_the_solvers);
+
+/// `option` with `reason` when it was given on `command`; nothing otherwise.
+std::vector<UnusedOption> unused_if_given(const CLI::App& command, const char* option,
+                                          const std::string& reason);
 
 /// One line on stderr for each, "coreset: notice: --noise-sd has no effect: ...", unless --quiet.
 void print_unused_options(const std::vector<UnusedOption>& unused);

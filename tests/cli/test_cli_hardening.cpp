@@ -687,7 +687,7 @@ TEST_F(Hardening, AnOptionTheRunDoesNotUseGetsANoticeAndChangesNothing) {
 TEST_F(Hardening, AnOptionTheRunUsesGetsNoNotice) {
   const CommandResult aiht =
       run("build --model logistic -k 5 --samples 50 --device cpu --algorithm a-iht-2 --max-iter 7 "
-          "--tol 0.5 --sync-every 2 --step-rule paper --batch-fraction 0.5 --out " +
+          "--tol 0.5 --sync-every 2 --step-rule paper --out " +
           path("a.csv"));
   ASSERT_EQ(aiht.exit_code, 0) << aiht.err;
   EXPECT_EQ(aiht.err.find("notice"), std::string::npos) << aiht.err;
@@ -701,6 +701,23 @@ TEST_F(Hardening, AnOptionTheRunUsesGetsNoNotice) {
       run("solve --phi " + path("missing.npy") + " -k 2 --algorithm giga --max-iter 3");
   EXPECT_NE(solve_giga.err.find("notice: --max-iter has no effect"), std::string::npos)
       << solve_giga.err;  // solve's own options too, before its input is read
+  // solve's --seed seeds the solver's draws only: giga draws nothing, iht its power iteration.
+  const std::string solve = "solve --phi " + path("missing.npy") + " -k 2 --seed 3 --device cpu ";
+  EXPECT_NE(run(solve + "--algorithm giga").err.find("notice: --seed has no effect"),
+            std::string::npos);
+  EXPECT_EQ(run(solve + "--algorithm iht").err.find("notice"), std::string::npos);
+  EXPECT_EQ(run(solve + "--algorithm a-iht --batch-fraction 0.3").err.find("notice"),
+            std::string::npos);
+  // Batch solves look at every iteration: --sync-every does nothing there.
+  EXPECT_NE(run(solve + "--algorithm a-iht --batch-fraction 0.3 --sync-every 4")
+                .err.find("notice: --sync-every has no effect: batch solves look at every"),
+            std::string::npos);
+  // The gaussian experiment generates its data.
+  EXPECT_NE(run("experiment gaussian --trials 1 --k 2 --samples 20 --data-dir /nonexistent "
+                "--out " +
+                path("ex"))
+                .err.find("notice: --data-dir has no effect: the gaussian experiment reads no"),
+            std::string::npos);
 }
 
 // The ranks of an MPI job on one node share its memory (Open MPI's mpirun says how many there
