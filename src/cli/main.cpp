@@ -22,6 +22,12 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("coreset ") + coreset::version());
   app.require_subcommand(1);
   app.fallthrough();  // before the subcommands, which inherit it: --quiet may follow them too
+  // Parse errors in the form of every other error ("coreset: error: ..."), so that a script
+  // can find them the same way.
+  app.failure_message([](const CLI::App*, const CLI::Error& error) {
+    return "coreset: error: " + std::string(error.what()) +
+           "\nRun with --help for more information.\n";
+  });
   const auto build = add_build_command(app);
   const auto evaluate = add_evaluate_command(app);
   const auto solve = add_solve_command(app);

@@ -75,7 +75,13 @@ void validate(const BuildOptions& options) {
                           "): Phi is centred over the samples");
   }
   if (options.pihat == Pihat::samples && options.user_samples.rows() < 2) {
-    throw InvalidArgument("--pihat samples needs a file of at least 2 posterior draws");
+    const std::string message = "the posterior samples have " +
+                                std::to_string(options.user_samples.rows()) +
+                                " draw(s); at least 2 are needed (Phi is centred over them)";
+    if (!options.user_samples_source.empty()) {
+      throw InputError(options.user_samples_source, message);
+    }
+    throw InvalidArgument(message);
   }
 }
 

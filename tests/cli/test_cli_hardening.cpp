@@ -776,6 +776,17 @@ TEST_F(Hardening, OutOfRangeNumbersAndOneDrawAreRefusedByName) {
     EXPECT_EQ(r.err.find("max_iterations"), std::string::npos) << r.err;
     EXPECT_EQ(r.err.find("tolerance"), std::string::npos) << r.err;
   }
+  // A parse error reads like every other error.
+  const CommandResult parse = run(solve + "--tol abc");
+  EXPECT_EQ(parse.err.rfind("coreset: error: --tol", 0), 0u) << parse.err;
+  // One posterior draw given by file: an input error naming the file.
+  std::ofstream(path("draws.csv")) << "0.1,0.2,0.3\n";
+  const CommandResult draws =
+      run("build --model logistic -k 3 --device cpu --pihat samples " + path("draws.csv"));
+  EXPECT_EQ(draws.exit_code, 3) << draws.err;
+  EXPECT_NE(draws.err.find("draws.csv: the posterior samples have 1 draw(s); at least 2"),
+            std::string::npos)
+      << draws.err;
   std::ofstream(path("one_draw.csv")) << "1.5\n-2\n0.25\n";
   const CommandResult one = run("solve --loglik " + path("one_draw.csv") + " -k 2 --device cpu");
   EXPECT_EQ(one.exit_code, 3) << one.err;
