@@ -63,8 +63,8 @@ void pipeline::validate_solver_options(const SolverOptions& options) {
   if (options.algorithm == Algorithm::iht && options.batch_fraction > 0.0 &&
       options.batch_fraction < 1.0) {
     throw InvalidArgument(
-        "batch_fraction is for a-iht and a-iht-2: iht's safe step and monotone descent need the "
-        "full gradient");
+        "a batch fraction in (0, 1) is for a-iht and a-iht-2: iht's safe step and monotone "
+        "descent need the full gradient");
   }
 }
 
