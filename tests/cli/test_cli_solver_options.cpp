@@ -12,6 +12,7 @@
 
 #include "coreset/io.hpp"
 #include "helpers/cli_fixture.hpp"
+#include "helpers/non_monotone_phi.hpp"
 
 namespace coreset {
 namespace {
@@ -154,22 +155,7 @@ TEST_F(Cli, FewerPointsThanKAreExplainedInTheSummary) {
 // A-IHT II can end at an iterate worse than an earlier one (here the empty coreset, after
 // iteration 1's column): the note names the better iteration and how to get it.
 TEST_F(Cli, ANoteNamesAnEarlierBetterIterate) {
-  const double rows[10][3] = {{0.04214052903525992, 0.023771893480248222, 0.002841583000771986},
-                              {-0.0009277114074231571, 0.4083465517737264, -0.031360938021357275},
-                              {-0.025370462077525347, 0.7537049235268388, 0.006209183757483896},
-                              {0.042207028692476924, -0.009332877551003206, -0.004422703899058637},
-                              {0.09762370525033515, -0.9360353419236606, 0.13028734123960617},
-                              {0.014555168405439946, 0.635652056317861, 0.056065902144877174},
-                              {-0.2235770894610701, 1.1974738808706025, -0.06907467596511706},
-                              {0.10209153803838573, -1.3371634830517534, 0.14174643397582393},
-                              {0.09933413869989245, -1.2336536248312242, 0.11999578634018972},
-                              {-0.14807684517577152, 0.4972360213883626, -0.3522879125732199}};
-  Matrix<double> phi(10, 3);
-  for (index_t i = 0; i < 10; ++i) {
-    for (index_t j = 0; j < 3; ++j) {
-      phi(i, j) = rows[i][j];
-    }
-  }
+  const Matrix<double> phi = test::comes_back_to_empty_phi();
   io::write_npy(path("phi.npy"), phi.data(), {10, 3}, true);
   const CommandResult last = run("solve --phi " + path("phi.npy") + " -k 1 --device cpu");
   ASSERT_EQ(last.exit_code, 0) << last.err;

@@ -8,35 +8,12 @@
 #include <vector>
 
 #include "coreset/solver.hpp"
+#include "helpers/non_monotone_phi.hpp"
 #include "helpers/random_problem.hpp"
 #include "helpers/solver_cases.hpp"
 
 namespace coreset {
 namespace {
-
-// A 10 x 3 Phi (a centred logistic projection) on which A-IHT II at k = 1 leaves the empty
-// coreset for column 1 (f = 0.229 against ||y||^2 = 4.73), then projects onto column 2, whose
-// de-bias step alone clips to 0, and stays at 0: the papers' algorithm, which returns the last
-// iterate. Found by a review, which the empty-coreset check wrongly blamed on overflow.
-Matrix<double> comes_back_to_empty_phi() {
-  const double rows[10][3] = {{0.04214052903525992, 0.023771893480248222, 0.002841583000771986},
-                              {-0.0009277114074231571, 0.4083465517737264, -0.031360938021357275},
-                              {-0.025370462077525347, 0.7537049235268388, 0.006209183757483896},
-                              {0.042207028692476924, -0.009332877551003206, -0.004422703899058637},
-                              {0.09762370525033515, -0.9360353419236606, 0.13028734123960617},
-                              {0.014555168405439946, 0.635652056317861, 0.056065902144877174},
-                              {-0.2235770894610701, 1.1974738808706025, -0.06907467596511706},
-                              {0.10209153803838573, -1.3371634830517534, 0.14174643397582393},
-                              {0.09933413869989245, -1.2336536248312242, 0.11999578634018972},
-                              {-0.14807684517577152, 0.4972360213883626, -0.3522879125732199}};
-  Matrix<double> phi(10, 3);
-  for (index_t i = 0; i < 10; ++i) {
-    for (index_t j = 0; j < 3; ++j) {
-      phi(i, j) = rows[i][j];
-    }
-  }
-  return phi;
-}
 
 SolverOptions options_for(Algorithm algorithm, index_t k, StepRule rule = StepRule::exact) {
   SolverOptions options = test::solver_options(algorithm, k);
@@ -390,7 +367,7 @@ TEST(Solvers, EntriesWhoseSquaresUnderflowAreRefusedAsTooSmall) {
 // is returned (no error blaming the scale), with the better iterate in its history, and a
 // solve capped at that iteration returns that iterate.
 TEST(Solvers, AIhtIIThatComesBackToTheEmptyCoresetReturnsIt) {
-  const Matrix<double> phi = comes_back_to_empty_phi();
+  const Matrix<double> phi = test::comes_back_to_empty_phi();
   SolverOptions options = options_for(Algorithm::aiht2, 1);
   const SolveResult last = solve(phi.view(), nullptr, options);
   EXPECT_TRUE(last.coreset.indices.empty());
