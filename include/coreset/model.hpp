@@ -65,12 +65,16 @@ struct CORESET_API ModelOptions {
   /// > 0 and finite with a finite positive square.
   double prior_sd = 1.0;
   Matrix<double> prior_covariance;
+  /// The file prior_covariance was read from, if any: a matrix that fails the checks is then an
+  /// InputError naming it (else InvalidArgument).
+  std::string prior_covariance_source;
   /// gaussian and linear: observation noise N(0, noise_sd^2 I), in the units of x (gaussian) or
   /// of the response (linear), unless noise_covariance is given (gaussian only: D x D, same
   /// checks as prior_covariance; InvalidArgument for another model). noise_sd > 0 and finite.
   double noise_sd = 1.0;
   Matrix<double> noise_covariance;
-  RbfOptions rbf;  ///< linear only
+  std::string noise_covariance_source;  ///< as prior_covariance_source
+  RbfOptions rbf;                       ///< linear only
 };
 
 }  // namespace coreset

@@ -169,9 +169,11 @@ BuildOptions to_build_options(const ModelArguments& args) {
   model.noise_sd = args.noise_sd;
   if (!args.prior_covariance_path.empty()) {
     model.prior_covariance = read_square(args.prior_covariance_path, "the prior covariance");
+    model.prior_covariance_source = args.prior_covariance_path;
   }
   if (!args.noise_covariance_path.empty()) {
     model.noise_covariance = read_square(args.noise_covariance_path, "the noise covariance");
+    model.noise_covariance_source = args.noise_covariance_path;
   }
   model.rbf.enabled = args.rbf;
   model.rbf.centers_per_scale = args.rbf_centers;

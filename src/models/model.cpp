@@ -110,24 +110,33 @@ void require_positive(double value, const char* option) {
 
 // A covariance given as a matrix: square of the expected size, finite, symmetric (to a relative
 // 1e-10, since hand-written or computed matrices are rarely symmetric to the last bit), and
-// positive definite. Returns its Cholesky factorisation of the symmetrised matrix.
+// positive definite. Returns its Cholesky factorisation of the symmetrised matrix. `name` says
+// which ("the prior covariance"); a failure is an InputError naming `source`, the file it came
+// from, or an InvalidArgument when it came from no file.
 Eigen::LLT<Eigen::MatrixXd> factor_covariance(const Matrix<double>& covariance, index_t size,
-                                              const std::string& option, const std::string& what) {
+                                              const std::string& name, const std::string& source,
+                                              const std::string& what) {
+  const auto refuse = [&](const std::string& problem) {
+    if (!source.empty()) {
+      throw InputError(source, name + " " + problem);
+    }
+    throw InvalidArgument(name + " " + problem);
+  };
   if (covariance.rows() != size || covariance.cols() != size) {
-    throw InvalidArgument(option + " must be " + dims_text(size, size) + " (" + what + "), got " +
-                          dims_text(covariance.rows(), covariance.cols()));
+    refuse("must be " + dims_text(size, size) + " (" + what + "), got " +
+           dims_text(covariance.rows(), covariance.cols()));
   }
   const Eigen::Map<const Eigen::MatrixXd> matrix(covariance.data(), size, size);
   if (!matrix.allFinite()) {
-    throw InvalidArgument(option + " has a non-finite entry");
+    refuse("has a non-finite entry");
   }
   const double scale = matrix.cwiseAbs().maxCoeff();
   if ((matrix - matrix.transpose()).cwiseAbs().maxCoeff() > 1e-10 * scale) {
-    throw InvalidArgument(option + " is not symmetric");
+    refuse("is not symmetric");
   }
   Eigen::LLT<Eigen::MatrixXd> factor(0.5 * (matrix + matrix.transpose()));
   if (factor.info() != Eigen::Success) {
-    throw InvalidArgument(option + " is not positive definite");
+    refuse("is not positive definite");
   }
   return factor;
 }
@@ -500,7 +509,8 @@ void set_gaussian_model(Model& model, const Dataset& data, const ModelOptions& o
     }
   }
   const auto factor =
-      factor_covariance(covariance, dims, "--noise-covariance", "one row and column per covariate");
+      factor_covariance(covariance, dims, "the noise covariance", options.noise_covariance_source,
+                        "one row and column per covariate");
   const Eigen::MatrixXd precision = inverse(factor);
   const Eigen::Map<const Eigen::MatrixXd> x(data.covariates.data(), n, dims);
   const double constant =
@@ -546,7 +556,8 @@ void set_prior(Model& model, const ModelOptions& options) {
       what += (p == 0 ? ": " : ", ") + model.parameter_names[p];
     }
   }
-  const auto factor = factor_covariance(options.prior_covariance, d, "--prior-covariance", what);
+  const auto factor = factor_covariance(options.prior_covariance, d, "the prior covariance",
+                                        options.prior_covariance_source, what);
   model.prior_precision = inverse(factor);
   model.prior_log_normalizer =
       -0.5 * static_cast<double>(d) * kLog2Pi - 0.5 * log_determinant(factor);

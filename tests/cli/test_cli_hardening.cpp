@@ -267,6 +267,16 @@ std::vector<MalformedCase> malformed_cases() {
        ": ",
        3,
        {}},
+      // Covariances read well but wrong for the model: input errors naming the file (they were
+      // usage errors naming the option).
+      {"prior_covariance_wrong_size",
+       keep(std::string(kBuild) + " --data {M}/good.csv --prior-covariance {D}/prior2.csv"),
+       "prior2.csv", ": ", 3,
+       [](const fs::path& dir) { write_text(dir / "prior2.csv", "1,0\n0,1\n"); }},
+      {"prior_covariance_not_symmetric",
+       keep(std::string(kBuild) + " --data {M}/good.csv --prior-covariance {D}/lopsided.csv"),
+       "lopsided.csv", ": ", 3,
+       [](const fs::path& dir) { write_text(dir / "lopsided.csv", "1,0.5,0\n0,1,0\n0,0,1\n"); }},
       // Matrices (solve --phi / --loglik / --y): .npy and header-less CSV.
       {"phi_ragged_csv",
        keep(solve("--phi", "{M}/phi_ragged.csv")),

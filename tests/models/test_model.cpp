@@ -669,8 +669,22 @@ TEST(ModelPrior, PriorCovarianceOfTheWrongSizeNamesTheExpectedSize) {
   options.prior_covariance = Matrix<double>(2, 2);
   options.prior_covariance(0, 0) = options.prior_covariance(1, 1) = 1.0;
   const std::string message = invalid_argument(two_covariates({1, -1}), options);
-  EXPECT_NE(message.find("--prior-covariance must be 3 x 3"), std::string::npos) << message;
+  EXPECT_NE(message.find("the prior covariance must be 3 x 3"), std::string::npos) << message;
   EXPECT_NE(message.find("c1, c2, intercept"), std::string::npos) << message;
+  // Read from a file: an input error naming it (the command's exit 3), whichever check fails.
+  options.prior_covariance_source = "prior.csv";
+  try {
+    make_model(two_covariates({1, -1}), options, 0);
+    ADD_FAILURE() << "a 2 x 2 prior covariance passed for 3 parameters";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("prior.csv: the prior covariance must be 3 x 3"),
+              std::string::npos)
+        << error.what();
+  }
+  ModelOptions gaussian = options_for(ModelKind::gaussian);
+  gaussian.noise_covariance = Matrix<double>(2, 2);  // all zeros: not positive definite
+  gaussian.noise_covariance_source = "noise.csv";
+  EXPECT_THROW(make_model(two_covariates({1, -1}), gaussian, 0), InputError);
 }
 
 TEST(ModelPrior, NonPositiveOrNonFiniteScalesAreInvalidArguments) {
