@@ -192,8 +192,8 @@ CORESET_API void write_coreset_csv(const std::string& path, const Coreset& cores
 /// 0-based non-negative integer indices in strictly ascending order and finite non-negative
 /// weights (a weight of 0 is kept). The delimiter (',', ';' or tab) is detected from the header;
 /// quotes, CRLF and a byte-order mark as for read_dataset_csv. Throws InputError (line, column)
-/// for anything else. Whether
-/// the indices fit a dataset is checked by whoever uses the coreset.
+/// for anything else. Whether the indices fit a dataset is checked by the overload below, or by
+/// whoever uses the coreset.
 CORESET_API Coreset read_coreset_csv(const std::string& path);
 /// As above, for a dataset of `dataset_rows` rows: an index >= dataset_rows is an InputError at
 /// its line and column. InvalidArgument for dataset_rows < 0.

@@ -157,6 +157,11 @@ struct CORESET_API Coreset {
   index_t size() const noexcept { return static_cast<index_t>(indices.size()); }
 };
 
+/// The largest SolverSettings::max_iterations and sync_every the solvers accept (the least are 1
+/// and 0): the library's checks and the command's options both use these.
+inline constexpr int kMaxIterationsLimit = 1'000'000'000;
+inline constexpr int kSyncEveryLimit = 1'000'000;
+
 /// The settings every algorithm reads, on both paths: solve() takes them as SolverOptions (with
 /// an Algorithm and its own seed), the build path as BuildSolverOptions (build.hpp: with a
 /// BuildAlgorithm, SparseVI's settings, and the job's seed).

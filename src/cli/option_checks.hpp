@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "coreset/solver.hpp"
+
 namespace coreset::cli {
 
 /// An empty value (`--data "$UNSET"`) is a usage error naming the option. Taken as "not given",
@@ -52,10 +54,10 @@ inline CLI::Validator seed_value() {
 /// The ranges of SolverSettings' max_iterations and sync_every, as the library checks them, for
 /// the options that set them: a value outside is refused by the option's name.
 inline CLI::Range max_iterations_range() {
-  return CLI::Range(1, 1'000'000'000);
+  return CLI::Range(1, kMaxIterationsLimit);
 }
 inline CLI::Range sync_every_range() {
-  return CLI::Range(0, 1'000'000);
+  return CLI::Range(0, kSyncEveryLimit);
 }
 
 }  // namespace coreset::cli

@@ -98,15 +98,13 @@ std::string fewer_points_line(const SolverSettings& options, const SolveResult& 
   if (result.coreset.size() >= result.k) {
     return "";
   }
-  const char* why = "a point chosen again is reweighted, not added";
-  std::string earlier;
+  std::string why = "a point chosen again is reweighted, not added";
   if (const int t = is_iht_family(result.algorithm) ? better_earlier_iteration(result) : 0) {
-    earlier = format(
+    why = format(
         "iteration %d had f = %.6g, below the last iterate's (the accelerated steps are not "
         "monotone and, as in the papers, the last iterate is returned; --max-iter %d returns "
         "iteration %d's coreset)",
         t, result.objective_history[static_cast<std::size_t>(t - 1)], t, t);
-    why = earlier.c_str();
   } else if (is_iht_family(result.algorithm)) {
     why =
         "no other point lowers f (copies of a chosen datapoint and datapoints whose "
@@ -117,7 +115,8 @@ std::string fewer_points_line(const SolverSettings& options, const SolveResult& 
   }
   return format("  note:           %lld points, fewer than k = %lld: %s%s\n",
                 static_cast<long long>(result.coreset.size()), static_cast<long long>(result.k),
-                why, options.refit ? "; the refit drops points whose best weight is 0" : "");
+                why.c_str(),
+                options.refit ? "; the refit drops points whose best weight is 0" : "");
 }
 
 }  // namespace

@@ -46,14 +46,21 @@ std::vector<index_t> parse_budgets(const std::vector<std::string>& arguments) {
   return budget_list(arguments, "-k");
 }
 
-// The files of `ks`' sweep in `folder`, for check_distinct_files.
-std::vector<FileArgument> sweep_files(const std::string& folder, const std::vector<index_t>& ks) {
-  std::vector<FileArgument> files;
-  for (const char* name : {"sweep.csv", "report.json", "sweep.svg"}) {
-    files.push_back({"--out", folder + "/" + name});
-  }
+// The names of the files `ks`' sweep writes in its folder.
+std::vector<std::string> sweep_file_names(const std::vector<index_t>& ks) {
+  std::vector<std::string> names = {"sweep.csv", "report.json", "sweep.svg"};
   for (const index_t k : std::set<index_t>(ks.begin(), ks.end())) {
-    files.push_back({"--out", folder + "/" + sweep_coreset_file(k)});
+    names.push_back(sweep_coreset_file(k));
+  }
+  return names;
+}
+
+// Those files in `folder`, for check_distinct_files.
+std::vector<FileArgument> sweep_files(const std::string& folder,
+                                      const std::vector<std::string>& names) {
+  std::vector<FileArgument> files;
+  for (const std::string& name : names) {
+    files.push_back({"--out", folder + "/" + name});
   }
   return files;
 }
@@ -100,14 +107,10 @@ void check_no_other_sweep(const std::string& folder, const std::vector<index_t>&
 int run_sweep(const SweepArguments& args, const CLI::App& command) {
   const std::vector<index_t> ks = parse_budgets(args.ks);
   const DeviceChoice choice = choose_device(args.device);  // before any file is touched
-  const std::vector<FileArgument> files = sweep_files(args.out_dir, ks);
-  std::vector<std::string> names;
-  for (const FileArgument& file : files) {
-    names.push_back(std::filesystem::path(file.path).filename().string());
-  }
+  const std::vector<std::string> names = sweep_file_names(ks);
   check_output_folder(args.out_dir, "--out", names);
   check_no_other_sweep(args.out_dir, ks);
-  check_distinct_files(files, input_files(args.model));
+  check_distinct_files(sweep_files(args.out_dir, names), input_files(args.model));
   BuildInputs inputs;
   BuildOptions options = to_build_options(args.model);
   options.precision = choice.precision;

@@ -22,11 +22,6 @@ void note_if_given(std::vector<UnusedOption>& unused, const CLI::App& command, c
   }
 }
 
-bool in_iht_family(BuildAlgorithm algorithm) {
-  return algorithm == BuildAlgorithm::iht || algorithm == BuildAlgorithm::aiht ||
-         algorithm == BuildAlgorithm::aiht2;
-}
-
 }  // namespace
 
 std::vector<UnusedOption> unused_model_options(const CLI::App& command,
@@ -83,7 +78,7 @@ std::vector<UnusedOption> unused_solver_options(const CLI::App& command,
   if (!accelerated) {
     note_if_given(unused, command, "--step-rule", by);  // iht's step is fixed
   }
-  if (!in_iht_family(chosen)) {
+  if (!is_iht_family(chosen)) {
     for (const char* option : {"--max-iter", "--tol", "--batch-fraction"}) {
       note_if_given(unused, command, option, by);  // iht refuses a batch fraction itself
     }

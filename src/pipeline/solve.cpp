@@ -37,7 +37,7 @@ void pipeline::validate_solver_options(const SolverOptions& options) {
              : "draws") +
         " (got " + std::to_string(options.k) + ")");
   }
-  if (options.max_iterations < 1 || options.max_iterations > 1'000'000'000) {
+  if (options.max_iterations < 1 || options.max_iterations > kMaxIterationsLimit) {
     throw InvalidArgument("max_iterations must be between 1 and 1e9 (got " +
                           std::to_string(options.max_iterations) + ")");
   }
@@ -48,7 +48,7 @@ void pipeline::validate_solver_options(const SolverOptions& options) {
     throw InvalidArgument("threads must be >= 0 (0 = every core)");
   }
   support::resolve_threads(options.threads);  // InvalidArgument above what the machine can run
-  if (options.sync_every < 0 || options.sync_every > 1'000'000) {
+  if (options.sync_every < 0 || options.sync_every > kSyncEveryLimit) {
     throw InvalidArgument("sync_every must be between 0 (the device's default) and 1e6 (got " +
                           std::to_string(options.sync_every) + ")");
   }

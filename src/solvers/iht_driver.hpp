@@ -88,7 +88,6 @@ class IhtDriver {
     result.k = k_;
     double objective = target_squared_norm(be_, y_);  // f(0) = ||y||^2
     result.target_norm = std::sqrt(objective);
-    empty_objective_ = objective;
     if (!options_.initial_weights.indices.empty()) {
       // A warm start (SolverSettings::initial_weights, validated by the caller): w_0 = z_0 is
       // the given coreset, and f(w_0) is the objective the first step is measured against.
@@ -285,9 +284,10 @@ class IhtDriver {
   // came back to 0 (A-IHT II's projection can pick a column whose de-bias step then clips to 0,
   // and the papers return the last iterate) ended there by the algorithm's own rule, which the
   // report says (its objective history shows the better iterate).
-  bool improved_on_empty(const SolveResult& result) const {
+  static bool improved_on_empty(const SolveResult& result) {
+    const double empty = result.target_norm * result.target_norm;  // ||y||^2 to ~1e-16
     return std::any_of(result.objective_history.begin(), result.objective_history.end(),
-                       [&](double f) { return f < empty_objective_ * (1.0 - 1e-9); });
+                       [&](double f) { return f < empty * (1.0 - 1e-9); });
   }
 
   // w = 0 is the answer only when no column correlates positively with y (Phi^T y <= 0): from
@@ -409,7 +409,6 @@ class IhtDriver {
   SolverOptions options_;
   index_t k_;
   double iht_step_ = 0.0;
-  double empty_objective_ = 0.0;  // f(0) = ||y||^2, as the solve computed it
 
   SparseDatapointVector w_, w_next_, z_, x_, move_;
   SparseDatapointVector expansion_, candidates_, gradient_on_s_, gradient_on_z_, gradient_on_x_;

@@ -2,6 +2,7 @@
 // is in range.
 #pragma once
 
+#include <cmath>
 #include <limits>
 
 #include "support/overflow.hpp"
@@ -26,6 +27,12 @@ double target_squared_norm(Backend& be, const typename Backend::SampleVector& y)
     }
   }
   return squared;
+}
+
+/// ||y||: the square root of target_squared_norm, for the solvers that need only the norm.
+template <class Backend>
+double target_norm(Backend& be, const typename Backend::SampleVector& y) {
+  return std::sqrt(target_squared_norm(be, y));
 }
 
 }  // namespace coreset::solvers

@@ -54,7 +54,7 @@ SolveResult run_frank_wolfe(Backend& be, const typename Backend::SampleVector& y
                             const SolverOptions& options, const StepObserver& observe = {},
                             BudgetSnapshots* snapshots = nullptr) {
   SolveResult result = start_baseline_result(options);
-  result.target_norm = std::sqrt(target_squared_norm(be, y));
+  result.target_norm = target_norm(be, y);
   typename Backend::SparseDatapointVector w;
   if (result.target_norm > 0.0) {
     auto sigma = be.make_datapoint_vector();

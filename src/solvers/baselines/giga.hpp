@@ -68,7 +68,7 @@ SolveResult run_giga(Backend& be, const typename Backend::SampleVector& y,
                      const SolverOptions& options, const StepObserver& observe = {},
                      BudgetSnapshots* snapshots = nullptr) {
   SolveResult result = start_baseline_result(options);
-  result.target_norm = std::sqrt(target_squared_norm(be, y));
+  result.target_norm = target_norm(be, y);
   typename Backend::SparseDatapointVector v;  // ell(w_t) = Phi v
   typename Backend::SparseDatapointVector w;  // the answer: alpha* v
   if (result.target_norm > 0.0) {

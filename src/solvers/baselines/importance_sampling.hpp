@@ -28,7 +28,7 @@ template <class Backend>
 SolveResult run_importance_sampling(Backend& be, const typename Backend::SampleVector& y,
                                     const SolverOptions& options) {
   SolveResult result = start_baseline_result(options);
-  result.target_norm = std::sqrt(target_squared_norm(be, y));
+  result.target_norm = target_norm(be, y);
   auto sigma = be.make_datapoint_vector();
   column_norms(be, sigma);
   const std::vector<double> norms = be.to_host(sigma);

@@ -24,7 +24,7 @@ template <class Backend>
 SolveResult run_uniform(Backend& be, const typename Backend::SampleVector& y,
                         const SolverOptions& options) {
   SolveResult result = start_baseline_result(options);
-  result.target_norm = std::sqrt(target_squared_norm(be, y));
+  result.target_norm = target_norm(be, y);
   const index_t n = be.cols();
   std::vector<index_t> counts(static_cast<std::size_t>(n), 0);
   support::NormalGenerator random(options.seed);
