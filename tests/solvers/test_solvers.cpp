@@ -15,6 +15,20 @@
 namespace coreset {
 namespace {
 
+// A problem's Phi or y scaled by `factor`, entry by entry.
+Matrix<double> times(Matrix<double> phi, double factor) {
+  for (index_t e = 0; e < phi.rows() * phi.cols(); ++e) {
+    phi.data()[e] *= factor;
+  }
+  return phi;
+}
+std::vector<double> times(std::vector<double> values, double factor) {
+  for (double& value : values) {
+    value *= factor;
+  }
+  return values;
+}
+
 SolverOptions options_for(Algorithm algorithm, index_t k, StepRule rule = StepRule::exact) {
   SolverOptions options = test::solver_options(algorithm, k);
   options.step_rule = rule;
@@ -251,34 +265,20 @@ TEST(Solvers, EveryAlgorithmImprovesOnTheEmptyCoreset) {
 // is the answer (no column correlates positively with y) is still returned.
 TEST(Solvers, AnEmptyCoresetFromStepsOutOfRangeIsANumericalError) {
   const test::PlantedProblem problem = test::planted_problem(20, 50, 5, 7);
-  const auto scaled = [&](double factor) {
-    Matrix<double> phi = problem.phi;
-    for (index_t e = 0; e < phi.rows() * phi.cols(); ++e) {
-      phi.data()[e] *= factor;
-    }
-    return phi;
-  };
-  const auto scaled_y = [&](double factor) {
-    std::vector<double> y = problem.y;
-    for (double& value : y) {
-      value *= factor;
-    }
-    return y;
-  };
   for (const Algorithm algorithm : {Algorithm::iht, Algorithm::aiht, Algorithm::aiht2}) {
     SCOPED_TRACE(to_string(algorithm));
     const SolverOptions options = options_for(algorithm, 5);
     const SolveResult plain = solve(problem.phi.view(), problem.y.data(), options);
     ASSERT_FALSE(plain.coreset.indices.empty());
     const double in_range = std::ldexp(1.0, 40);
-    const Matrix<double> phi_in_range = scaled(in_range);
-    const std::vector<double> y_in_range = scaled_y(in_range);
+    const Matrix<double> phi_in_range = times(problem.phi, in_range);
+    const std::vector<double> y_in_range = times(problem.y, in_range);
     const SolveResult same = solve(phi_in_range.view(), y_in_range.data(), options);
     EXPECT_EQ(same.coreset.indices, plain.coreset.indices);
     EXPECT_EQ(same.coreset.weights, plain.coreset.weights);
     for (const double factor : {std::ldexp(1.0, -270), std::ldexp(1.0, 270)}) {
-      const Matrix<double> phi = scaled(factor);
-      const std::vector<double> y = scaled_y(factor);
+      const Matrix<double> phi = times(problem.phi, factor);
+      const std::vector<double> y = times(problem.y, factor);
       if (algorithm == Algorithm::iht) {
         // iht sizes its step by a power iteration and halves it on overshoot: it may get
         // through, and must then be a coreset; or it says why not.
@@ -318,19 +318,6 @@ TEST(Solvers, AnEmptyCoresetFromStepsOutOfRangeIsANumericalError) {
 // error: the empty coreset is its answer.
 TEST(Solvers, EntriesWhoseSquaresUnderflowAreRefusedAsTooSmall) {
   const test::PlantedProblem problem = test::planted_problem(20, 50, 5, 7);
-  const auto scaled = [](std::vector<double> values, double factor) {
-    for (double& value : values) {
-      value *= factor;
-    }
-    return values;
-  };
-  const auto phi_scaled = [&](double factor) {
-    Matrix<double> phi = problem.phi;
-    std::vector<double> values(phi.data(), phi.data() + phi.rows() * phi.cols());
-    values = scaled(values, factor);
-    std::copy(values.begin(), values.end(), phi.data());
-    return phi;
-  };
   const auto expect_too_small = [](const auto& call, const char* what) {
     try {
       call();
@@ -346,18 +333,18 @@ TEST(Solvers, EntriesWhoseSquaresUnderflowAreRefusedAsTooSmall) {
     // ||y||^2 subnormal, then exactly 0; at 2^-1063, y itself subnormal
     for (const int exponent : {-520, -540, -600, -1063}) {
       const double factor = std::ldexp(1.0, exponent);
-      const Matrix<double> phi = phi_scaled(factor);
-      const std::vector<double> y = scaled(problem.y, factor);
+      const Matrix<double> phi = times(problem.phi, factor);
+      const std::vector<double> y = times(problem.y, factor);
       expect_too_small([&] { solve(phi.view(), y.data(), options); }, "||y||^2 underflowed");
     }
-    const Matrix<double> tiny_phi = phi_scaled(std::ldexp(1.0, -540));
+    const Matrix<double> tiny_phi = times(problem.phi, std::ldexp(1.0, -540));
     const std::vector<double> zero(problem.y.size(), 0.0);
     const SolveResult for_zero = solve(tiny_phi.view(), zero.data(), options);
     if (algorithm != Algorithm::uniform) {  // uniform draws its points without looking at y
       EXPECT_TRUE(for_zero.coreset.indices.empty());
     }
   }
-  const Matrix<double> tiny_phi = phi_scaled(std::ldexp(1.0, -530));
+  const Matrix<double> tiny_phi = times(problem.phi, std::ldexp(1.0, -530));
   expect_too_small(
       [&] { solve(tiny_phi.view(), problem.y.data(), options_for(Algorithm::iht, 5)); },
       "lambda_max(Phi^T Phi) underflowed");
